@@ -1,0 +1,43 @@
+import type Router from '@koa/router';
+import type { DefaultContext, DefaultState, Middleware } from 'koa';
+
+export type HearthRouter = Router<DefaultState, DefaultContext>;
+export type HearthMiddleware = Middleware<DefaultState, DefaultContext>;
+
+export interface RouterOptions {
+  /** Path prefix of the router (e.g. `/api/site`). */
+  prefix?: string;
+  /**
+   * Body parsing for this router's routes: JSON, urlencoded and text, limited by `limit`
+   * (default: config `http.bodyLimit`). `false` leaves the raw stream to the plugin.
+   */
+  body?: false | { limit?: string; form?: boolean; text?: boolean };
+  /**
+   * Shapes the JSON body of every error thrown on this router's routes. The default body is
+   * `{ "error": code, "message": message }`. The lighting spec wants `{ message }`, OAuth wants
+   * `{ error, error_description }`.
+   */
+  errorBody?: (err: { status: number; code: string; message: string }) => Record<string, unknown>;
+}
+
+export interface ListenerInfo {
+  name: string;
+  /** `http://host:port` as bound (port 0 resolved). */
+  url: string;
+  port: number;
+}
+
+export interface HttpApi {
+  /**
+   * A router mounted on a named listener: `main` (site API, UI, translation), `admin` (guarded by the
+   * admin key; only `/admin/...` paths are accepted there), or a listener this plugin asked for.
+   * Routes disappear when the plugin stops.
+   */
+  router(listener: string, opts?: RouterOptions): HearthRouter;
+  /** Opens a listener of this plugin's own (e.g. the authorization server on :9000). */
+  listen(name: string, opts: { port: number; host?: string }): Promise<ListenerInfo>;
+  /** Bound listeners by name. */
+  listeners(): ListenerInfo[];
+  /** The URL of a bound listener. */
+  url(listener: string): string;
+}

@@ -1,0 +1,67 @@
+/** Who is talking to the broker, as the core knows it. `identity` is what the authenticating plugin returned. */
+export interface MqttClientInfo {
+  id: string;
+  username?: string;
+  /** Set by the plugin that accepted the client; other plugins read it to authorize topics. */
+  identity?: Record<string, unknown>;
+}
+
+/** `pass` lets the next plugin decide; when every plugin passes, `mqtt.allowAnonymous` decides. */
+export type MqttAuthDecision = { allow: true; identity?: Record<string, unknown> } | { allow: false } | 'pass';
+export type MqttTopicDecision = 'allow' | 'deny' | 'pass';
+
+export interface MqttAuthHooks {
+  authenticate?(
+    client: MqttClientInfo,
+    username: string | undefined,
+    password: Buffer | undefined,
+  ): Promise<MqttAuthDecision> | MqttAuthDecision;
+  authorizePublish?(client: MqttClientInfo, topic: string): Promise<MqttTopicDecision> | MqttTopicDecision;
+  authorizeSubscribe?(client: MqttClientInfo, topic: string): Promise<MqttTopicDecision> | MqttTopicDecision;
+}
+
+export interface MqttMessage {
+  topic: string;
+  payload: Buffer;
+  retain: boolean;
+}
+
+export interface PublishOptions {
+  qos?: 0 | 1;
+  retain?: boolean;
+}
+
+export interface MqttApi {
+  /** `embedded` (aedes in this process) or `external` (an mqtt.js client to `mqtt.external.url`). */
+  readonly mode: 'embedded' | 'external';
+  /** Publishes in-process (embedded) or through the shared client (external). */
+  publish(topic: string, payload: string | Buffer, opts?: PublishOptions): Promise<void>;
+  /** Subscribes in-process; removed when the plugin stops. Wildcards `+`/`#` work. */
+  subscribe(filter: string, handler: (msg: MqttMessage) => void): Promise<() => Promise<void>>;
+  /** Authentication/ACL hooks for the embedded broker (ignored with an external broker). */
+  hooks(hooks: MqttAuthHooks): void;
+  /** Called after every (re)connection to the external broker, and once at start for the embedded one. */
+  onConnect(handler: () => void): void;
+}
+
+/** The core's broker service (embedded aedes or an external broker client). */
+export interface BrokerService {
+  readonly mode: 'embedded' | 'external';
+  /** TCP port the embedded broker listens on (0 when external or disabled). */
+  readonly port: number;
+  /** The API scoped to one plugin; `dispose()` removes its subscriptions and hooks. */
+  forOwner(owner: string): MqttApi & { dispose(): Promise<void> };
+  /** Hands an accepted WebSocket (path `/mqtt` on the main listener) to the broker. */
+  handleWebSocket(socket: import('ws').WebSocket): void;
+  stop(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  /** Embedded: TCP host/port (port 0 = ephemeral); `enabled: false` starts no TCP listener. */
+  host: string;
+  port: number;
+  allowAnonymous: boolean;
+  /** When set, the core connects to this broker instead of embedding aedes. */
+  external: { url: string; username?: string; password?: string; rejectUnauthorized?: boolean } | null;
+  log: import('pino').Logger;
+}

@@ -1,0 +1,30 @@
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
+
+/** Route parameters matched from the upgrade path, e.g. `/api/site/:key/ws` gives `{ key }`. */
+export type WsParams = Record<string, string>;
+
+export interface WsRoute<A> {
+  /** Path pattern on the main listener with `:name` segments, e.g. `/api/site/:key/ws`. */
+  path: string;
+  /**
+   * Decides whether the upgrade is accepted. Return the connection's identity, or `null` to refuse
+   * with `status` (default 404 so an unknown key and a wrong key look the same).
+   */
+  authenticate(req: IncomingMessage, params: WsParams): Promise<A | null> | A | null;
+  onConnection(socket: HearthSocket, auth: A, req: IncomingMessage): void;
+  /** Status sent when `authenticate` returns null. */
+  refuseStatus?: number;
+}
+
+/** A ws socket with a bounded send: a client whose buffer exceeds the limit is dropped. */
+export interface HearthSocket {
+  readonly raw: WebSocket;
+  /** Sends JSON; returns false (and closes with 1013) when the client is too slow. */
+  sendJson(value: unknown): boolean;
+  close(code?: number, reason?: string): void;
+}
+
+export interface WsApi {
+  route<A>(route: WsRoute<A>): void;
+}
