@@ -1,0 +1,184 @@
+/**
+ * Request bodies of the designed (spec "not shown") methods, parsed into typed changes. Existence of
+ * referenced `_id`s is checked by the catalog, which knows the site.
+ */
+import type { ActionSpec, LightType, SceneEntry } from '../types.ts';
+import { asObject, type Body, bool, bri, invalid, onlyFields, optStr, str, strArray } from './check.ts';
+
+const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
+// spec: subdef is colon-separated groups of two hex digits (four groups observed)
+const SUBDEF = /^[0-9a-f]{2}(:[0-9a-f]{2}){1,7}$/;
+
+export interface LightFields {
+  name: string;
+  type: LightType;
+  vendor: string;
+  protocolid: string;
+  subdef: string | null;
+  driver?: string;
+}
+
+function vendorOf(body: Body): string {
+  const v = str(body, 'vendor', { max: 32 });
+  if (!VENDOR.test(v)) throw invalid('vendor must be lower-case letters, digits and dashes (e.g. zigbee)');
+  return v;
+}
+
+function lightType(body: Body): LightType {
+  const t = body.type;
+  if (t !== 'dimmable' && t !== 'binary') throw invalid('type must be "dimmable" or "binary"');
+  return t;
+}
+
+function subdef(body: Body): string | null {
+  const v = body.subdef;
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || !SUBDEF.test(v.toLowerCase())) {
+    throw invalid('subdef must be hex byte pairs separated by colons, e.g. ff:ee:33:00');
+  }
+  return v.toLowerCase();
+}
+
+/** spec: the protocol id field is the vendor name followed by `id` (`zigbeeid`); `protocolid` also accepted. */
+function protocolId(body: Body, vendor: string): string {
+  const key = body[`${vendor}id`] !== undefined ? `${vendor}id` : 'protocolid';
+  if (body[key] === undefined) throw invalid(`${vendor}id is required`);
+  return str(body, key, { max: 200 });
+}
+
+const isVendorIdField = (key: string) => /^[a-z][a-z0-9-]{0,31}id$/.test(key);
+const LIGHT_FIELDS = [
+  '_id',
+  'siteid',
+  'name',
+  'type',
+  'vendor',
+  'protocolid',
+  'subdef',
+  'driver',
+  'on',
+  'bri',
+];
+
+export function parseLightCreate(raw: unknown): LightFields {
+  const body = asObject(raw);
+  onlyFields(body, LIGHT_FIELDS, isVendorIdField);
+  const vendor = vendorOf(body);
+  const fields: LightFields = {
+    name: str(body, 'name'),
+    type: lightType(body),
+    vendor,
+    protocolid: protocolId(body, vendor),
+    subdef: subdef(body),
+  };
+  const driver = optStr(body, 'driver', { max: 64 });
+  if (driver !== undefined) fields.driver = driver;
+  return fields;
+}
+
+/** PUT /light: `_id` plus the fields to change; `on`/`bri` are ignored here (they belong to /light/state). */
+export function parseLightModify(raw: unknown, current: LightFields): LightFields {
+  const body = asObject(raw);
+  onlyFields(body, LIGHT_FIELDS, isVendorIdField);
+  const next: LightFields = { ...current };
+  if (body.name !== undefined) next.name = str(body, 'name');
+  if (body.type !== undefined) next.type = lightType(body);
+  if (body.vendor !== undefined) next.vendor = vendorOf(body);
+  if (body[`${next.vendor}id`] !== undefined || body.protocolid !== undefined) {
+    next.protocolid = protocolId(body, next.vendor);
+  } else if (next.vendor !== current.vendor) {
+    throw invalid(`${next.vendor}id is required when vendor changes`);
+  }
+  if (body.subdef !== undefined) next.subdef = subdef(body);
+  if (body.driver !== undefined) {
+    const d = optStr(body, 'driver', { max: 64 });
+    if (d === undefined) delete next.driver;
+    else next.driver = d;
+  }
+  return next;
+}
+
+export function parseSceneState(body: Body): SceneEntry[] {
+  const v = body.state;
+  if (!Array.isArray(v)) throw invalid('state must be an array of {_id, on, bri}');
+  if (v.length > 500) throw invalid('state must have at most 500 entries');
+  return v.map((entry, i) => {
+    const e = asObject(entry, `state[${i}]`);
+    return { _id: str(e, '_id'), on: bool(e, 'on'), bri: bri(e) };
+  });
+}
+
+export function parseSceneCreate(raw: unknown): { name: string; state: SceneEntry[] } {
+  const body = asObject(raw);
+  onlyFields(body, ['_id', 'siteid', 'name', 'state']);
+  return { name: str(body, 'name'), state: parseSceneState(body) };
+}
+
+export function parseGroupCreate(raw: unknown): { name: string; lights: string[] } {
+  const body = asObject(raw);
+  onlyFields(body, ['_id', 'siteid', 'name', 'lights', 'on', 'bri']);
+  return { name: str(body, 'name'), lights: strArray(body, 'lights') };
+}
+
+export interface SensorFields {
+  name: string;
+  vendor: string;
+  protocolid: string;
+  type: string;
+  events: string[];
+}
+
+const SENSOR_FIELDS = ['_id', 'siteid', 'name', 'vendor', 'protocolid', 'type', 'events', 'actions'];
+
+export function parseSensorCreate(raw: unknown): SensorFields {
+  const body = asObject(raw);
+  onlyFields(body, SENSOR_FIELDS, isVendorIdField);
+  const vendor = vendorOf(body);
+  return {
+    name: str(body, 'name'),
+    vendor,
+    protocolid: protocolId(body, vendor),
+    type: str(body, 'type', { max: 32 }),
+    events: body.events === undefined ? [] : strArray(body, 'events', { max: 64 }),
+  };
+}
+
+export function parseSensorModify(raw: unknown, current: SensorFields): SensorFields {
+  const body = asObject(raw);
+  onlyFields(body, SENSOR_FIELDS, isVendorIdField);
+  if (body.actions !== undefined) throw invalid('actions are changed with POST/DELETE /sensor/action');
+  const next = { ...current };
+  if (body.name !== undefined) next.name = str(body, 'name');
+  if (body.vendor !== undefined) next.vendor = vendorOf(body);
+  if (body[`${next.vendor}id`] !== undefined || body.protocolid !== undefined) {
+    next.protocolid = protocolId(body, next.vendor);
+  } else if (next.vendor !== current.vendor) {
+    throw invalid(`${next.vendor}id is required when vendor changes`);
+  }
+  if (body.type !== undefined) next.type = str(body, 'type', { max: 32 });
+  if (body.events !== undefined) next.events = strArray(body, 'events', { max: 64 });
+  return next;
+}
+
+/** POST /sensor/action `{_id, event, action}`; research §1.5, actions modelled on deCONZ rules. */
+export function parseActionAdd(raw: unknown): { sensorId: string; event: string; action: ActionSpec } {
+  const body = asObject(raw);
+  onlyFields(body, ['_id', 'event', 'action']);
+  const sensorId = str(body, '_id');
+  const event = str(body, 'event', { max: 64 });
+  const a = asObject(body.action, 'action');
+  const target = str(a, '_id');
+  switch (a.type) {
+    case 'light':
+      onlyFields(a, ['type', '_id', 'on', 'bri']);
+      return { sensorId, event, action: { type: 'light', _id: target, on: bool(a, 'on'), bri: bri(a) } };
+    case 'scene':
+      onlyFields(a, ['type', '_id']);
+      return { sensorId, event, action: { type: 'scene', _id: target } };
+    case 'group/toggle':
+      onlyFields(a, ['type', '_id']);
+      return { sensorId, event, action: { type: 'group/toggle', _id: target } };
+    default:
+      throw invalid('action.type must be "light", "scene" or "group/toggle"');
+  }
+}

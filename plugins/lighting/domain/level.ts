@@ -1,0 +1,26 @@
+/** Light level rules from the spec, applied to every level that is stored, sent or returned. */
+import type { LightLevel } from '../driver.ts';
+import type { LightType } from '../types.ts';
+import { type Body, bool, bri } from './check.ts';
+
+export const OFF: LightLevel = Object.freeze({ on: false, bri: 0 });
+
+/**
+ * spec: `on` is false exactly when `bri` is 0; binary lights only ever hold 0 or 255.
+ * Contradictory input resolves to off: `on:false` with a level, or `on:true` with `bri:0`, both mean off
+ * (either field saying "off" wins; documented in README).
+ */
+export function normalizeLevel(type: LightType, level: LightLevel): LightLevel {
+  if (!level.on || level.bri <= 0) return { on: false, bri: 0 };
+  const b = Math.min(255, Math.round(level.bri));
+  return { on: true, bri: type === 'binary' ? 255 : b };
+}
+
+/** Parses `{on, bri}` from a request (both required, spec PUT /light/state) without normalising. */
+export function parseLevel(body: Body): LightLevel {
+  return { on: bool(body, 'on'), bri: bri(body) };
+}
+
+export function sameLevel(a: LightLevel, b: LightLevel): boolean {
+  return a.on === b.on && a.bri === b.bri;
+}

@@ -1,0 +1,101 @@
+/**
+ * The one interface every lighting driver implements (Hue, Zigbee, MQTT, the virtual driver, test drivers).
+ * The plugin owns the truth: drivers are treated as eventually consistent (research §2.7). They take
+ * commands, and report what devices actually did through the sink they are given.
+ */
+import type { Logger } from 'pino';
+
+/** A light level on the site API's scale. spec: bri 0..255, on is false exactly when bri is 0. */
+export interface LightLevel {
+  on: boolean;
+  bri: number;
+}
+
+export type DeviceKind = 'dimmable' | 'binary' | 'sensor';
+
+/** A device as a driver knows it. `protocolid` is the driver's own address (topic, IEEE/ep, Hue id...). */
+export interface DeviceInfo {
+  protocolid: string;
+  kind: DeviceKind;
+  name?: string;
+  /** Sensor events the device can emit (`1`, `2`, `long`, `motion`...). */
+  events?: string[];
+}
+
+export interface ConnectionStatus {
+  connected: boolean;
+  /** ISO time of the last change of `connected`. */
+  since: string;
+  /** Driver-specific, never secret (no keys, no passwords). */
+  detail?: Record<string, unknown>;
+}
+
+/** What a driver calls to tell the plugin what happened. Safe to call at any time, from any callback. */
+export interface DriverSink {
+  /** A device reported its level (after a command or on its own). */
+  reportState(protocolid: string, level: LightLevel): void;
+  /** A sensor (button, motion, contact...) emitted a named event. */
+  reportSensorEvent(protocolid: string, event: string): void;
+  /** The link to the bridge/stick/broker went up or down. */
+  reportConnection(status: Omit<ConnectionStatus, 'since'>): void;
+  /** New devices showed up (pairing, a bridge listing). */
+  reportDevices(devices: DeviceInfo[]): void;
+}
+
+export interface LightingDriver {
+  /** Opens the link (bridge, serial port, broker). Must not throw for a link that is merely down. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Opens pairing / permit-join for about `durationMs` and resolves with the devices found meanwhile. */
+  discover(opts: { durationMs: number }): Promise<DeviceInfo[]>;
+  listDevices(): Promise<DeviceInfo[]>;
+  /**
+   * Sends a level to one device. Resolves once the command is handed to the device or bridge; the
+   * confirmed level arrives later through `sink.reportState`. Rejects when the command cannot be sent.
+   */
+  setState(protocolid: string, level: LightLevel): Promise<void>;
+  /** Reads a device's level, for reconciliation when no report arrived. Optional: some links cannot read. */
+  readState?(protocolid: string): Promise<LightLevel | null>;
+  connection(): ConnectionStatus;
+  /** Smallest-free sender-id base for radio vendors that allocate them (EnOcean Base ID), else absent. */
+  subdefBase?(): string;
+}
+
+export interface DriverInit<O = Record<string, unknown>> {
+  /** Instance id from config (`plugins.lighting.drivers[].id`). */
+  id: string;
+  options: O;
+  sink: DriverSink;
+  /** A child logger namespaced `drv:<type>`; drivers never pick their own sink. */
+  log: Logger;
+  signal: AbortSignal;
+}
+
+/** Builds a driver; does no I/O (that belongs in `start`). */
+export type DriverFactory = (init: DriverInit) => LightingDriver;
+
+// ---- brightness scaling, defined once for all drivers (research §6) ----
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/** API 0..255 → percent 0..100 (Hue v2, Tasmota, Shelly). Any non-zero level stays ≥ 1 %. */
+export function briToPercent(bri: number): number {
+  if (bri <= 0) return 0;
+  return clamp(Math.round((bri * 100) / 255), 1, 100);
+}
+
+/** Percent 0..100 → API 0..255. */
+export function percentToBri(percent: number): number {
+  return clamp(Math.round((clamp(percent, 0, 100) * 255) / 100), 0, 255);
+}
+
+/** API 0..255 → ZCL / Hue v1 / zigbee2mqtt level 1..254 (0 stays 0 and means off). */
+export function briToLevel254(bri: number): number {
+  if (bri <= 0) return 0;
+  return clamp(Math.round((bri * 254) / 255), 1, 254);
+}
+
+/** ZCL / Hue v1 level 0..254 → API 0..255 (254 maps to full 255). */
+export function level254ToBri(level: number): number {
+  return clamp(Math.round((clamp(level, 0, 254) * 255) / 254), 0, 255);
+}

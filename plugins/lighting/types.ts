@@ -1,0 +1,140 @@
+/** The lighting domain's records, as stored and as the site API returns them. `_id`s are opaque strings. */
+import type { DriverFactory, LightingDriver, LightLevel } from './driver.ts';
+
+export type LightType = 'dimmable' | 'binary';
+
+export interface SiteRecord {
+  _id: string;
+  name: string;
+  /** base64url sha256 of the site key; the key itself is never stored (issue 3 "stored hashed"). */
+  keyHash: string;
+  created: string;
+}
+
+/** A light's configuration; its level lives in the state document. */
+export interface LightRecord {
+  _id: string;
+  siteid: string;
+  name: string;
+  type: LightType;
+  vendor: string;
+  /** The device address for the driver; exposed on the API as `<vendor>id` (spec). */
+  protocolid: string;
+  subdef: string | null;
+  /** Optional driver instance id when several instances of one vendor serve a site. */
+  driver?: string;
+}
+
+/** What the API returns for a light: the record plus the confirmed (reported) level. */
+export type LightView = Omit<LightRecord, 'protocolid'> & LightLevel & Record<string, unknown>;
+
+export interface SceneEntry {
+  _id: string;
+  on: boolean;
+  bri: number;
+}
+
+export interface SceneRecord {
+  _id: string;
+  siteid: string;
+  name: string;
+  state: SceneEntry[];
+}
+
+export interface GroupRecord {
+  _id: string;
+  siteid: string;
+  name: string;
+  lights: string[];
+}
+
+export type ActionSpec =
+  | { type: 'light'; _id: string; on: boolean; bri: number }
+  | { type: 'scene'; _id: string }
+  | { type: 'group/toggle'; _id: string };
+
+/** An action bound to a sensor event; it has its own id so it can be removed. */
+export type ActionRecord = ActionSpec & { actionid: string };
+
+export interface SensorRecord {
+  _id: string;
+  siteid: string;
+  name: string;
+  vendor: string;
+  protocolid: string;
+  type: string;
+  events: string[];
+  /** event name → actions run in order when the event fires. */
+  actions: Record<string, ActionRecord[]>;
+}
+
+export interface ConfigDoc {
+  sites: SiteRecord[];
+  lights: LightRecord[];
+  scenes: SceneRecord[];
+  groups: GroupRecord[];
+  sensors: SensorRecord[];
+}
+
+/** Per-light levels: `reported` is what the device confirmed, `desired` the last command. */
+export interface LevelEntry {
+  reported: LightLevel;
+  desired: LightLevel;
+  /** Last non-zero brightness, so a group toggle can bring a light back where it was. */
+  lastOnBri: number;
+}
+
+export interface StateDoc {
+  levels: Record<string, LevelEntry>;
+}
+
+export interface SensorEventRecord {
+  _id: string;
+  name: string;
+  event: string;
+  at: string;
+}
+
+export interface SiteSummary {
+  siteid: string;
+  name: string;
+  created: string;
+}
+
+/** Verifies a bearer token for a site (installed by the auth plugin). */
+export type SiteTokenVerifier = (token: string, siteId: string) => Promise<{ scopes: string[] } | null>;
+
+export interface LightingExports {
+  sites: {
+    list(): SiteSummary[];
+    get(siteId: string): SiteSummary | null;
+    /** Site id for a key, or null. Constant-time in the key. */
+    resolveKey(key: string): string | null;
+  };
+  setSiteTokenVerifier(fn: SiteTokenVerifier | null): void;
+  /** Pushes a message to every WebSocket subscriber of the site. Returns how many got it. */
+  broadcast(siteId: string, message: unknown): number;
+  registerDriverType(type: string, factory: DriverFactory): void;
+  /** Adds a running driver instance for a site (tests, the MQTT plugin). Resolves once started. */
+  addDriver(spec: {
+    id: string;
+    type: string;
+    site: string;
+    options?: Record<string, unknown>;
+  }): Promise<LightingDriver>;
+  removeDriver(id: string): Promise<void>;
+  postSensorEvent(siteId: string, sensorId: string, event: string): Promise<void>;
+}
+
+declare module '../../core/plugin/types.ts' {
+  interface PluginExportsMap {
+    lighting: LightingExports;
+  }
+}
+
+declare module '../../core/bus/events.ts' {
+  interface HearthEvents {
+    'lighting.site.created': { siteId: string; name: string };
+    'lighting.site.deleted': { siteId: string; name: string };
+  }
+}
