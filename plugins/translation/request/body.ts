@@ -1,0 +1,68 @@
+import type { IncomingMessage } from 'node:http';
+import { invalid, tooLarge, unsupportedMediaType } from '../errors.ts';
+
+/** spec: "total request size at most 128 KiB". */
+export const MAX_BODY_BYTES = 128 * 1024;
+
+/**
+ * A request's parameters as sent: JSON keeps its types, a form keeps every repeated value (URLSearchParams,
+ * so 21+ repeated `text` fields never become an object, research §0.2).
+ */
+export type RawParams =
+  | { kind: 'json'; values: Record<string, unknown> }
+  | { kind: 'form'; values: Map<string, string[]> };
+
+/** Reads the body up to the limit; a larger body is refused with 413 without buffering the rest. */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+export function formParams(text: string): RawParams {
+  const values = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
+  }
+  return { kind: 'form', values };
+}
+
+/** Parses JSON or form by Content-Type; an empty body counts as an empty form. */
+export function parseParams(contentType: string | undefined, body: Buffer): RawParams {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (body.length === 0 && type !== 'application/json') return formParams('');
+  if (type === 'application/json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw invalid('Request body is not valid JSON.');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw invalid('Request body must be a JSON object.');
+    }
+    return { kind: 'json', values: parsed as Record<string, unknown> };
+  }
+  if (type === 'application/x-www-form-urlencoded' || type === '') return formParams(body.toString('utf8'));
+  throw unsupportedMediaType();
+}
+
+/** The parameters of a request body (JSON or form). */
+export async function requestParams(req: IncomingMessage): Promise<RawParams> {
+  return parseParams(req.headers['content-type'], await readBody(req));
+}
