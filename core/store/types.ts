@@ -54,7 +54,10 @@ export interface StoreRoot {
    * (backup). Writes requested meanwhile are applied in memory and written afterwards.
    */
   withWritesPaused<R>(fn: () => Promise<R>): Promise<R>;
-  /** Flushes and releases every file; further writes are refused. Stores can be opened again after `reopen`. */
+  /**
+   * Flushes and releases every file; further writes (and opens) on this root are refused with a
+   * `StoreError` whose code is `store_closed`. A new root on the same data directory may then open the files.
+   */
   close(): Promise<void>;
 }
 
@@ -62,4 +65,6 @@ export interface StoreRootOptions {
   dataDir: string;
   coalesceMs: number;
   log: import('pino').Logger;
+  /** Called after every durable write (file name, duration): feeds metrics, tests and the benchmark. */
+  onWrite?: (info: { file: string; ms: number }) => void;
 }

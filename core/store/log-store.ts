@@ -1,0 +1,73 @@
+import type { JsonDocStore } from './doc-store.ts';
+import type { LogStore, LogStoreOptions } from './types.ts';
+
+export interface LogFile<T> {
+  items: T[];
+}
+
+/**
+ * A bounded collection on top of one DocStore (`{ "items": [...] }`, oldest first). Pruning happens on open,
+ * on every append and before every write, so the file never grows past `max` entries.
+ */
+export class BoundedLogStore<T> implements LogStore<T> {
+  readonly #doc: JsonDocStore<LogFile<T>>;
+  readonly #opts: LogStoreOptions<T>;
+  readonly #now: () => number;
+
+  constructor(doc: JsonDocStore<LogFile<T>>, opts: LogStoreOptions<T>, now: () => number = Date.now) {
+    if (!Number.isInteger(opts.max) || opts.max < 1)
+      throw new RangeError('LogStore max must be an integer >= 1');
+    if (opts.maxAgeMs !== undefined && !opts.timeOf) {
+      throw new TypeError('LogStore maxAgeMs needs timeOf to tell how old an entry is');
+    }
+    this.#doc = doc;
+    this.#opts = opts;
+    this.#now = now;
+    if (!Array.isArray(doc.data.items)) {
+      doc.update((d) => {
+        d.items = [];
+      });
+    }
+    doc.beforeWrite = (d) => void this.#dropFrom(d.items);
+    this.prune();
+  }
+
+  get items(): readonly T[] {
+    return this.#doc.data.items;
+  }
+
+  append(item: T, opts: { durable?: boolean } = {}): Promise<void> {
+    const mutate = (d: LogFile<T>) => {
+      d.items.push(item);
+      this.#dropFrom(d.items);
+    };
+    if (opts.durable) return this.#doc.commit(mutate);
+    this.#doc.update(mutate);
+    return Promise.resolve();
+  }
+
+  prune(): number {
+    // Mutating in place is fine here: the empty update right after schedules the write.
+    const dropped = this.#dropFrom(this.#doc.data.items);
+    if (dropped > 0) this.#doc.update(() => {});
+    return dropped;
+  }
+
+  /** Ages out what is older than maxAgeMs, then keeps the newest `max`. Returns how many went. */
+  #dropFrom(items: T[]): number {
+    const before = items.length;
+    const { maxAgeMs, timeOf, max } = this.#opts;
+    if (maxAgeMs !== undefined && timeOf) {
+      const cutoff = this.#now() - maxAgeMs;
+      let kept = 0;
+      for (const item of items) if (timeOf(item) >= cutoff) items[kept++] = item;
+      items.length = kept;
+    }
+    if (items.length > max) items.splice(0, items.length - max);
+    return before - items.length;
+  }
+
+  flush(): Promise<void> {
+    return this.#doc.flush();
+  }
+}
