@@ -7,7 +7,10 @@ export interface MqttClientInfo {
 }
 
 /** `pass` lets the next plugin decide; when every plugin passes, `mqtt.allowAnonymous` decides. */
-export type MqttAuthDecision = { allow: true; identity?: Record<string, unknown> } | { allow: false } | 'pass';
+export type MqttAuthDecision =
+  | { allow: true; identity?: Record<string, unknown> }
+  | { allow: false }
+  | 'pass';
 export type MqttTopicDecision = 'allow' | 'deny' | 'pass';
 
 export interface MqttAuthHooks {
@@ -57,11 +60,24 @@ export interface BrokerService {
 }
 
 export interface BrokerOptions {
-  /** Embedded: TCP host/port (port 0 = ephemeral); `enabled: false` starts no TCP listener. */
+  /** Embedded: TCP host/port (port 0 = ephemeral). */
   host: string;
   port: number;
+  /** Embedded: `false` starts no TCP listener (MQTT over WebSocket and in-process still work). Default true. */
+  enabled?: boolean;
+  /** Embedded: whether a client that every authenticate hook passes on may connect (and then publish/subscribe). */
   allowAnonymous: boolean;
-  /** When set, the core connects to this broker instead of embedding aedes. */
-  external: { url: string; username?: string; password?: string; rejectUnauthorized?: boolean } | null;
+  /**
+   * When set, the core connects to this broker instead of embedding aedes; hooks are then ignored (the
+   * external broker's own authentication and ACLs apply). `caFile`: PEM file of the CA for `mqtts://`/`wss://`.
+   */
+  external: {
+    url: string;
+    username?: string;
+    password?: string;
+    rejectUnauthorized?: boolean;
+    caFile?: string;
+  } | null;
+  /** A child logger (`mqtt`); passwords are never logged. */
   log: import('pino').Logger;
 }

@@ -1,0 +1,73 @@
+import type { AedesOptions, AuthenticateError, Client } from 'aedes';
+import type { Logger } from 'pino';
+import type { ClientState, HookChain } from './access.ts';
+
+type Handlers = Required<Pick<AedesOptions, 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
+
+/**
+ * aedes' authenticate/authorizePublish/authorizeSubscribe, answered by the plugins' hook chain.
+ * `states` remembers what authentication decided for each live client (identity, authenticated or not).
+ */
+export function aedesHandlers(chain: HookChain, states: WeakMap<Client, ClientState>, log: Logger): Handlers {
+  return {
+    authenticate(client, username, password, done) {
+      chain.authenticate(client.id, username, password).then(
+        (outcome) => {
+          if (outcome.ok) {
+            states.set(client, outcome.state);
+            log.debug(
+              { clientId: client.id, authenticated: outcome.state.authenticated },
+              'mqtt client accepted',
+            );
+            return done(null, true);
+          }
+          // Never log the password; the username can be a key too, so only whether one was given.
+          log.info(
+            { clientId: client.id, withUsername: username !== undefined, returnCode: outcome.returnCode },
+            'mqtt client refused',
+          );
+          const err = Object.assign(new Error('mqtt connection refused'), { returnCode: outcome.returnCode });
+          done(err as AuthenticateError, false);
+        },
+        (err: unknown) => {
+          log.error({ err, clientId: client.id }, 'mqtt authentication failed');
+          done(
+            Object.assign(new Error('mqtt authentication failed'), { returnCode: 3 }) as AuthenticateError,
+            false,
+          );
+        },
+      );
+    },
+
+    authorizePublish(client, packet, done) {
+      // Topics starting with `$` are reserved for the server (MQTT 3.1.1 §4.7.2); `$SYS/` is aedes' own.
+      if (packet.topic.startsWith('$SYS/')) return done(new Error('$SYS topics are reserved for the broker'));
+      // client is null only for a will of a client that is gone (aedes clears stale wills): nobody to ask.
+      const state = client ? states.get(client) : undefined;
+      if (!state) return done(new Error('mqtt publish from an unknown client'));
+      settle(chain.authorize('authorizePublish', state, packet.topic), (allowed) => {
+        if (allowed) return done(null);
+        log.info({ clientId: state.info.id, topic: packet.topic }, 'mqtt publish denied');
+        // MQTT 3.1.1 has no negative PUBACK; aedes closes the connection instead [MQTT-3.3.5-2].
+        done(new Error(`publish to ${packet.topic} denied`));
+      });
+    },
+
+    authorizeSubscribe(client, subscription, done) {
+      const state = states.get(client);
+      if (!state) return done(null, null);
+      settle(chain.authorize('authorizeSubscribe', state, subscription.topic), (allowed) => {
+        if (!allowed)
+          log.info({ clientId: state.info.id, topic: subscription.topic }, 'mqtt subscribe denied');
+        // null makes aedes answer 0x80 (Failure) for this filter in the SUBACK (MQTT 3.1.1 §3.9.3).
+        done(null, allowed ? subscription : null);
+      });
+    },
+  };
+}
+
+/** Calls `then` synchronously for a plain boolean, so the common path does not wait for a microtask. */
+function settle(result: boolean | Promise<boolean>, then: (allowed: boolean) => void): void {
+  if (typeof result === 'boolean') then(result);
+  else result.then(then, () => then(false));
+}

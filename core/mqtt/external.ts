@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import mqtt, { type IClientOptions } from 'mqtt';
+import type { WebSocket } from 'ws';
+import { createOwnerApi, type Transport } from './owner-api.ts';
+import { topicMatches } from './topics.ts';
+import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
+
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+
+type Handler = (msg: MqttMessage) => void;
+
+/**
+ * One shared mqtt.js client to an external broker (Mosquitto, EMQX). Authentication and ACLs are then
+ * the external broker's job: hooks() is accepted and ignored. Returns without waiting for the first
+ * connection, so the hub starts while the broker is down and keeps retrying with backoff.
+ */
+export function createExternalBroker(
+  opts: BrokerOptions & { external: NonNullable<BrokerOptions['external']> },
+) {
+  const { log, external } = opts;
+  const url = new URL(external.url);
+  const safeUrl = `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`; // no user:pass
+  const options: IClientOptions = {
+    clientId: `hearth-${randomBytes(6).toString('hex')}`,
+    clean: true,
+    reconnectPeriod: FIRST_RETRY_MS,
+    reconnectOnConnackError: true, // wrong credentials get fixed on the broker side; keep trying
+    connectTimeout: 10_000,
+    resubscribe: false, // restored below from our own table, after every reconnect
+    queueQoSZero: false, // a QoS 0 command is stale after an outage: fail fast instead of replaying
+  };
+  if (external.username !== undefined) options.username = external.username;
+  if (external.password !== undefined) options.password = external.password;
+  if (external.rejectUnauthorized !== undefined) options.rejectUnauthorized = external.rejectUnauthorized;
+  if (external.caFile !== undefined) options.ca = readFileSync(external.caFile);
+
+  const client = mqtt.connect(external.url, options);
+  const subscriptions = new Map<string, Set<Handler>>();
+  const connectHandlers = new Set<() => void>();
+  let warnedHooks = false;
+
+  client.on('connect', () => {
+    log.info({ url: safeUrl }, 'connected to external mqtt broker');
+    client.options.reconnectPeriod = FIRST_RETRY_MS;
+    const filters = [...subscriptions.keys()];
+    if (filters.length > 0) {
+      client.subscribe(filters, { qos: 1 }, (err) => {
+        if (err) log.warn({ err: err.message }, 'restoring mqtt subscriptions failed');
+      });
+    }
+    for (const handler of connectHandlers) handler();
+  });
+  client.on('reconnect', () => {
+    // mqtt.js reads reconnectPeriod each time it arms the retry timer: doubling it gives the backoff.
+    client.options.reconnectPeriod = Math.min(
+      (client.options.reconnectPeriod ?? FIRST_RETRY_MS) * 2,
+      MAX_RETRY_MS,
+    );
+  });
+  client.on('offline', () => log.warn({ url: safeUrl }, 'external mqtt broker unreachable; retrying'));
+  client.on('error', (err) => log.warn({ url: safeUrl, err: err.message }, 'external mqtt broker error'));
+  client.on('message', (topic, payload, packet) => {
+    for (const [filter, handlers] of subscriptions) {
+      if (!topicMatches(filter, topic)) continue;
+      for (const handler of handlers) handler({ topic, payload, retain: packet.retain });
+    }
+  });
+
+  const transport: Transport = {
+    mode: 'external',
+    async publish(topic, payload, { qos, retain }) {
+      await client.publishAsync(topic, payload, { qos, retain });
+    },
+    async subscribe(filter, handler) {
+      let handlers = subscriptions.get(filter);
+      if (!handlers) {
+        handlers = new Set();
+        subscriptions.set(filter, handlers);
+      }
+      handlers.add(handler);
+      // While disconnected the 'connect' listener subscribes it; the retained copies come from the broker.
+      if (client.connected) await client.subscribeAsync(filter, { qos: 1 });
+      return async () => {
+        handlers.delete(handler);
+        if (handlers.size > 0 || subscriptions.get(filter) !== handlers) return;
+        subscriptions.delete(filter);
+        if (client.connected) await client.unsubscribeAsync(filter);
+      };
+    },
+    addHooks(owner) {
+      if (warnedHooks) return;
+      warnedHooks = true;
+      log.info({ owner }, 'mqtt hooks are ignored with an external broker; its own ACLs apply');
+    },
+    removeHooks() {},
+    addConnectHandler(handler) {
+      connectHandlers.add(handler);
+      if (client.connected) setImmediate(() => connectHandlers.has(handler) && handler());
+      return () => connectHandlers.delete(handler);
+    },
+  };
+
+  const service: BrokerService = {
+    mode: 'external',
+    port: 0,
+    forOwner: (owner) => createOwnerApi(transport, owner, log.child({ mqttOwner: owner })),
+    handleWebSocket(socket: WebSocket) {
+      // 1011: the hub has no embedded broker to serve MQTT over WebSocket (RFC 6455 §7.4.1).
+      socket.close(1011, 'mqtt is served by the external broker');
+    },
+    async stop() {
+      await client.endAsync(!client.connected);
+      log.info('external mqtt client stopped');
+    },
+  };
+  return service;
+}

@@ -1,0 +1,207 @@
+import type { MqttClient } from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MqttClientInfo, MqttMessage } from '../../core/mqtt/types.ts';
+import {
+  closed,
+  connect,
+  deferred,
+  nextMessage,
+  refusalCode,
+  startEmbedded,
+  type TestBroker,
+} from './broker-fixtures.ts';
+
+let running: TestBroker | undefined;
+const clients: MqttClient[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
+  await running?.broker.stop();
+  running = undefined;
+});
+
+async function start(...args: Parameters<typeof startEmbedded>) {
+  running = await startEmbedded(...args);
+  return running;
+}
+
+async function client(url: string, opts: Parameters<typeof connect>[1] = {}) {
+  const c = await connect(url, opts);
+  clients.push(c);
+  return c;
+}
+
+/** A plugin that knows one user: `bulb` / `s3cret-pass`, whose identity carries its site. */
+function passwordHooks() {
+  return {
+    authenticate(_c: MqttClientInfo, username: string | undefined, password: Buffer | undefined) {
+      if (username !== 'bulb') return 'pass' as const;
+      return password?.toString() === 's3cret-pass'
+        ? { allow: true as const, identity: { site: 'home' } }
+        : { allow: false as const };
+    },
+  };
+}
+
+describe('embedded broker: authentication', () => {
+  it('refuses a client a plugin denies with CONNACK 4 (bad user name or password)', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    broker.forOwner('auth').hooks(passwordHooks());
+    expect(await refusalCode(url, { username: 'bulb', password: 'wrong' })).toBe(4);
+    const ok = await client(url, { username: 'bulb', password: 's3cret-pass' });
+    expect(ok.connected).toBe(true);
+  });
+
+  it('anonymous off: refuses a client without credentials with CONNACK 5 (not authorized)', async () => {
+    const { broker, url } = await start({ allowAnonymous: false });
+    broker.forOwner('auth').hooks(passwordHooks());
+    expect(await refusalCode(url)).toBe(5);
+    // Credentials no plugin recognises are "bad user name or password".
+    expect(await refusalCode(url, { username: 'stranger', password: 'x' })).toBe(4);
+    const ok = await client(url, { username: 'bulb', password: 's3cret-pass' });
+    expect(ok.connected).toBe(true);
+  });
+
+  it('anonymous on: a client every plugin passes on connects and may publish', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    broker.forOwner('auth').hooks(passwordHooks());
+    const got = deferred<string>();
+    await broker.forOwner('p').subscribe('anon/t', (m) => got.resolve(m.payload.toString()));
+    const anon = await client(url);
+    await anon.publishAsync('anon/t', 'hi');
+    expect(await got.promise).toBe('hi');
+  });
+
+  it('asks hooks in registration order; the first answer other than pass decides', async () => {
+    const { broker, url } = await start({ allowAnonymous: false });
+    const asked: string[] = [];
+    broker.forOwner('first').hooks({
+      authenticate: () => {
+        asked.push('first');
+        return 'pass';
+      },
+    });
+    broker.forOwner('second').hooks({
+      authenticate: async () => {
+        asked.push('second');
+        return { allow: false };
+      },
+    });
+    broker.forOwner('third').hooks({
+      authenticate: () => {
+        asked.push('third');
+        return { allow: true };
+      },
+    });
+    expect(await refusalCode(url, { username: 'u', password: 'p' })).toBe(4);
+    expect(asked).toEqual(['first', 'second']);
+  });
+
+  it('a throwing authenticator refuses the client with CONNACK 3 and is logged', async () => {
+    const { broker, url, lines } = await start({ allowAnonymous: true });
+    broker.forOwner('broken').hooks({
+      authenticate: () => {
+        throw new Error('db down');
+      },
+    });
+    expect(await refusalCode(url, { username: 'u', password: 'p' })).toBe(3);
+    expect(lines.join('')).toContain('mqtt authenticate hook threw');
+  });
+
+  it('records the identity returned by the authenticator for the ACL hooks', async () => {
+    const { broker, url } = await start({ allowAnonymous: false });
+    const seen = deferred<MqttClientInfo>();
+    broker.forOwner('auth').hooks({
+      ...passwordHooks(),
+      authorizePublish: (c) => {
+        seen.resolve(c);
+        return 'pass';
+      },
+    });
+    const c = await client(url, { username: 'bulb', password: 's3cret-pass', clientId: 'bulb-1' });
+    await c.publishAsync('x', 'y');
+    expect(await seen.promise).toEqual({ id: 'bulb-1', username: 'bulb', identity: { site: 'home' } });
+  });
+
+  it('never writes a password to the log', async () => {
+    const { broker, url, lines } = await start({ allowAnonymous: false });
+    broker.forOwner('auth').hooks(passwordHooks());
+    await refusalCode(url, { username: 'bulb', password: 'wrong-pass-XYZ' });
+    await client(url, { username: 'bulb', password: 's3cret-pass' });
+    const log = lines.join('');
+    expect(log).toContain('mqtt client refused');
+    expect(log).not.toContain('wrong-pass-XYZ');
+    expect(log).not.toContain('s3cret-pass');
+  });
+});
+
+describe('embedded broker: ACLs', () => {
+  function aclHooks() {
+    return {
+      ...passwordHooks(),
+      authorizePublish: (_c: MqttClientInfo, topic: string) =>
+        topic.startsWith('secret/') ? 'deny' : 'pass',
+      authorizeSubscribe: async (_c: MqttClientInfo, topic: string) =>
+        topic.startsWith('secret/') ? ('deny' as const) : ('pass' as const),
+    };
+  }
+
+  it('denies a publish: the connection is closed and nobody receives the message', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    broker.forOwner('acl').hooks(aclHooks());
+    const received: MqttMessage[] = [];
+    const marker = deferred<void>();
+    await broker.forOwner('watch').subscribe('#', (m) => {
+      if (m.topic === 'marker') marker.resolve();
+      else received.push(m);
+    });
+    const c = await client(url);
+    const gone = closed(c);
+    c.publish('secret/door', 'open');
+    await gone;
+    await broker.forOwner('p').publish('marker', '');
+    await marker.promise;
+    expect(received.map((m) => m.topic)).toEqual([]);
+  });
+
+  it('denies a subscription with SUBACK 0x80 and keeps the client connected', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    broker.forOwner('acl').hooks(aclHooks());
+    const c = await client(url);
+    // mqtt.js rejects when any return code is a failure; the SUBACK rides on the error.
+    const err = await c
+      .subscribeAsync(['secret/#', 'public/#'])
+      .catch((e: { packet: { granted: number[] } }) => e);
+    expect('packet' in err && err.packet.granted).toEqual([0x80, 0]); // MQTT 3.1.1 §3.9.3
+    expect(c.connected).toBe(true);
+    const got = nextMessage(c, 'public/a');
+    await broker.forOwner('p').publish('secret/a', 'hidden');
+    await broker.forOwner('p').publish('public/a', 'visible');
+    expect((await got).payload).toBe('visible');
+  });
+
+  it('refuses client publishes to $SYS/ even when anonymous is allowed', async () => {
+    const { url } = await start({ allowAnonymous: true });
+    const c = await client(url);
+    const gone = closed(c);
+    c.publish('$SYS/fake', 'x');
+    await gone;
+  });
+
+  it('in-process publishes bypass the ACL hooks', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    let asked = 0;
+    broker.forOwner('acl').hooks({
+      authorizePublish: () => {
+        asked++;
+        return 'deny';
+      },
+    });
+    const c = await client(url);
+    await c.subscribeAsync('secret/#');
+    const got = nextMessage(c, 'secret/x');
+    await broker.forOwner('p').publish('secret/x', 'from the core');
+    expect((await got).payload).toBe('from the core');
+    expect(asked).toBe(0);
+  });
+});
