@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject } from 'ajv';
+import type { JsonSchema, PluginDefinition } from '../plugin/types.ts';
+import { envOverrides, setPath } from './env.ts';
+import { coreSchema, pluginLoaderProperties } from './schema.ts';
+import { ConfigError, type ConfigIssue, type HearthConfig } from './types.ts';
+
+const defaultsFile = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Deep merge where `over` wins; arrays and scalars are replaced, not merged. */
+export function merge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isObject(b) && isObject(v) ? merge(b, v) : v;
+  }
+  return out;
+}
+
+function readJson(file: string, label: string): Json {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([{ path: label, message: `cannot be read: ${(err as NodeJS.ErrnoException).code}` }]);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!isObject(value)) throw new Error('not an object');
+    return value;
+  } catch (err) {
+    throw new ConfigError([{ path: label, message: `is not a JSON object: ${(err as Error).message}` }]);
+  }
+}
+
+export interface ConfigSources {
+  /** `--config PATH` or HEARTH_CONFIG. */
+  file?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  /** Programmatic overrides (tests), applied after the environment. */
+  overrides?: Json;
+}
+
+/** Defaults ← user file ← HEARTH_* environment ← overrides. Not validated yet. */
+export function readConfigSources(sources: ConfigSources = {}): Json {
+  const env = sources.env ?? process.env;
+  let raw = readJson(defaultsFile, 'config/default.json');
+  const file = sources.file ?? env.HEARTH_CONFIG;
+  if (file) raw = merge(raw, readJson(path.resolve(file), file));
+  for (const o of envOverrides(env)) setPath(raw, o.path, o.value);
+  if (sources.overrides) raw = merge(raw, sources.overrides);
+  return raw;
+}
+
+const toIssue = (prefix: string, e: ErrorObject): ConfigIssue => {
+  const tail = e.instancePath.split('/').filter(Boolean).join('.');
+  let where = [prefix, tail].filter(Boolean).join('.');
+  let message = e.message ?? 'is invalid';
+  if (e.keyword === 'additionalProperties') {
+    where = [where, String(e.params.additionalProperty)].filter(Boolean).join('.');
+    message = 'is not a known setting';
+  } else if (e.keyword === 'enum') {
+    message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return { path: where || '(root)', message };
+};
+
+function pluginSliceSchema(def: PluginDefinition<never, unknown>): JsonSchema {
+  const own = def.configSchema;
+  const props = isObject(own.properties) ? own.properties : {};
+  return { ...own, type: 'object', default: {}, properties: { ...pluginLoaderProperties, ...props } };
+}
+
+/**
+ * Validates the merged config against the core schema and every known plugin's schema, applying
+ * defaults. Throws a ConfigError listing every problem as `<path> <message>`.
+ */
+export function validateConfig(raw: Json, plugins: ReadonlyArray<PluginDefinition<never, unknown>>): HearthConfig {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+  const data = structuredClone(raw);
+  const issues: ConfigIssue[] = [];
+  const validateCore = ajv.compile(coreSchema);
+  if (!validateCore(data)) issues.push(...(validateCore.errors ?? []).map((e) => toIssue('', e)));
+  const slices = isObject(data.plugins) ? data.plugins : {};
+  const known = new Set(plugins.map((p) => p.name));
+  for (const name of Object.keys(slices)) {
+    if (!known.has(name)) issues.push({ path: `plugins.${name}`, message: 'is not a known plugin' });
+  }
+  for (const def of plugins) {
+    slices[def.name] ??= {};
+    const validate = ajv.compile(pluginSliceSchema(def));
+    if (!validate(slices[def.name])) {
+      issues.push(...(validate.errors ?? []).map((e) => toIssue(`plugins.${def.name}`, e)));
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return data as unknown as HearthConfig;
+}

@@ -1,0 +1,198 @@
+import type { JsonSchema } from '../plugin/types.ts';
+
+const port = (title: string, def: number): JsonSchema => ({
+  title,
+  description: `${title}; 0 picks a free port.`,
+  type: 'integer',
+  minimum: 0,
+  maximum: 65535,
+  default: def,
+});
+
+const listener = (title: string, def: number): JsonSchema => ({
+  title,
+  description: `The ${title} HTTP listener.`,
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    port: port(`${title} port`, def),
+    host: { title: 'Bind address', description: 'Overrides the top-level host for this listener.', type: 'string' },
+  },
+});
+
+/** JSON Schema of the core's own config (everything but `plugins.<name>` slices). */
+export const coreSchema: JsonSchema = {
+  title: 'Hearth configuration',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    dataDir: {
+      title: 'Data directory',
+      description: 'Where every lowdb JSON file lives. Relative paths are resolved from the working directory.',
+      type: 'string',
+      minLength: 1,
+      default: './data',
+    },
+    host: {
+      title: 'Bind address',
+      description: 'Address every listener binds to unless it names its own.',
+      type: 'string',
+      default: '0.0.0.0',
+    },
+    log: {
+      title: 'Logging',
+      description: 'pino logger settings.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        level: {
+          title: 'Log level',
+          description: 'Lowest level written.',
+          enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+          default: 'info',
+        },
+      },
+    },
+    http: {
+      title: 'HTTP',
+      description: 'The core HTTP listeners.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        main: listener('Main listener (site API, web UI, translation API)', 8080),
+        admin: listener('Admin listener (/admin/... and /metrics)', 9001),
+        bodyLimit: {
+          title: 'Request body limit',
+          description: 'Largest JSON or form body accepted, e.g. "1mb"; larger bodies get 413.',
+          type: 'string',
+          pattern: '^[0-9]+(b|kb|mb)$',
+          default: '1mb',
+        },
+      },
+    },
+    mqtt: {
+      title: 'MQTT broker',
+      description: 'The embedded aedes broker, or an external one.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        enabled: {
+          title: 'Embedded TCP listener',
+          description: 'Listen for MQTT over TCP (MQTT over WebSocket at /mqtt on the main listener follows it).',
+          type: 'boolean',
+          default: true,
+        },
+        port: port('MQTT TCP port', 1883),
+        host: { title: 'Bind address', description: 'Overrides the top-level host for MQTT.', type: 'string' },
+        allowAnonymous: {
+          title: 'Allow anonymous clients',
+          description: 'Accept clients no plugin recognised. Only for a trusted LAN.',
+          type: 'boolean',
+          default: false,
+        },
+        external: {
+          title: 'External broker',
+          description: 'Connect to this broker (Mosquitto, EMQX) instead of embedding aedes; null embeds.',
+          default: null,
+          oneOf: [
+            { type: 'null' },
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['url'],
+              properties: {
+                url: { title: 'Broker URL', description: 'mqtt://, mqtts://, ws:// or wss://', type: 'string' },
+                username: { title: 'Username', description: 'Broker username.', type: 'string' },
+                password: { title: 'Password', description: 'Broker password.', type: 'string' },
+                rejectUnauthorized: {
+                  title: 'Verify TLS',
+                  description: 'Verify the broker certificate.',
+                  type: 'boolean',
+                  default: true,
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+    store: {
+      title: 'Store',
+      description: 'Persistence of the lowdb JSON files.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        coalesceMs: {
+          title: 'Write coalescing window (ms)',
+          description: 'High-rate state is written at most once per window.',
+          type: 'integer',
+          minimum: 0,
+          maximum: 60000,
+          default: 1000,
+        },
+      },
+    },
+    lifecycle: {
+      title: 'Lifecycle',
+      description: 'Start and stop bounds.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        pluginStartTimeoutMs: {
+          title: 'Plugin start timeout (ms)',
+          description: 'A plugin whose start takes longer is treated as failed.',
+          type: 'integer',
+          minimum: 100,
+          default: 10000,
+        },
+        shutdownGraceMs: {
+          title: 'Shutdown grace period (ms)',
+          description: 'After SIGTERM the process exits at the latest after this long.',
+          type: 'integer',
+          minimum: 100,
+          maximum: 60000,
+          default: 4500,
+        },
+      },
+    },
+    metrics: {
+      title: 'Metrics',
+      description: 'Basic authentication of /metrics on the admin listener.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        username: { title: 'Username', description: 'Basic-auth user name.', type: 'string', default: 'metrics' },
+        password: {
+          title: 'Password',
+          description: 'Basic-auth password; when unset the admin key is the password.',
+          type: 'string',
+          minLength: 8,
+        },
+      },
+    },
+    plugins: {
+      title: 'Plugins',
+      description: 'One slice per plugin, keyed by plugin name; each plugin validates its own slice.',
+      type: 'object',
+      default: {},
+    },
+  },
+};
+
+/** Keys the loader itself reads in every plugin slice. */
+export const pluginLoaderProperties: Record<string, JsonSchema> = {
+  enabled: { title: 'Enabled', description: 'Start this plugin.', type: 'boolean', default: true },
+  required: {
+    title: 'Required',
+    description: 'When true, a failure to start this plugin stops the hub instead of disabling the plugin.',
+    type: 'boolean',
+    default: false,
+  },
+};

@@ -1,0 +1,52 @@
+export interface ListenerConfig {
+  port: number;
+  host?: string;
+}
+
+export interface ExternalBrokerConfig {
+  url: string;
+  username?: string;
+  password?: string;
+  rejectUnauthorized?: boolean;
+}
+
+export interface PluginSlice {
+  enabled: boolean;
+  required: boolean;
+  [key: string]: unknown;
+}
+
+/** The validated configuration, defaults applied (see core/config/schema.ts for every field's meaning). */
+export interface HearthConfig {
+  dataDir: string;
+  host: string;
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+  http: { main: ListenerConfig; admin: ListenerConfig; bodyLimit: string };
+  mqtt: {
+    enabled: boolean;
+    port: number;
+    host?: string;
+    allowAnonymous: boolean;
+    external: ExternalBrokerConfig | null;
+  };
+  store: { coalesceMs: number };
+  lifecycle: { pluginStartTimeoutMs: number; shutdownGraceMs: number };
+  metrics: { username: string; password?: string };
+  plugins: Record<string, PluginSlice>;
+}
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+/** A config error as printed: `<path> <message>`. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[]) {
+    super(issues.map((i) => `${i.path} ${i.message}`).join('\n'));
+    this.issues = issues;
+  }
+}

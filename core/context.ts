@@ -1,0 +1,105 @@
+import type { Logger } from 'pino';
+import type { EventBus } from './bus/bus.ts';
+import type { HttpService } from './http/service.ts';
+import type { Redactor } from './log/redactor.ts';
+import type { MetricsRegistry } from './metrics/registry.ts';
+import type { BrokerService } from './mqtt/types.ts';
+import type { AnyPlugin } from './plugin/discover.ts';
+import type { ContextFactory, PluginManager } from './plugin/manager.ts';
+import type { NoticesApi, PluginContext, PluginName } from './plugin/types.ts';
+import type { StoreRoot } from './store/types.ts';
+import type { WsHub } from './ws/hub.ts';
+
+export interface CoreServices {
+  log: Logger;
+  redactor: Redactor;
+  store: () => StoreRoot;
+  bus: EventBus;
+  http: HttpService;
+  ws: WsHub;
+  broker: BrokerService;
+  metrics: MetricsRegistry;
+  notices: Notices;
+  plugins: () => PluginManager;
+  pluginConfig: (name: string) => Record<string, unknown>;
+  verifyAdminKey: (presented: string | undefined) => boolean;
+  print: (line: string) => void;
+}
+
+/** Notices from every plugin (e.g. "DCR is open", "no translation engine"), logged when they change. */
+export class Notices {
+  private readonly items = new Map<string, { source: string; id: string; text: string }>();
+
+  constructor(private readonly log: Logger) {}
+
+  forOwner(owner: string): NoticesApi {
+    return {
+      set: (id, text) => {
+        const key = `${owner}/${id}`;
+        if (text === null) this.items.delete(key);
+        else if (this.items.get(key)?.text !== text) {
+          this.items.set(key, { source: owner, id, text });
+          this.log.warn({ source: owner, notice: id }, text);
+        }
+      },
+      list: () => this.list(),
+    };
+  }
+
+  removeOwner(owner: string): void {
+    for (const [k, v] of this.items) if (v.source === owner) this.items.delete(k);
+  }
+
+  list(): Array<{ source: string; id: string; text: string }> {
+    return [...this.items.values()];
+  }
+}
+
+/** Builds each plugin's context: everything scoped to it, and one dispose that undoes it all. */
+export function contextFactory(core: CoreServices): ContextFactory {
+  return (def: AnyPlugin, signal: AbortSignal) => {
+    const name = def.name;
+    const log = core.log.child({ name });
+    const bus = core.bus.forOwner(name);
+    const http = core.http.forOwner(name);
+    const ws = core.ws.forOwner(name);
+    const mqtt = core.broker.forOwner(name);
+    const allowed = new Set([...(def.requires ?? []), ...(def.optional ?? [])]);
+    const exportsOf = (other: string): unknown => {
+      if (!allowed.has(other)) throw new Error(`plugin ${name} did not declare "${other}" in requires/optional`);
+      return core.plugins().exportsOf(other);
+    };
+    const ctx: PluginContext<unknown> = {
+      name,
+      config: core.pluginConfig(name),
+      log,
+      store: core.store().forOwner(name),
+      bus,
+      http,
+      ws,
+      mqtt,
+      metrics: core.metrics.forOwner(name),
+      notices: core.notices.forOwner(name),
+      redact: {
+        value: (secret) => core.redactor.addValue(secret),
+        path: (pattern) => core.redactor.addPath(pattern),
+      },
+      adminKey: { verify: core.verifyAdminKey },
+      print: core.print,
+      signal,
+      use: <K extends PluginName>(other: K) => {
+        const value = exportsOf(other);
+        if (value === undefined) throw new Error(`plugin ${name} needs "${other}", which is not running`);
+        return value as never;
+      },
+      tryUse: <K extends PluginName>(other: K) => exportsOf(other) as never,
+    };
+    const dispose = async () => {
+      bus.dispose();
+      ws.dispose();
+      core.notices.removeOwner(name);
+      await Promise.allSettled([http.dispose(), mqtt.dispose()]);
+    };
+    return { ctx, dispose };
+  };
+}

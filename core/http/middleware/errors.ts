@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { HearthMiddleware, RouterOptions } from '../types.ts';
+import { HttpError } from '../errors.ts';
+
+type ErrorBody = NonNullable<RouterOptions['errorBody']>;
+
+const defaultBody: ErrorBody = ({ code, message }) => ({ error: code, message });
+
+interface Normalised {
+  status: number;
+  code: string;
+  message: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown> | undefined;
+}
+
+/** Maps whatever was thrown to a status, a stable code and a message safe to show. */
+function normalise(err: unknown): Normalised {
+  if (err instanceof HttpError) {
+    return { status: err.status, code: err.code, message: err.message, headers: err.headers, body: err.body };
+  }
+  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; expose?: unknown; message?: unknown };
+  const status = Number(e.status ?? e.statusCode);
+  if (e.type === 'entity.parse.failed') {
+    return { status: 400, code: 'malformed_json', message: 'Request body is not valid JSON', headers: {}, body: undefined };
+  }
+  if (e.type === 'entity.too.large' || status === 413) {
+    return { status: 413, code: 'body_too_large', message: 'Request body is too large', headers: {}, body: undefined };
+  }
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    const message = e.expose !== false && typeof e.message === 'string' ? e.message : 'Bad request';
+    return { status, code: 'bad_request', message, headers: {}, body: undefined };
+  }
+  return { status: 500, code: 'internal_error', message: 'Internal server error', headers: {}, body: undefined };
+}
+
+/** Every error becomes a JSON body in the shape of the router that handled the request; 5xx never leak. */
+export function errorHandler(log: Logger): HearthMiddleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const n = normalise(err);
+      if (n.status >= 500) log.error({ err, reqId: ctx.state.reqId }, 'request failed');
+      const shape = (ctx.state.errorBody as ErrorBody | undefined) ?? defaultBody;
+      ctx.status = n.status;
+      ctx.set(n.headers);
+      ctx.body = n.body ?? shape({ status: n.status, code: n.code, message: n.message });
+    }
+  };
+}

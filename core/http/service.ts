@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import { HttpError } from './errors.ts';
+import { Listener } from './listener.ts';
+import { createRouter } from './router.ts';
+import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
+
+/** All HTTP listeners of the hub, and each plugin's view of them. */
+export class HttpService {
+  private readonly listeners = new Map<string, Listener>();
+  private readonly owners = new Map<string, string>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly defaults: { host: string; bodyLimit: string },
+  ) {}
+
+  /** Creates (but does not bind) a listener; `guard` runs before any route. */
+  add(name: string, owner: string, guard?: HearthMiddleware): Listener {
+    if (this.listeners.has(name)) throw new Error(`listener "${name}" already exists`);
+    const listener = new Listener(name, this.log.child({ listener: name }), guard);
+    this.listeners.set(name, listener);
+    this.owners.set(name, owner);
+    return listener;
+  }
+
+  get(name: string): Listener {
+    const l = this.listeners.get(name);
+    if (!l) throw new Error(`no listener named "${name}"`);
+    return l;
+  }
+
+  infos(): ListenerInfo[] {
+    return [...this.listeners.values()].flatMap((l) => l.info() ?? []);
+  }
+
+  forOwner(owner: string): HttpApi & { dispose(): Promise<void> } {
+    return {
+      router: (listenerName, opts = {}) => {
+        const listener = this.get(listenerName);
+        if (listenerName === 'admin' && opts.prefix !== undefined && !opts.prefix.startsWith('/admin')) {
+          throw new Error('routes on the admin listener live under /admin');
+        }
+        const router = createRouter(opts, this.defaults.bodyLimit);
+        listener.mount(owner, router);
+        return router;
+      },
+      listen: async (name, { port, host }) => {
+        const listener = this.add(name, owner);
+        return listener.listen(port, host ?? this.defaults.host);
+      },
+      listeners: () => this.infos(),
+      url: (name) => {
+        const info = this.get(name).info();
+        if (!info) throw new Error(`listener "${name}" is not bound`);
+        return info.url;
+      },
+      dispose: async () => {
+        for (const l of this.listeners.values()) l.unmount(owner);
+        // Listeners a plugin opened close with it.
+        for (const [name, o] of this.owners) {
+          if (o !== owner) continue;
+          await this.listeners.get(name)?.close();
+          this.listeners.delete(name);
+          this.owners.delete(name);
+        }
+      },
+    };
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.listeners.values()].map((l) => l.close()));
+  }
+}
+
+/** Only `/admin/...` (and `/metrics`, checked by its own route) exist on the admin listener. */
+export function adminGuard(verify: (presented: string | undefined) => boolean): HearthMiddleware {
+  return async (ctx, next) => {
+    if (ctx.path === '/metrics') return next();
+    if (!ctx.path.startsWith('/admin/') && ctx.path !== '/admin') {
+      throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
+    }
+    const header = ctx.get('authorization');
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!verify(match?.[1])) {
+      throw new HttpError(401, 'invalid_admin_key', 'The admin key is missing or wrong', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="hearth-admin"' },
+        body: { error: 'invalid_admin_key', message: 'The admin key is missing or wrong' },
+      });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,309 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { hashSecret, newSecret, secretMatches } from './admin/key.ts';
+import { AdminKey } from './admin/key-store.ts';
+import { basicAuthChecker, mountCoreAdmin } from './admin/routes.ts';
+import { mountBackup } from './admin/backup-routes.ts';
+import { EventBus } from './bus/bus.ts';
+import type { HearthConfig } from './config/types.ts';
+import { contextFactory, Notices } from './context.ts';
+import { mountHealth } from './http/health.ts';
+import { createRouter } from './http/router.ts';
+import { adminGuard, HttpService } from './http/service.ts';
+import { RunFile } from './lifecycle/run-file.ts';
+import { DataDirLock } from './lifecycle/lock.ts';
+import { SdNotify } from './lifecycle/sd-notify.ts';
+import { createLogger } from './log/logger.ts';
+import type { Redactor } from './log/redactor.ts';
+import { MetricsRegistry } from './metrics/registry.ts';
+import { createBroker } from './mqtt/broker.ts';
+import type { BrokerService } from './mqtt/types.ts';
+import type { AnyPlugin } from './plugin/discover.ts';
+import { PluginManager } from './plugin/manager.ts';
+import { createStoreRoot } from './store/root.ts';
+import type { StoreRoot } from './store/types.ts';
+import { VERSION } from './version.ts';
+import { WsHub } from './ws/hub.ts';
+
+export interface HubOptions {
+  config: HearthConfig;
+  plugins: AnyPlugin[];
+  /** HEARTH_ADMIN_KEY: sets the admin key instead of generating one. */
+  adminKey?: string | undefined;
+  /** Where log lines go (stdout by default). */
+  logStream?: Writable;
+  /** Operator console (stdout by default): the banner and first-run secrets, never the log. */
+  print?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+  /** `secrets`: print only first-run secrets and plugin lines, not the URLs (a temporary CLI hub). */
+  banner?: 'full' | 'secrets';
+}
+
+export interface HubInfo {
+  urls: Record<string, string>;
+  mqttPort: number;
+  /** Set only when this start generated the admin key. */
+  generatedAdminKey: string | null;
+  /** The local control token (also written to `<dataDir>/run/control.json`). */
+  controlToken: string;
+}
+
+/** The appliance: core services plus plugins, started in order and stopped in reverse. */
+export class Hub {
+  readonly config: HearthConfig;
+  readonly dataDir: string;
+  readonly log: Logger;
+  readonly redactor: Redactor;
+  readonly bus: EventBus;
+  readonly metrics = new MetricsRegistry();
+  private readonly http: HttpService;
+  private readonly notices: Notices;
+  private readonly lock: DataDirLock;
+  private readonly runFile: RunFile;
+  private readonly sd: SdNotify;
+  private readonly print: (line: string) => void;
+  private store: StoreRoot | null = null;
+  private broker: BrokerService | null = null;
+  private ws: WsHub | null = null;
+  private manager: PluginManager | null = null;
+  private adminKey: AdminKey | null = null;
+  private controlHash: string | undefined;
+  private readonly rootLog: Logger;
+  private startedAt = 0;
+  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+
+  constructor(private readonly opts: HubOptions) {
+    this.config = opts.config;
+    this.dataDir = path.resolve(opts.config.dataDir);
+    const { logger, redactor } = createLogger({
+      level: opts.config.log.level,
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
+    });
+    this.rootLog = logger;
+    this.log = logger.child({ name: 'core' });
+    this.redactor = redactor;
+    this.bus = new EventBus(this.log);
+    this.notices = new Notices(this.log);
+    this.http = new HttpService(this.log, { host: opts.config.host, bodyLimit: opts.config.http.bodyLimit });
+    this.lock = new DataDirLock(this.dataDir);
+    this.runFile = new RunFile(this.dataDir);
+    this.sd = new SdNotify(opts.env ?? process.env);
+    this.print = opts.print ?? ((line) => process.stdout.write(`${line}\n`));
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  get plugins(): PluginManager {
+    if (!this.manager) throw new Error('hub not started');
+    return this.manager;
+  }
+
+  async start(): Promise<HubInfo> {
+    if (this.state !== 'new') throw new Error(`hub cannot start from state ${this.state}`);
+    this.state = 'starting';
+    const t0 = performance.now();
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    this.lock.acquire();
+    try {
+      return await this.boot(t0);
+    } catch (err) {
+      await this.teardown();
+      throw err;
+    }
+  }
+
+  private async boot(t0: number): Promise<HubInfo> {
+    const cfg = this.config;
+    const generated = await this.openStore();
+    const controlToken = newSecret();
+    this.controlHash = hashSecret(controlToken);
+    this.redactor.addValue(controlToken);
+    if (this.opts.adminKey) this.redactor.addValue(this.opts.adminKey);
+
+    const main = this.http.add('main', 'core');
+    const adminListener = this.http.add('admin', 'core', adminGuard(this.verifyAdmin));
+    const health = createRouter({}, cfg.http.bodyLimit);
+    mountHealth(health, {
+      plugins: () => this.manager,
+      notices: () => this.notices.list(),
+      started: () => this.state === 'running',
+    });
+    main.mount('core', health);
+    const adminRouter = createRouter({}, cfg.http.bodyLimit);
+    mountCoreAdmin(adminRouter, {
+      status: () => this.status(),
+      rotateKey: () => (this.adminKey as AdminKey).rotate(),
+      metrics: this.metrics,
+      metricsAuth: basicAuthChecker(cfg.metrics.username, () => cfg.metrics.password, this.verifyAdmin),
+    });
+    mountBackup(adminRouter, this);
+    adminListener.mount('core', adminRouter);
+    this.registerCoreMetrics();
+
+    this.broker = await createBroker({
+      enabled: cfg.mqtt.enabled,
+      host: cfg.mqtt.host ?? cfg.host,
+      port: cfg.mqtt.port,
+      allowAnonymous: cfg.mqtt.allowAnonymous,
+      external: cfg.mqtt.external,
+      log: this.rootLog.child({ name: 'mqtt' }),
+    });
+    if (cfg.mqtt.external?.password) this.redactor.addValue(cfg.mqtt.external.password);
+    this.ws = new WsHub(main.server, this.rootLog.child({ name: 'ws' }));
+    const broker = this.broker;
+    this.ws.add('core', {
+      path: '/mqtt',
+      // MQTT authenticates inside the protocol (CONNECT), like the TCP listener.
+      authenticate: () => ({}),
+      onConnection: (socket) => broker.handleWebSocket(socket.raw),
+    });
+
+    await main.listen(cfg.http.main.port, cfg.http.main.host ?? cfg.host);
+    await adminListener.listen(cfg.http.admin.port, cfg.http.admin.host ?? cfg.host);
+    const pluginLines = await this.startPlugins();
+
+    const urls = Object.fromEntries(this.http.infos().map((l) => [l.name, l.url]));
+    this.runFile.write({ pid: process.pid, adminUrl: urls.admin as string, controlToken, version: VERSION });
+    this.state = 'running';
+    this.startedAt = Date.now();
+    this.bus.emit('core.ready', { urls });
+    const ms = Math.round(performance.now() - t0);
+    this.log.info({ ms, urls, mqttPort: this.broker.port }, 'hub ready');
+    this.banner(urls, generated, pluginLines);
+    await this.sd.ready(`ready in ${ms} ms`);
+    this.sd.startWatchdog();
+    return { urls, mqttPort: this.broker.port, generatedAdminKey: generated, controlToken };
+  }
+
+  /** Opens the data files; returns the admin key when this call generated it. */
+  private async openStore(): Promise<string | null> {
+    this.store = await createStoreRoot({
+      dataDir: this.dataDir,
+      coalesceMs: this.config.store.coalesceMs,
+      log: this.rootLog.child({ name: 'store' }),
+    });
+    const { admin, generated } = await AdminKey.open(this.store.forOwner('core'), this.opts.adminKey, this.log);
+    this.adminKey = admin;
+    return generated;
+  }
+
+  /** The admin key, or this run's local control token (the CLI's credential). Both compares always run. */
+  private readonly verifyAdmin = (presented: string | undefined): boolean => {
+    const key = this.adminKey?.verify(presented) ?? false;
+    const control = secretMatches(presented, this.controlHash);
+    return key || control;
+  };
+
+  private async startPlugins(): Promise<string[]> {
+    const cfg = this.config;
+    const lines: string[] = [];
+    this.manager = new PluginManager(
+      this.opts.plugins,
+      (name) => {
+        const slice = cfg.plugins[name];
+        return { enabled: slice?.enabled ?? true, required: slice?.required ?? false };
+      },
+      this.log,
+      cfg.lifecycle.pluginStartTimeoutMs,
+    );
+    await this.manager.startAll(
+      contextFactory({
+        log: this.rootLog,
+        redactor: this.redactor,
+        store: () => this.storeRoot(),
+        bus: this.bus,
+        http: this.http,
+        ws: this.ws as WsHub,
+        broker: this.broker as BrokerService,
+        metrics: this.metrics,
+        notices: this.notices,
+        plugins: () => this.plugins,
+        pluginConfig: (name) => cfg.plugins[name] ?? {},
+        verifyAdminKey: this.verifyAdmin,
+        print: (line) => lines.push(line),
+      }),
+    );
+    return lines;
+  }
+
+  private banner(urls: Record<string, string>, generated: string | null, pluginLines: string[]): void {
+    if (this.opts.banner !== 'secrets') {
+      this.print(`Hearth ${VERSION} is running (data: ${this.dataDir})`);
+      for (const [name, url] of Object.entries(urls)) this.print(`  ${name.padEnd(6)} ${url}`);
+      if (this.broker?.mode === 'embedded' && this.broker.port) {
+        this.print(`  mqtt   mqtt://<this host>:${this.broker.port}`);
+      }
+    }
+    if (generated) this.print(`Admin key (shown once; it is stored only as a hash): ${generated}`);
+    for (const line of pluginLines) this.print(line);
+  }
+
+  private registerCoreMetrics(): void {
+    this.metrics.gauge('hearth_process_resident_memory_bytes', 'Resident set size', () => process.memoryUsage().rss);
+    this.metrics.gauge('hearth_uptime_seconds', 'Seconds since the hub became ready', () =>
+      this.startedAt ? Math.round((Date.now() - this.startedAt) / 1000) : 0,
+    );
+    this.metrics.gauge('hearth_plugin_up', 'Whether each plugin runs (1) or not (0)', () =>
+      (this.manager?.health() ?? []).map((p) => ({ labels: { plugin: p.name }, value: p.status === 'running' ? 1 : 0 })),
+    );
+  }
+
+  status(): unknown {
+    return {
+      version: VERSION,
+      state: this.state,
+      dataDir: this.dataDir,
+      uptime_s: this.startedAt ? Math.round((Date.now() - this.startedAt) / 1000) : 0,
+      listeners: this.http.infos(),
+      mqtt: { mode: this.broker?.mode, port: this.broker?.port },
+      plugins: this.manager?.health() ?? [],
+      notices: this.notices.list(),
+    };
+  }
+
+  storeRoot(): StoreRoot {
+    if (!this.store) throw new Error('hub not started');
+    return this.store;
+  }
+
+  /**
+   * Replaces the data files: stops every plugin (flushing their stores), lets `swap` rewrite the data
+   * directory, then opens the store again and starts the plugins on the new data.
+   */
+  async reload(swap: () => Promise<void>): Promise<void> {
+    await this.plugins.stopAll(this.config.lifecycle.shutdownGraceMs);
+    await this.storeRoot().close();
+    try {
+      await swap();
+    } finally {
+      await this.openStore();
+      for (const line of await this.startPlugins()) this.print(line);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.state = 'stopping';
+    this.bus.emit('core.stopping', {});
+    await this.sd.stopping();
+    await this.teardown();
+    this.state = 'stopped';
+  }
+
+  private async teardown(): Promise<void> {
+    const grace = this.config.lifecycle.shutdownGraceMs;
+    if (this.manager) await this.manager.stopAll(Math.max(500, grace - 1000));
+    this.ws?.close();
+    await this.broker?.stop().catch((err: unknown) => this.log.error({ err }, 'broker stop failed'));
+    await this.http.closeAll();
+    await this.store?.close().catch((err: unknown) => this.log.error({ err }, 'store close failed'));
+    this.runFile.remove();
+    this.lock.release();
+    this.log.info('hub stopped');
+    await new Promise<void>((resolve) => this.log.flush(() => resolve()));
+  }
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { wrapSocket } from './socket.ts';
+import type { WsApi, WsParams, WsRoute } from './types.ts';
+
+interface Entry {
+  owner: string;
+  pattern: RegExp;
+  keys: string[];
+  route: WsRoute<unknown>;
+}
+
+const HEARTBEAT_MS = 30_000;
+
+/** Compiles `/api/site/:key/ws` to a regexp with named segments. */
+function compile(path: string): { pattern: RegExp; keys: string[] } {
+  const keys: string[] = [];
+  const source = path
+    .split('/')
+    .map((seg) => {
+      if (!seg.startsWith(':')) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      keys.push(seg.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}/?$`), keys };
+}
+
+function refuse(socket: Duplex, status: number): void {
+  const text = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** WebSocket upgrades on the main listener, routed by path to the plugin that owns them. */
+export class WsHub {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  private readonly entries: Entry[] = [];
+  private readonly sockets = new Map<WebSocket, string>();
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    server: Server,
+    private readonly log: Logger,
+  ) {
+    server.on('upgrade', (req, socket, head) => {
+      this.upgrade(req, socket, head).catch((err: unknown) => {
+        this.log.error({ err }, 'websocket upgrade failed');
+        refuse(socket, 400);
+      });
+    });
+    // Phones sleep and vanish without a close frame; pings find them.
+    this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  add<A>(owner: string, route: WsRoute<A>): void {
+    this.entries.push({ owner, ...compile(route.path), route: route as WsRoute<unknown> });
+  }
+
+  forOwner(owner: string): WsApi & { dispose(): void } {
+    return {
+      route: (route) => this.add(owner, route),
+      dispose: () => {
+        for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]?.owner === owner) this.entries.splice(i, 1);
+        for (const [ws, o] of this.sockets) if (o === owner) ws.close(1001, 'going away');
+      },
+    };
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    for (const entry of this.entries) {
+      const m = entry.pattern.exec(path);
+      if (!m) continue;
+      const params: WsParams = {};
+      entry.keys.forEach((k, i) => {
+        params[k] = decodeURIComponent(m[i + 1] ?? '');
+      });
+      const auth = await entry.route.authenticate(req, params);
+      if (auth === null || auth === undefined) return refuse(socket, entry.route.refuseStatus ?? 404);
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        this.track(ws, entry.owner);
+        entry.route.onConnection(wrapSocket(ws), auth, req);
+      });
+      return;
+    }
+    refuse(socket, 404);
+  }
+
+  private track(ws: WebSocket, owner: string): void {
+    this.sockets.set(ws, owner);
+    this.alive.add(ws);
+    ws.on('pong', () => this.alive.add(ws));
+    ws.on('close', () => this.sockets.delete(ws));
+    ws.on('error', (err) => this.log.debug({ err }, 'websocket error'));
+  }
+
+  private ping(): void {
+    for (const ws of this.sockets.keys()) {
+      if (!this.alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      this.alive.delete(ws);
+      ws.ping();
+    }
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    for (const ws of this.sockets.keys()) ws.terminate();
+    this.wss.close();
+  }
+}
