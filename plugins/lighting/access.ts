@@ -1,0 +1,64 @@
+/**
+ * Who may use a site surface. The site key in the path grants everything (spec §Authentication). When the
+ * auth plugin installed a token verifier, `Authorization: Bearer <token>` with the *site id* in the path
+ * works too, limited by the token's scopes. Unknown keys, wrong keys and refused tokens all look the same.
+ */
+import type { Middleware } from 'koa';
+import { HttpError } from '../../core/http/errors.ts';
+import type { Sites } from './sites.ts';
+import type { SiteTokenVerifier } from './types.ts';
+
+export type Scope = 'lights:read' | 'lights:write' | 'scenes:apply' | 'sensors:write' | 'site:admin';
+
+export interface SiteAccess {
+  siteId: string;
+  /** `null` = the site key, which grants every scope. */
+  scopes: ReadonlySet<string> | null;
+}
+
+export const unknownSite = () => new HttpError(404, 'unknown_site', 'unknown site');
+
+export function bearerOf(header: string | undefined): string | null {
+  const m = header ? /^Bearer\s+([^\s]+)\s*$/i.exec(header) : null;
+  return m ? m[1]! : null;
+}
+
+export class AccessControl {
+  readonly #sites: Sites;
+  #verifier: SiteTokenVerifier | null = null;
+
+  constructor(sites: Sites) {
+    this.#sites = sites;
+  }
+
+  setVerifier(fn: SiteTokenVerifier | null): void {
+    this.#verifier = fn;
+  }
+
+  async resolve(keyOrId: string, authorization: string | undefined): Promise<SiteAccess | null> {
+    const siteId = this.#sites.resolveKey(keyOrId);
+    if (siteId) return { siteId, scopes: null };
+    const token = bearerOf(authorization);
+    if (!token || !this.#verifier || !this.#sites.get(keyOrId)) return null;
+    const granted = await this.#verifier(token, keyOrId).catch(() => null);
+    return granted ? { siteId: keyOrId, scopes: new Set(granted.scopes) } : null;
+  }
+
+  static allows(access: SiteAccess, scope: Scope): boolean {
+    return access.scopes === null || access.scopes.has(scope);
+  }
+
+  /** Koa middleware: resolves `:key` into `ctx.state.site` and checks the route's scope. */
+  guard(scope: Scope): Middleware {
+    return async (ctx, next) => {
+      const key = (ctx as unknown as { params?: Record<string, string> }).params?.key ?? '';
+      const access = await this.resolve(key, ctx.get('authorization') || undefined);
+      if (!access) throw unknownSite();
+      if (!AccessControl.allows(access, scope)) {
+        throw new HttpError(403, 'insufficient_scope', `this token lacks the ${scope} scope`);
+      }
+      ctx.state.site = access;
+      await next();
+    };
+  }
+}

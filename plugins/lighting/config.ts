@@ -1,0 +1,80 @@
+/** `plugins.lighting` config: JSON Schema (every property titled, described, defaulted) and its type. */
+import type { JsonSchema } from '../../core/plugin/types.ts';
+
+export interface DriverConfig {
+  id: string;
+  type: string;
+  site: string;
+  options: Record<string, unknown>;
+}
+
+export interface LightingConfig {
+  reconcileMs: number;
+  createHomeSite: boolean;
+  subdefBase: string;
+  drivers: DriverConfig[];
+}
+
+export const configSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    reconcileMs: {
+      type: 'integer',
+      minimum: 50,
+      maximum: 600000,
+      default: 3000,
+      title: 'Reconciliation timeout (ms)',
+      description:
+        'How long to wait for a device to report a commanded level. After that the driver is asked to read the light, or the commanded level is assumed.',
+    },
+    createHomeSite: {
+      type: 'boolean',
+      default: true,
+      title: 'Create a first site',
+      description: 'On first start with no site, create a site named "Home" and print its web UI URL.',
+    },
+    subdefBase: {
+      type: 'string',
+      pattern: '^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){3}$',
+      default: 'ff:80:00:00',
+      title: 'Radio sender id base',
+      description:
+        'Base ID used by GET /subdef/next when the vendor driver does not report its own (EnOcean Base IDs lie in ff:80:00:00..ff:ff:ff:fe, 128 ids each).',
+    },
+    drivers: {
+      type: 'array',
+      default: [],
+      title: 'Driver instances',
+      description: 'Lighting drivers to start, each serving one site. Types are loaded only when used.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'type', 'site'],
+        properties: {
+          id: { type: 'string', minLength: 1, default: '', title: 'Id', description: 'Unique instance id.' },
+          type: {
+            type: 'string',
+            minLength: 1,
+            default: 'virtual',
+            title: 'Driver type',
+            description: 'Built in: "virtual". Other plugins register more (e.g. "mqtt").',
+          },
+          site: {
+            type: 'string',
+            minLength: 1,
+            default: 'Home',
+            title: 'Site',
+            description: 'Site id or site name.',
+          },
+          options: {
+            type: 'object',
+            default: {},
+            title: 'Driver options',
+            description: 'Passed to the driver as is; see the driver README.',
+          },
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * The lighting plugin (issue 3): sites, the site API (spec lighting-control-service.md plus the designed
+ * methods in README.md), live WebSocket events, sensors and actions, drivers and the web UI.
+ */
+import { definePlugin } from '../../core/plugin/types.ts';
+import { AccessControl } from './access.ts';
+import { Catalog } from './catalog.ts';
+import { siteCommands } from './commands.ts';
+import { configSchema, type LightingConfig } from './config.ts';
+import { connectionView, DriverHost } from './drivers-host.ts';
+import { LightControl } from './light-control.ts';
+import { Live } from './live.ts';
+import { mountAdmin } from './routes/admin.ts';
+import type { SiteDeps } from './routes/context.ts';
+import { mountGroups } from './routes/groups.ts';
+import { mountLightDesigned, mountLightDocumented } from './routes/lights.ts';
+import { mountSceneDesigned, mountSceneDocumented } from './routes/scenes.ts';
+import { mountSensors } from './routes/sensors.ts';
+import { mountSite } from './routes/site.ts';
+import { loadWebFiles, mountWebAssets, mountWebPage } from './routes/web.ts';
+import { SiteActions } from './site-actions.ts';
+import { Sites } from './sites.ts';
+import { mountSocket } from './socket.ts';
+import type { ConfigDoc, LightingExports, StateDoc } from './types.ts';
+
+// spec error shape: `{ "message": "..." }`
+const errorBody = ({ message }: { message: string }) => ({ message });
+
+export default definePlugin<LightingConfig, LightingExports>({
+  name: 'lighting',
+  version: '0.1.0',
+  description: 'Lights, scenes, groups, sensors and actions per site: REST + WebSocket API and a web UI.',
+  configSchema,
+  commands: siteCommands,
+  async start(ctx) {
+    const { config, log } = ctx;
+    ctx.redact.path(/\/site\/([^/?#]+)/);
+    const configDoc = await ctx.store.open<ConfigDoc>('config', {
+      sites: [],
+      lights: [],
+      scenes: [],
+      groups: [],
+      sensors: [],
+    });
+    const stateDoc = await ctx.store.open<StateDoc>('state', { levels: {} });
+
+    const live = new Live();
+    const sites = new Sites(configDoc, ctx.bus);
+    const catalog = new Catalog(configDoc);
+    const access = new AccessControl(sites);
+    let control: LightControl;
+    let actions: SiteActions;
+    const drivers = new DriverHost(log, {
+      state: (inst, protocolid, level) => control.report(inst, protocolid, level),
+      sensor: (inst, protocolid, event) => {
+        const sensor = catalog.sensorByDevice(inst.siteId, inst.type, protocolid);
+        if (sensor) void actions.sensorEvent(inst.siteId, sensor, event);
+        else log.debug({ driver: inst.id, event }, 'event from an unknown sensor ignored');
+      },
+      connection: (inst) => live.publish(inst.siteId, 'connection', connectionView(inst)),
+    });
+    control = new LightControl({
+      catalog,
+      state: stateDoc,
+      drivers,
+      live,
+      reconcileMs: config.reconcileMs,
+      log,
+    });
+    actions = new SiteActions(catalog, control, live, log);
+
+    const deps: SiteDeps = {
+      sites,
+      catalog,
+      control,
+      actions,
+      drivers,
+      access,
+      subdefBase: config.subdefBase,
+    };
+    const api = ctx.http.router('main', { prefix: '/api/site', errorBody });
+    mountSite(api, deps);
+    mountLightDocumented(api, deps);
+    mountLightDesigned(api, deps);
+    mountGroups(api, deps);
+    mountSceneDocumented(api, deps);
+    mountSceneDesigned(api, deps);
+    mountSensors(api, deps);
+
+    // The spec's own examples omit `/api` for the documented calls; the UI page lives here too.
+    const files = await loadWebFiles();
+    const short = ctx.http.router('main', { prefix: '/site', errorBody });
+    mountLightDocumented(short, deps);
+    mountSceneDocumented(short, deps);
+    mountWebPage(short, access, files);
+    mountWebAssets(ctx.http.router('main', { errorBody }), files);
+    mountSocket(ctx.ws, deps, live, log);
+
+    const uiUrl = (key: string) => `${ctx.http.url('main')}/site/${key}`;
+    mountAdmin(ctx.http.router('admin'), {
+      sites,
+      uiUrl,
+      counts: (siteId) => ({
+        lights: catalog.lights(siteId).length,
+        scenes: catalog.scenes(siteId).length,
+        groups: catalog.groups(siteId).length,
+        sensors: catalog.sensors(siteId).length,
+      }),
+      async onSiteGone(siteId, reason) {
+        live.closeSite(siteId, reason === 'deleted' ? 'site deleted' : 'site key changed');
+        if (reason === 'deleted') {
+          await drivers.removeSite(siteId);
+          actions.forgetSite(siteId);
+        }
+      },
+    });
+
+    if (config.createHomeSite && sites.list().length === 0) {
+      const home = await sites.create('Home');
+      ctx.print(`Lighting: web UI of site "Home": ${uiUrl(home.sitekey)}`);
+    }
+
+    const addDriver: LightingExports['addDriver'] = async (spec) => {
+      const site = sites.find(spec.site);
+      if (!site) throw new Error(`driver ${spec.id}: no site with id or name ${spec.site}`);
+      return drivers.add({ id: spec.id, type: spec.type, siteId: site.siteid, options: spec.options ?? {} });
+    };
+    for (const d of config.drivers) {
+      await addDriver(d).catch((err: unknown) => {
+        log.error({ err, driver: d.id }, 'driver failed to start');
+        ctx.notices.set(`driver-${d.id}`, `lighting driver ${d.id} (${d.type}) failed to start`);
+      });
+    }
+
+    return {
+      exports: {
+        sites: {
+          list: () => sites.list(),
+          get: (id) => sites.get(id),
+          resolveKey: (key) => sites.resolveKey(key),
+        },
+        setSiteTokenVerifier: (fn) => access.setVerifier(fn),
+        broadcast: (siteId, message) => live.send(siteId, message),
+        registerDriverType: (type, factory) => drivers.registerType(type, factory),
+        addDriver,
+        removeDriver: (id) => drivers.remove(id),
+        async postSensorEvent(siteId, sensorId, event) {
+          await actions.sensorEvent(siteId, catalog.sensor(siteId, sensorId), event);
+        },
+      },
+      async stop() {
+        live.closeAll();
+        control.stop();
+        await drivers.stopAll();
+        await stateDoc.flush();
+        await configDoc.flush();
+      },
+      health() {
+        const down = drivers.all().filter((i) => !i.status.connected);
+        return down.length === 0
+          ? { status: 'ok' }
+          : { status: 'degraded', detail: `drivers not connected: ${down.map((i) => i.id).join(', ')}` };
+      },
+    };
+  },
+});

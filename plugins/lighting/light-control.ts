@@ -1,0 +1,143 @@
+/**
+ * Desired vs reported light state (research §2.7). A command is normalised, recorded as desired and
+ * handed to the light's driver through a per-light latest-wins queue. What the API returns and pushes
+ * is the *reported* state; a device that does not report within `reconcileMs` is read back when the
+ * driver can read, otherwise the desired state is assumed (README: "reconciliation").
+ */
+import type { Logger } from 'pino';
+import { HttpError } from '../../core/http/errors.ts';
+import type { DocStore } from '../../core/store/types.ts';
+import type { Catalog } from './catalog.ts';
+import { LatestWins } from './domain/latest-wins.ts';
+import { normalizeLevel, OFF, sameLevel } from './domain/level.ts';
+import type { LightLevel } from './driver.ts';
+import type { DriverHost, DriverInstance } from './drivers-host.ts';
+import type { Live } from './live.ts';
+import type { LevelEntry, LightRecord, LightView, StateDoc } from './types.ts';
+
+export interface LightControlDeps {
+  catalog: Catalog;
+  state: DocStore<StateDoc>;
+  drivers: DriverHost;
+  live: Live;
+  reconcileMs: number;
+  log: Logger;
+}
+
+export class LightControl {
+  readonly #d: LightControlDeps;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #queue: LatestWins<string, { light: LightRecord; level: LightLevel }>;
+  /** Called with the light id when a command reaches a driver (the benchmark measures this). */
+  onHanded: ((lightId: string) => void) | null = null;
+
+  constructor(deps: LightControlDeps) {
+    this.#d = deps;
+    this.#queue = new LatestWins((id, cmd) => this.#send(id, cmd.light, cmd.level));
+  }
+
+  entry(lightId: string): LevelEntry {
+    return this.#d.state.data.levels[lightId] ?? { reported: OFF, desired: OFF, lastOnBri: 0 };
+  }
+
+  /** spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. */
+  view(light: LightRecord): LightView {
+    const { protocolid, ...rest } = light;
+    const { reported } = this.entry(light._id);
+    return { ...rest, [`${light.vendor}id`]: protocolid, on: reported.on, bri: reported.bri };
+  }
+
+  /** Resolves once the command (or a later one for the same light) is handed to the driver. */
+  set(light: LightRecord, requested: LightLevel): { level: LightLevel; handed: Promise<void> } {
+    const level = normalizeLevel(light.type, requested);
+    const inst = this.#d.drivers.driverFor(light);
+    if (!inst) {
+      const err = new HttpError(
+        503,
+        'no_driver',
+        `no ${light.vendor} driver is running for light ${light._id}`,
+      );
+      return { level, handed: Promise.reject(err) };
+    }
+    this.#d.state.update((d) => {
+      const e = d.levels[light._id];
+      if (e) e.desired = level;
+      else d.levels[light._id] = { reported: OFF, desired: level, lastOnBri: 0 };
+    });
+    return { level, handed: this.#queue.submit(light._id, { light, level }) };
+  }
+
+  async #send(lightId: string, light: LightRecord, level: LightLevel): Promise<void> {
+    const inst = this.#d.drivers.driverFor(light);
+    if (!inst)
+      throw new HttpError(503, 'no_driver', `no ${light.vendor} driver is running for light ${lightId}`);
+    this.onHanded?.(lightId);
+    try {
+      await inst.driver.setState(light.protocolid, level);
+    } catch (err) {
+      this.#d.log.warn({ err, light: lightId, driver: inst.id }, 'driver refused a command');
+      throw new HttpError(
+        502,
+        'driver_error',
+        `the ${inst.type} driver could not send the command to light ${lightId}`,
+      );
+    }
+    this.#arm(lightId, inst);
+  }
+
+  #arm(lightId: string, inst: DriverInstance): void {
+    clearTimeout(this.#timers.get(lightId));
+    const t = setTimeout(() => void this.#reconcile(lightId, inst), this.#d.reconcileMs);
+    t.unref();
+    this.#timers.set(lightId, t);
+  }
+
+  async #reconcile(lightId: string, inst: DriverInstance): Promise<void> {
+    this.#timers.delete(lightId);
+    const light = this.#d.catalog.data.lights.find((l) => l._id === lightId);
+    if (!light) return;
+    let level: LightLevel | null = null;
+    try {
+      level = inst.driver.readState ? await inst.driver.readState(light.protocolid) : null;
+    } catch (err) {
+      this.#d.log.warn({ err, light: lightId }, 'reading a silent light failed');
+    }
+    this.#d.log.debug({ light: lightId, read: level !== null }, 'reconciling a light that did not report');
+    this.#confirm(light, level ?? this.entry(lightId).desired);
+  }
+
+  /** A device report from a driver: applies to every light that driver serves with that protocol id. */
+  report(inst: DriverInstance, protocolid: string, level: LightLevel): void {
+    for (const light of this.#d.catalog.data.lights) {
+      if (light.protocolid !== protocolid || !this.#d.drivers.serves(inst, light)) continue;
+      clearTimeout(this.#timers.get(light._id));
+      this.#timers.delete(light._id);
+      this.#confirm(light, level);
+    }
+  }
+
+  #confirm(light: LightRecord, raw: LightLevel): void {
+    const level = normalizeLevel(light.type, raw);
+    if (sameLevel(this.entry(light._id).reported, level) && this.#d.state.data.levels[light._id]) return;
+    this.#d.state.update((d) => {
+      const e = d.levels[light._id] ?? { reported: OFF, desired: level, lastOnBri: 0 };
+      e.reported = level;
+      if (level.on) e.lastOnBri = level.bri;
+      d.levels[light._id] = e;
+    });
+    this.#d.live.publish(light.siteid, 'setLightState', this.view(light));
+  }
+
+  forget(lightId: string): void {
+    clearTimeout(this.#timers.get(lightId));
+    this.#timers.delete(lightId);
+    this.#d.state.update((d) => {
+      delete d.levels[lightId];
+    });
+  }
+
+  stop(): void {
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * WebSocket subscribers per site. Messages use the original service's envelope `{command, data}`
+ * (research §1.4). A socket only ever joins the site its key or token resolved to, so a client of one
+ * site never sees another's events; slow clients are dropped by the core's bounded `sendJson`.
+ */
+import type { HearthSocket } from '../../core/ws/types.ts';
+
+export class Live {
+  readonly #subs = new Map<string, Set<HearthSocket>>();
+
+  add(siteId: string, socket: HearthSocket): () => void {
+    const set = this.#subs.get(siteId) ?? new Set<HearthSocket>();
+    this.#subs.set(siteId, set);
+    set.add(socket);
+    return () => {
+      set.delete(socket);
+      if (set.size === 0 && this.#subs.get(siteId) === set) this.#subs.delete(siteId);
+    };
+  }
+
+  count(siteId: string): number {
+    return this.#subs.get(siteId)?.size ?? 0;
+  }
+
+  publish(siteId: string, command: string, data: unknown): number {
+    return this.send(siteId, { command, data });
+  }
+
+  /** Sends a ready-made message to every subscriber of the site; returns how many accepted it. */
+  send(siteId: string, message: unknown): number {
+    const set = this.#subs.get(siteId);
+    if (!set) return 0;
+    let n = 0;
+    for (const s of set) if (s.sendJson(message)) n++;
+    return n;
+  }
+
+  /** Closes a site's sockets (site deleted, key rotated): holders of the old key must reconnect. */
+  closeSite(siteId: string, reason: string): void {
+    for (const s of this.#subs.get(siteId) ?? []) s.close(4001, reason);
+    this.#subs.delete(siteId);
+  }
+
+  closeAll(): void {
+    for (const id of [...this.#subs.keys()]) this.closeSite(id, 'stopping');
+  }
+}

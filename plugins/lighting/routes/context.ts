@@ -1,0 +1,43 @@
+/** What the site routes share, and the two helpers every route uses. */
+import type { Context } from 'koa';
+import { HttpError } from '../../../core/http/errors.ts';
+import type { AccessControl, SiteAccess } from '../access.ts';
+import type { Catalog } from '../catalog.ts';
+import type { DriverHost } from '../drivers-host.ts';
+import type { LightControl } from '../light-control.ts';
+import type { SiteActions } from '../site-actions.ts';
+import type { Sites } from '../sites.ts';
+
+export interface SiteDeps {
+  sites: Sites;
+  catalog: Catalog;
+  control: LightControl;
+  actions: SiteActions;
+  drivers: DriverHost;
+  access: AccessControl;
+  /** Sender-id base for vendors whose driver does not provide one (plugin config). */
+  subdefBase: string;
+}
+
+export function siteOf(ctx: Context): string {
+  return (ctx.state.site as SiteAccess).siteId;
+}
+
+/** spec: requests carry `Content-Type: application/json`; anything else is refused before parsing. */
+export function jsonBody(ctx: Context): unknown {
+  if (!ctx.request.type) {
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'a JSON body with Content-Type: application/json is required',
+    );
+  }
+  if (!ctx.is('application/json')) {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+  }
+  return (ctx.request as unknown as { body?: unknown }).body;
+}
+
+export function param(ctx: Context, name: string): string {
+  return (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
+}

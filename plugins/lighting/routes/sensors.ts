@@ -1,0 +1,63 @@
+/** Sensors, their event actions, and posting an event (research §1.5: 1.0 noun, 2.0 eventSource CRUD). */
+import type { HearthRouter } from '../../../core/http/types.ts';
+import { parseActionAdd, parseSensorCreate, parseSensorModify } from '../domain/bodies.ts';
+import { asObject, onlyFields, str } from '../domain/check.ts';
+import type { SensorRecord } from '../types.ts';
+import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
+
+/** The protocol id goes out as `<vendor>id`, like a light's. */
+export function sensorView(s: SensorRecord) {
+  const { protocolid, ...rest } = s;
+  return { ...rest, [`${s.vendor}id`]: protocolid };
+}
+
+export function mountSensors(r: HearthRouter, d: SiteDeps): void {
+  r.get('/:key/sensor', d.access.guard('lights:read'), (ctx) => {
+    ctx.body = d.catalog.sensors(siteOf(ctx)).map(sensorView);
+  });
+
+  r.post('/:key/sensor', d.access.guard('site:admin'), async (ctx) => {
+    const sensor = await d.catalog.addSensor(siteOf(ctx), parseSensorCreate(jsonBody(ctx)));
+    ctx.status = 201;
+    ctx.body = sensorView(sensor);
+  });
+
+  r.put('/:key/sensor', d.access.guard('site:admin'), async (ctx) => {
+    const body = asObject(jsonBody(ctx));
+    const current = d.catalog.sensor(siteOf(ctx), str(body, '_id'));
+    const fields = parseSensorModify(body, current);
+    ctx.body = sensorView(await d.catalog.modifySensor(siteOf(ctx), current._id, fields));
+  });
+
+  r.delete('/:key/sensor/:id', d.access.guard('site:admin'), async (ctx) => {
+    await d.catalog.deleteSensor(siteOf(ctx), param(ctx, 'id'));
+    ctx.status = 204;
+  });
+
+  r.post('/:key/sensor/action', d.access.guard('site:admin'), async (ctx) => {
+    const { sensorId, event, action } = parseActionAdd(jsonBody(ctx));
+    const sensor = await d.catalog.addAction(siteOf(ctx), sensorId, event, action);
+    ctx.status = 201;
+    ctx.body = sensorView(sensor);
+  });
+
+  r.delete('/:key/sensor/:id/action/:actionid', d.access.guard('site:admin'), async (ctx) => {
+    const sensor = await d.catalog.removeAction(siteOf(ctx), param(ctx, 'id'), param(ctx, 'actionid'));
+    ctx.body = sensorView(sensor);
+  });
+
+  // A sensor event from outside a driver (scripts, MQTT bridges, tests): runs the bound actions.
+  r.post('/:key/sensor/event', d.access.guard('sensors:write'), async (ctx) => {
+    const body = asObject(jsonBody(ctx));
+    onlyFields(body, ['_id', 'event']);
+    const sensor = d.catalog.sensor(siteOf(ctx), str(body, '_id'));
+    const event = str(body, 'event', { max: 64 });
+    await d.actions.sensorEvent(siteOf(ctx), sensor, event);
+    ctx.status = 202;
+    ctx.body = { _id: sensor._id, event, actions: sensor.actions[event]?.length ?? 0 };
+  });
+
+  r.get('/:key/sensor/event', d.access.guard('lights:read'), (ctx) => {
+    ctx.body = d.actions.recent(siteOf(ctx));
+  });
+}

@@ -1,0 +1,56 @@
+/** Site data, driver connections and the next radio sender id (research §1.5). */
+
+import { HttpError } from '../../../core/http/errors.ts';
+import type { HearthRouter } from '../../../core/http/types.ts';
+import { asObject, invalid, onlyFields } from '../domain/check.ts';
+import { nextSubdef, parseSubdef } from '../domain/subdef.ts';
+import { connectionView } from '../drivers-host.ts';
+import { siteName } from '../sites.ts';
+import { jsonBody, type SiteDeps, siteOf } from './context.ts';
+import { sensorView } from './sensors.ts';
+
+export function siteData(d: SiteDeps, siteId: string) {
+  const site = d.sites.get(siteId)!;
+  return {
+    siteid: site.siteid,
+    name: site.name,
+    lights: d.catalog.lights(siteId).map((l) => d.control.view(l)),
+    scenes: d.catalog.scenes(siteId),
+    groups: d.catalog.groups(siteId).map((g) => d.actions.groupView(g)),
+    sensors: d.catalog.sensors(siteId).map(sensorView),
+  };
+}
+
+export function mountSite(r: HearthRouter, d: SiteDeps): void {
+  r.get('/:key', d.access.guard('lights:read'), (ctx) => {
+    ctx.body = siteData(d, siteOf(ctx));
+  });
+
+  // 2.0: "Update the site. Currently supports only changing the name."
+  r.put('/:key', d.access.guard('site:admin'), async (ctx) => {
+    const body = asObject(jsonBody(ctx));
+    onlyFields(body, ['siteid', 'name', 'lights', 'scenes', 'groups', 'sensors']);
+    await d.sites.rename(siteOf(ctx), siteName(body.name));
+    ctx.body = siteData(d, siteOf(ctx));
+  });
+
+  r.get('/:key/connection', d.access.guard('lights:read'), (ctx) => {
+    ctx.body = d.drivers.forSite(siteOf(ctx)).map(connectionView);
+  });
+
+  r.get('/:key/subdef/next', d.access.guard('site:admin'), (ctx) => {
+    const vendor = typeof ctx.query.vendor === 'string' ? ctx.query.vendor : 'enocean';
+    const siteId = siteOf(ctx);
+    const inst = d.drivers.forSite(siteId).find((i) => i.type === vendor);
+    const base = inst?.driver.subdefBase?.() ?? d.subdefBase;
+    if (parseSubdef(base) === null)
+      throw invalid(`the ${vendor} sender id base ${base} is not four hex byte pairs`);
+    const used = [...d.catalog.lights(siteId), ...d.catalog.sensors(siteId)]
+      .filter((x) => x.vendor === vendor)
+      .map((x) => ('subdef' in x ? x.subdef : null));
+    const subdef = nextSubdef(base, used);
+    if (!subdef)
+      throw new HttpError(409, 'subdef_exhausted', `all 128 ${vendor} sender ids from ${base} are in use`);
+    ctx.body = { vendor, subdef };
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Commands that touch several lights: apply a scene, toggle a group, and the actions bound to sensor
+ * events. Sensor actions run in-process and synchronously up to the driver call (issue 3: event → driver
+ * command under 2 ms p99).
+ */
+import type { Logger } from 'pino';
+import type { Catalog } from './catalog.ts';
+import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
+import type { LightLevel } from './driver.ts';
+import type { LightControl } from './light-control.ts';
+import type { Live } from './live.ts';
+import type { GroupRecord, SceneRecord, SensorEventRecord, SensorRecord } from './types.ts';
+
+const RECENT_EVENTS = 50;
+
+export interface Outcome {
+  _id: string;
+  on: boolean;
+  bri: number;
+}
+
+export interface MultiResult {
+  state: Outcome[];
+  failed: Array<{ _id: string; message: string }>;
+}
+
+export class SiteActions {
+  readonly #catalog: Catalog;
+  readonly #control: LightControl;
+  readonly #live: Live;
+  readonly #log: Logger;
+  readonly #recent = new Map<string, SensorEventRecord[]>();
+
+  constructor(catalog: Catalog, control: LightControl, live: Live, log: Logger) {
+    this.#catalog = catalog;
+    this.#control = control;
+    this.#live = live;
+    this.#log = log;
+  }
+
+  /** Hands every entry to its driver; one failing light does not stop the others. */
+  async #many(siteId: string, plan: Array<{ _id: string; level: LightLevel }>): Promise<MultiResult> {
+    const started = plan.map((p) => {
+      const light = this.#catalog.data.lights.find((l) => l._id === p._id && l.siteid === siteId);
+      if (!light)
+        return { _id: p._id, level: p.level, handed: Promise.reject(new Error('light was deleted')) };
+      const { level, handed } = this.#control.set(light, p.level);
+      return { _id: p._id, level, handed };
+    });
+    const settled = await Promise.allSettled(started.map((s) => s.handed));
+    const result: MultiResult = { state: [], failed: [] };
+    settled.forEach((r, i) => {
+      const s = started[i]!;
+      if (r.status === 'fulfilled') result.state.push({ _id: s._id, ...s.level });
+      else result.failed.push({ _id: s._id, message: (r.reason as Error).message });
+    });
+    return result;
+  }
+
+  async applyScene(siteId: string, scene: SceneRecord): Promise<MultiResult> {
+    const result = await this.#many(
+      siteId,
+      scene.state.map((e) => ({ _id: e._id, level: { on: e.on, bri: e.bri } })),
+    );
+    this.#live.publish(siteId, 'sceneApplied', { _id: scene._id, name: scene.name });
+    return result;
+  }
+
+  members(group: GroupRecord): MemberLevel[] {
+    return group.lights.map((id) => {
+      const e = this.#control.entry(id);
+      return { _id: id, level: e.reported, lastOnBri: e.lastOnBri };
+    });
+  }
+
+  groupView(group: GroupRecord) {
+    return { ...group, ...groupLevel(this.members(group)) };
+  }
+
+  toggleGroup(siteId: string, group: GroupRecord): Promise<MultiResult> {
+    return this.#many(siteId, togglePlan(this.members(group)));
+  }
+
+  recent(siteId: string): SensorEventRecord[] {
+    return this.#recent.get(siteId) ?? [];
+  }
+
+  /**
+   * A sensor event: actions first (latency), then the record and the push. Resolves once every action's
+   * commands are handed to drivers.
+   */
+  async sensorEvent(siteId: string, sensor: SensorRecord, event: string): Promise<void> {
+    const runs = (sensor.actions[event] ?? []).map((a) => {
+      if (a.type === 'light') {
+        const light = this.#catalog.data.lights.find((l) => l._id === a._id && l.siteid === siteId);
+        return light ? this.#control.set(light, { on: a.on, bri: a.bri }).handed : Promise.resolve();
+      }
+      if (a.type === 'scene') {
+        const scene = this.#catalog.data.scenes.find((s) => s._id === a._id && s.siteid === siteId);
+        return scene ? this.applyScene(siteId, scene) : Promise.resolve();
+      }
+      const group = this.#catalog.data.groups.find((g) => g._id === a._id && g.siteid === siteId);
+      return group ? this.toggleGroup(siteId, group) : Promise.resolve();
+    });
+    const record: SensorEventRecord = {
+      _id: sensor._id,
+      name: sensor.name,
+      event,
+      at: new Date().toISOString(),
+    };
+    const list = this.#recent.get(siteId) ?? [];
+    list.unshift(record);
+    if (list.length > RECENT_EVENTS) list.length = RECENT_EVENTS;
+    this.#recent.set(siteId, list);
+    this.#live.publish(siteId, 'eventSourceKey', record);
+    const results = await Promise.allSettled(runs);
+    for (const r of results) {
+      if (r.status === 'rejected')
+        this.#log.warn({ err: r.reason, sensor: sensor._id, event }, 'sensor action failed');
+    }
+  }
+
+  forgetSite(siteId: string): void {
+    this.#recent.delete(siteId);
+  }
+}

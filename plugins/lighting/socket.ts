@@ -1,0 +1,97 @@
+/**
+ * The site WebSocket at `/api/site/<key>/ws` (and `/site/<key>/ws`). Envelope `{command, data}` as in the
+ * original service (research §1.4); the path already names the site, so a connection is subscribed at
+ * once and the 1.0 `subscribe` command is only acknowledged. Clients may add an `id` to a command; the
+ * `ack`/`error` reply echoes it.
+ */
+import type { Logger } from 'pino';
+import { HttpError } from '../../core/http/errors.ts';
+import type { WsApi } from '../../core/ws/types.ts';
+import { AccessControl, type Scope, type SiteAccess } from './access.ts';
+import { asObject, invalid, str } from './domain/check.ts';
+import { parseLevel } from './domain/level.ts';
+import { connectionView } from './drivers-host.ts';
+import type { Live } from './live.ts';
+import type { SiteDeps } from './routes/context.ts';
+import { siteData } from './routes/site.ts';
+
+const MAX_MESSAGE = 16 * 1024;
+
+type Handler = (siteId: string, data: Record<string, unknown>) => Promise<unknown>;
+
+function handlers(d: SiteDeps): Record<string, { scope: Scope; run: Handler }> {
+  return {
+    subscribe: { scope: 'lights:read', run: async (siteId) => ({ siteid: siteId }) },
+    ping: { scope: 'lights:read', run: async () => ({ pong: Date.now() }) },
+    set: {
+      scope: 'lights:write',
+      run: async (siteId, data) => {
+        const light = d.catalog.light(siteId, str(data, '_id'));
+        const { level, handed } = d.control.set(light, parseLevel(data));
+        await handed;
+        return { _id: light._id, ...level };
+      },
+    },
+    'apply/scene': {
+      scope: 'scenes:apply',
+      run: async (siteId, data) => {
+        const scene = d.catalog.scene(siteId, str(data, '_id'));
+        return { _id: scene._id, ...(await d.actions.applyScene(siteId, scene)) };
+      },
+    },
+    'group/toggle': {
+      scope: 'lights:write',
+      run: async (siteId, data) => {
+        const group = d.catalog.group(siteId, str(data, '_id'));
+        return { _id: group._id, ...(await d.actions.toggleGroup(siteId, group)) };
+      },
+    },
+  };
+}
+
+export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, log: Logger): void {
+  const table = handlers(d);
+  for (const path of ['/api/site/:key/ws', '/site/:key/ws']) {
+    ws.route<SiteAccess>({
+      path,
+      authenticate: (req, params) => d.access.resolve(params.key ?? '', req.headers.authorization),
+      onConnection(socket, access) {
+        const remove = live.add(access.siteId, socket);
+        socket.raw.on('close', remove);
+        if (AccessControl.allows(access, 'lights:read')) {
+          const connections = d.drivers.forSite(access.siteId).map(connectionView);
+          socket.sendJson({ command: 'hello', data: { ...siteData(d, access.siteId), connections } });
+        }
+        socket.raw.on('message', (raw, isBinary) => {
+          void onMessage(raw.toString(), isBinary);
+        });
+        async function onMessage(text: string, isBinary: boolean): Promise<void> {
+          let id: unknown;
+          try {
+            if (isBinary || text.length > MAX_MESSAGE)
+              throw invalid('messages must be JSON text up to 16 KiB');
+            let msg: Record<string, unknown>;
+            try {
+              msg = asObject(JSON.parse(text), 'message');
+            } catch {
+              throw invalid('message must be a JSON object {command, data}');
+            }
+            id = msg.id;
+            const h = typeof msg.command === 'string' ? table[msg.command] : undefined;
+            if (!h) throw invalid(`unknown command ${String(msg.command).slice(0, 40)}`);
+            if (!AccessControl.allows(access, h.scope))
+              throw new HttpError(403, 'insufficient_scope', `this token lacks the ${h.scope} scope`);
+            const data = msg.data === undefined ? {} : asObject(msg.data, 'data');
+            const result = await h.run(access.siteId, data);
+            socket.sendJson({ command: 'ack', ...(id !== undefined ? { id } : {}), data: result });
+          } catch (err) {
+            // Only our own HttpErrors carry messages meant for clients; anything else stays in the log.
+            const message = err instanceof HttpError ? err.message : 'internal error';
+            if (!(err instanceof HttpError)) log.error({ err }, 'websocket command failed');
+            socket.sendJson({ command: 'error', ...(id !== undefined ? { id } : {}), data: { message } });
+          }
+        }
+      },
+    });
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * A lighting driver for tests, speaking only through the driver interface. Each instance is reachable
+ * through `instances` so a test can watch commands, hold the link busy, make devices silent, press
+ * buttons and drop the connection.
+ */
+import type { DeviceInfo, DriverFactory, DriverSink, LightLevel } from '../../plugins/lighting/driver.ts';
+
+export type Behaviour = 'report' | 'silent' | 'fail';
+
+export class TestDriverControl {
+  readonly commands: Array<{ protocolid: string; level: LightLevel; at: bigint }> = [];
+  readonly levels = new Map<string, LightLevel>();
+  behaviour: Behaviour = 'report';
+  /** When false, `readState` is absent in effect (returns null) and reconciliation assumes the desired level. */
+  readable = true;
+  connected = false;
+  started = false;
+  #gate: Promise<void> | null = null;
+  /** Called synchronously inside setState (the benchmark timestamps here). */
+  onCommand: ((protocolid: string) => void) | null = null;
+
+  constructor(
+    readonly sink: DriverSink,
+    readonly devices: DeviceInfo[],
+  ) {}
+
+  /** Makes every setState wait until the returned function is called (a busy link). */
+  hold(): () => void {
+    let release = () => {};
+    this.#gate = new Promise<void>((r) => {
+      release = r;
+    });
+    return () => {
+      this.#gate = null;
+      release();
+    };
+  }
+
+  async setState(protocolid: string, level: LightLevel): Promise<void> {
+    this.onCommand?.(protocolid);
+    this.commands.push({ protocolid, level, at: process.hrtime.bigint() });
+    if (this.#gate) await this.#gate;
+    if (this.behaviour === 'fail') throw new Error('radio timeout');
+    this.levels.set(protocolid, level);
+    if (this.behaviour === 'report') queueMicrotask(() => this.sink.reportState(protocolid, level));
+  }
+
+  press(protocolid: string, event: string): void {
+    this.sink.reportSensorEvent(protocolid, event);
+  }
+
+  /** A device changed on its own (wall switch, another app). */
+  external(protocolid: string, level: LightLevel): void {
+    this.levels.set(protocolid, level);
+    this.sink.reportState(protocolid, level);
+  }
+
+  setConnected(connected: boolean): void {
+    this.connected = connected;
+    this.sink.reportConnection({ connected, detail: { link: 'loopback' } });
+  }
+}
+
+export function testDriverType(): { factory: DriverFactory; instances: Map<string, TestDriverControl> } {
+  const instances = new Map<string, TestDriverControl>();
+  const factory: DriverFactory = ({ id, options, sink }) => {
+    const devices = (options.devices as DeviceInfo[] | undefined) ?? [];
+    const c = new TestDriverControl(sink, devices);
+    instances.set(id, c);
+    return {
+      async start() {
+        c.started = true;
+        c.connected = true;
+      },
+      async stop() {
+        c.started = false;
+        c.connected = false;
+      },
+      async discover() {
+        return c.devices;
+      },
+      async listDevices() {
+        return c.devices;
+      },
+      setState: (protocolid, level) => c.setState(protocolid, level),
+      async readState(protocolid) {
+        return c.readable ? (c.levels.get(protocolid) ?? null) : null;
+      },
+      connection: () => ({ connected: c.connected, since: new Date(0).toISOString() }),
+    };
+  };
+  return { factory, instances };
+}
