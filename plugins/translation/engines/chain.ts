@@ -1,0 +1,148 @@
+import type { Logger } from 'pino';
+import { invalid, quotaExceeded, unavailable } from '../errors.ts';
+import { rootOf } from '../languages.ts';
+import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
+import { type BreakerOptions, CircuitBreaker } from './circuit-breaker.ts';
+import { type Engine, type EngineJob, type EngineResult, UpstreamError } from './types.ts';
+
+/** An ordered engine list for a language pair; `*` matches anything, a root code (`EN`) its variants. */
+export interface Route {
+  source: string;
+  target: string;
+  engines: string[];
+}
+
+export interface ChainJob extends EngineJob {
+  /** The texts parsed as markup, for engines that need Hearth to do the tag handling. */
+  prepared: PreparedMarkup[] | null;
+}
+
+export interface ChainAnswer {
+  result: EngineResult;
+  engine: Engine;
+}
+
+const matches = (pattern: string, code: string | null) =>
+  pattern === '*' ||
+  (code !== null && (pattern.toUpperCase() === code || pattern.toUpperCase() === rootOf(code)));
+
+/**
+ * Tries the engines configured for a language pair in order, skipping those whose circuit is open or that
+ * cannot honour the request, and fails over on errors worth failing over. The final error tells clients
+ * whether a retry is worth it (research §1.5): 456 quota, 429/503 transient, 400 deterministic.
+ */
+export class EngineChain {
+  private readonly breakers = new Map<string, CircuitBreaker>();
+
+  constructor(
+    readonly engines: Engine[],
+    private readonly routes: Route[],
+    breaker: BreakerOptions,
+    private readonly log: Logger,
+  ) {
+    for (const engine of engines) this.breakers.set(engine.id, new CircuitBreaker(breaker));
+  }
+
+  breakerState(id: string) {
+    return this.breakers.get(id)?.state ?? 'closed';
+  }
+
+  private routeFor(source: string | null, target: string): Engine[] {
+    const route = this.routes.find((r) => matches(r.source, source) && matches(r.target, target));
+    if (!route) return this.engines;
+    return route.engines.map((id) => this.engines.find((e) => e.id === id)).filter((e): e is Engine => !!e);
+  }
+
+  /** The engines that serve the pair and can honour the request's parameters, in route order. */
+  async candidates(job: EngineJob): Promise<Engine[]> {
+    const routed = this.routeFor(job.source, job.target);
+    const serving: Engine[] = [];
+    for (const engine of routed) {
+      if ((await engine.languages()).serves(job.source, job.target)) serving.push(engine);
+    }
+    if (serving.length === 0) {
+      const from = job.source ? `from '${job.source}' ` : '';
+      throw invalid(`No configured translation engine translates ${from}into '${job.target}' (target_lang).`);
+    }
+    const strictFormality = job.formality === 'more' || job.formality === 'less';
+    const able: Engine[] = [];
+    for (const engine of serving) {
+      const caps = engine.capabilities;
+      if (strictFormality && !(caps.formality && (await engine.languages()).formality.has(job.target)))
+        continue;
+      if (job.customInstructions.length > 0 && !caps.customInstructions) continue;
+      if (job.modelType === 'quality_optimized' && !caps.qualityModel) continue;
+      able.push(engine);
+    }
+    if (able.length === 0) {
+      const param = strictFormality
+        ? `formality=${job.formality}`
+        : job.customInstructions.length > 0
+          ? 'custom_instructions'
+          : 'model_type=quality_optimized';
+      throw invalid(`No configured engine serving '${job.target}' can honour '${param}'.`);
+    }
+    return able;
+  }
+
+  async translate(job: ChainJob, signal: AbortSignal): Promise<ChainAnswer> {
+    const failures: Array<{ engine: string; error: UpstreamError }> = [];
+    for (const engine of await this.candidates(job)) {
+      const breaker = this.breakers.get(engine.id)!;
+      if (!breaker.tryAcquire()) {
+        failures.push({
+          engine: engine.id,
+          error: new UpstreamError('transient', 'circuit open after failures'),
+        });
+        continue;
+      }
+      try {
+        const result = await this.run(engine, job, signal);
+        breaker.success();
+        return { result, engine };
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) {
+          breaker.release();
+          throw err;
+        }
+        if (err.kind === 'rejected' || err.kind === 'unsupported') breaker.success();
+        else breaker.failure();
+        this.log.warn({ engine: engine.id, kind: err.kind, err: err.message }, 'translation engine failed');
+        failures.push({ engine: engine.id, error: err });
+        if (signal.aborted) break;
+      }
+    }
+    throw finalError(failures, job);
+  }
+
+  private async run(engine: Engine, job: ChainJob, signal: AbortSignal): Promise<EngineResult> {
+    if (!job.prepared || engine.capabilities.tags) return engine.translate(job, signal);
+    let modelTypeUsed: EngineResult['modelTypeUsed'] = null;
+    const translations = await translateMarkup(job.prepared, async (texts) => {
+      const result = await engine.translate({ ...job, texts, tags: null }, signal);
+      modelTypeUsed = result.modelTypeUsed;
+      return result.translations;
+    });
+    return { translations, modelTypeUsed };
+  }
+
+  close(): void {
+    for (const engine of this.engines) engine.close();
+  }
+}
+
+function finalError(failures: Array<{ engine: string; error: UpstreamError }>, job: EngineJob) {
+  const summary = failures.map((f) => `${f.engine}: ${f.error.message}`).join('; ');
+  const of = (kind: UpstreamError['kind']) => failures.filter((f) => f.error.kind === kind);
+  const transient = of('transient');
+  if (transient.length > 0) {
+    const allBusy = transient.every((f) => f.error.status === 429);
+    return unavailable(`No translation engine is available right now (${summary}).`, allBusy ? 429 : 503);
+  }
+  if (of('quota').length > 0) return quotaExceeded(`Upstream quota exceeded (${summary}).`);
+  if (of('invalid_response').length > 0) return unavailable(`Translation engines misbehaved (${summary}).`);
+  const rejected = of('rejected')[0];
+  if (rejected) return invalid(rejected.error.message);
+  const from = job.source ? `from '${job.source}' ` : '';
+  return invalid(`No configured translation engine translates ${from}into '${job.target}' (target_lang).`);
+}

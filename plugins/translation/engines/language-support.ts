@@ -1,0 +1,56 @@
+import { FORMALITY_TARGETS, SOURCE_LANGUAGES, TARGET_LANGUAGES } from '../languages.ts';
+import type { LanguageSupport } from './types.ts';
+
+/** Support where every source can go to every target. */
+export function allPairs(
+  sources: Iterable<string>,
+  targets: Iterable<string>,
+  formality: Iterable<string>,
+): LanguageSupport {
+  const s = new Set(sources);
+  const t = new Set(targets);
+  return {
+    sources: s,
+    targets: t,
+    formality: new Set(formality),
+    serves: (source, target) => t.has(target) && (source === null || s.has(source)),
+  };
+}
+
+/** DeepL's own published lists (research §1.7), used until or unless the upstream tells us better. */
+export const deeplDefaultSupport = (): LanguageSupport =>
+  allPairs(SOURCE_LANGUAGES, TARGET_LANGUAGES, FORMALITY_TARGETS);
+
+/**
+ * Caches an engine's language list for `ttlMs`; a failed refresh keeps the last good list (or the
+ * fallback) so a flapping upstream does not make languages disappear.
+ */
+export class LanguageCache {
+  private value: LanguageSupport | null = null;
+  private fetchedAt = 0;
+  private pending: Promise<LanguageSupport> | null = null;
+
+  constructor(
+    private readonly load: () => Promise<LanguageSupport>,
+    private readonly fallback: () => LanguageSupport,
+    private readonly ttlMs = 3_600_000,
+    private readonly retryMs = 30_000,
+  ) {}
+
+  get(): Promise<LanguageSupport> {
+    const age = Date.now() - this.fetchedAt;
+    if (this.value && age < this.ttlMs) return Promise.resolve(this.value);
+    if (!this.value && this.fetchedAt && age < this.retryMs) return Promise.resolve(this.fallback());
+    this.pending ??= this.load()
+      .then((support) => {
+        this.value = support;
+        return support;
+      })
+      .catch(() => this.value ?? this.fallback())
+      .finally(() => {
+        this.fetchedAt = Date.now();
+        this.pending = null;
+      });
+    return this.pending;
+  }
+}

@@ -1,0 +1,99 @@
+import { resolveSource, rootOf, SOURCE_LANGUAGES, TARGET_LANGUAGES } from '../languages.ts';
+import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
+import { allPairs } from './language-support.ts';
+import { systemPrompt } from './openai-prompt.ts';
+import { type Engine, type EngineConfig, type EngineJob, type EngineResult, UpstreamError } from './types.ts';
+
+/**
+ * An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions` and others, research §3.3). Asks for
+ * JSON `{"translations": […]}` and checks that there is one string per input.
+ */
+export function createOpenAiEngine(config: EngineConfig): Engine {
+  const client = new UpstreamClient(config.url || 'http://127.0.0.1:11434/v1', config.timeoutMs);
+  const headers: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
+  const scrub = (text: unknown) => (config.apiKey ? clip(text).replaceAll(config.apiKey, '***') : clip(text));
+  const configured = config.languages.map((c) => c.toUpperCase());
+  const support = configured.length
+    ? allPairs(
+        configured.filter((c) => SOURCE_LANGUAGES.has(c)),
+        configured.flatMap((c) => [...TARGET_LANGUAGES].filter((t) => t === c || rootOf(t) === c)),
+        TARGET_LANGUAGES,
+      )
+    : allPairs(SOURCE_LANGUAGES, TARGET_LANGUAGES, TARGET_LANGUAGES);
+
+  function failure(res: UpstreamResponse): UpstreamError {
+    let message = '';
+    try {
+      const error = (JSON.parse(res.body) as { error?: { message?: unknown } | string }).error;
+      message = scrub(typeof error === 'string' ? error : error?.message);
+    } catch {}
+    const said = message ? `: ${message}` : '';
+    if (res.status === 401 || res.status === 403 || res.status === 402) {
+      return new UpstreamError('quota', `the chat endpoint refused the configured key${said}`);
+    }
+    if (res.status === 429) return new UpstreamError('transient', `the chat endpoint is busy${said}`, 429);
+    if (res.status >= 500)
+      return new UpstreamError('transient', `the chat endpoint answered ${res.status}${said}`);
+    return new UpstreamError('rejected', `the chat endpoint rejected the request${said}`);
+  }
+
+  return {
+    id: config.id,
+    type: 'openai',
+    capabilities: { tags: false, formality: true, customInstructions: true, qualityModel: false },
+    languages: () => Promise.resolve(support),
+    async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
+      const body = {
+        model: config.model,
+        temperature: 0,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: systemPrompt(job) },
+          { role: 'user', content: JSON.stringify({ texts: job.texts }) },
+        ],
+      };
+      const res = await client.request('POST', '/chat/completions', { headers, json: body, signal });
+      if (res.status !== 200) throw failure(res);
+      const answer = jsonBody(res, 'the chat endpoint') as {
+        choices?: Array<{ message?: { content?: unknown } }>;
+      };
+      const content = answer.choices?.[0]?.message?.content;
+      return parseContent(content, job);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Checks the model's JSON; a wrong count or shape is a misbehaving upstream (never passed on silently). */
+function parseContent(content: unknown, job: EngineJob): EngineResult {
+  let parsed: { translations?: unknown; detected_source_languages?: unknown };
+  try {
+    parsed = JSON.parse(String(content)) as typeof parsed;
+  } catch {
+    throw new UpstreamError('invalid_response', 'the model did not answer with JSON');
+  }
+  const list = parsed.translations;
+  if (!Array.isArray(list) || list.some((t) => typeof t !== 'string')) {
+    throw new UpstreamError(
+      'invalid_response',
+      'the model answered without a "translations" list of strings',
+    );
+  }
+  if (list.length !== job.texts.length) {
+    throw new UpstreamError(
+      'invalid_response',
+      `the model returned ${list.length} translations for ${job.texts.length} texts`,
+    );
+  }
+  const detected = Array.isArray(parsed.detected_source_languages) ? parsed.detected_source_languages : [];
+  return {
+    translations: (list as string[]).map((text, i) => {
+      const code = detected[i];
+      return {
+        text,
+        detectedSource: job.source ?? (typeof code === 'string' ? resolveSource(rootOf(code)) : null),
+      };
+    }),
+    modelTypeUsed: null,
+  };
+}

@@ -1,0 +1,86 @@
+import type { Formality, ModelType, SplitSentences, TagOptions } from '../request/types.ts';
+
+/** What one engine call carries. Codes are DeepL's, upper-cased; the engine maps them to its own. */
+export interface EngineJob {
+  texts: string[];
+  source: string | null;
+  target: string;
+  formality: Formality | null;
+  context: string | null;
+  customInstructions: string[];
+  modelType: ModelType | null;
+  splitSentences: SplitSentences | null;
+  preserveFormatting: boolean;
+  /** Set only for engines with native tag handling; others get plain text runs (see tags/). */
+  tags: TagOptions | null;
+}
+
+export interface EngineTranslation {
+  text: string;
+  /** Upper-case DeepL code, or null when the engine could not tell. */
+  detectedSource: string | null;
+}
+
+export interface EngineResult {
+  translations: EngineTranslation[];
+  modelTypeUsed: ModelType | null;
+}
+
+/** What an engine can honour; the chain skips engines that cannot honour a request's parameters. */
+export interface EngineCapabilities {
+  tags: boolean;
+  /** `formality=more|less` (the `prefer_*` values are hints and never skip an engine). */
+  formality: boolean;
+  customInstructions: boolean;
+  /** `model_type=quality_optimized` (strict). */
+  qualityModel: boolean;
+}
+
+/** Languages an engine serves, as DeepL codes. */
+export interface LanguageSupport {
+  sources: ReadonlySet<string>;
+  targets: ReadonlySet<string>;
+  /** Targets on which formality can be honoured. */
+  formality: ReadonlySet<string>;
+  /** Whether the pair is served (`source` null = auto-detect). */
+  serves(source: string | null, target: string): boolean;
+}
+
+export interface Engine {
+  readonly id: string;
+  readonly type: 'deepl' | 'libretranslate' | 'openai';
+  readonly capabilities: EngineCapabilities;
+  /** Cached; refreshed from the upstream when it exposes its languages. */
+  languages(): Promise<LanguageSupport>;
+  translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
+  close(): void;
+}
+
+/**
+ * Why an upstream call failed, which decides failover and the status the client sees:
+ * `quota` → 456, `transient` → 429/503, `unsupported` → try the next engine, `rejected` → 400,
+ * `invalid_response` → the engine misbehaved (503 when nothing else answers).
+ */
+export type UpstreamErrorKind = 'quota' | 'transient' | 'unsupported' | 'rejected' | 'invalid_response';
+
+export class UpstreamError extends Error {
+  readonly kind: UpstreamErrorKind;
+  /** 429 when the upstream itself said "too many requests". */
+  readonly status: number | undefined;
+
+  constructor(kind: UpstreamErrorKind, message: string, status?: number) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+export interface EngineConfig {
+  id: string;
+  type: Engine['type'];
+  url: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+  languages: string[];
+}

@@ -1,0 +1,35 @@
+import { bodyOf, FakeUpstream, shout } from './server.ts';
+
+/** An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions`, research §3.3). */
+export function fakeOpenAi(opts: { answer?: (texts: string[]) => unknown } = {}): Promise<FakeUpstream> {
+  return new FakeUpstream((req) => {
+    if (req.path !== '/v1/chat/completions')
+      return { status: 404, body: { error: { message: 'not found' } } };
+    const body = bodyOf(req) as { messages: Array<{ role: string; content: string }>; model?: string };
+    if (body.model === 'missing')
+      return { status: 404, body: { error: { message: "model 'missing' not found" } } };
+    const user = body.messages.find((m) => m.role === 'user');
+    const texts = (JSON.parse(user?.content ?? '{}') as { texts: string[] }).texts;
+    const answer = opts.answer?.(texts) ?? {
+      translations: texts.map((t) => shout(t)),
+      detected_source_languages: texts.map(() => 'en'),
+    };
+    return {
+      status: 200,
+      body: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: typeof answer === 'string' ? answer : JSON.stringify(answer),
+            },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    };
+  }).start();
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { TagOptions } from '../../plugins/translation/request/types.ts';
+import { prepareMarkup, translateMarkup } from '../../plugins/translation/tags/markup.ts';
+
+const opts = (o: Partial<TagOptions> = {}): TagOptions => ({
+  mode: 'xml',
+  version: 'v2',
+  outlineDetection: true,
+  splittingTags: [],
+  nonSplittingTags: [],
+  ignoreTags: [],
+  ...o,
+});
+
+/** A plain-text "engine" that upper-cases, and records what it was asked. */
+function upper() {
+  const seen: string[] = [];
+  const translate = async (texts: string[]) => {
+    seen.push(...texts);
+    return texts.map((t) => ({ text: t.toUpperCase(), detectedSource: 'EN' }));
+  };
+  return { seen, translate };
+}
+
+const run = async (markup: string, o: TagOptions) => {
+  const engine = upper();
+  const [result] = await translateMarkup([prepareMarkup(markup, o)], engine.translate);
+  return { text: result?.text, seen: engine.seen };
+};
+
+describe('tag handling for engines without tags', () => {
+  it('keeps XML structure byte for byte and translates each run', async () => {
+    const src =
+      '<doc lang="en"><title>Washing machine</title><p>It has <x a=\'1\'/>finished &amp; dried.</p></doc>';
+    const { text, seen } = await run(src, opts());
+    expect(text).toBe(
+      '<doc lang="en"><title>WASHING MACHINE</title><p>IT HAS <x a=\'1\'/>FINISHED &amp; DRIED.</p></doc>',
+    );
+    expect(seen).toEqual(['Washing machine', 'It has', 'finished & dried.']);
+  });
+
+  it('leaves ignore_tags content and translate="no" untranslated', async () => {
+    const src = '<p>Call <name>Anna Berg</name> now</p><p translate="no">Keep me</p>';
+    const { text, seen } = await run(src, opts({ ignoreTags: ['name'] }));
+    expect(text).toBe('<p>CALL <name>Anna Berg</name> NOW</p><p translate="no">Keep me</p>');
+    expect(seen).not.toContain('Anna Berg');
+    expect(seen).not.toContain('Keep me');
+  });
+
+  it('joins runs across non_splitting_tags into one sentence and spreads the words back', async () => {
+    const src = '<p>The <b>washing</b> machine has finished</p>';
+    const joined = await run(src, opts({ nonSplittingTags: ['b'] }));
+    expect(joined.seen).toEqual(['The washing machine has finished']);
+    expect(joined.text).toBe('<p>THE <b>WASHING</b> MACHINE HAS FINISHED</p>');
+    const split = await run(src, opts());
+    expect(split.seen).toEqual(['The', 'washing', 'machine has finished']);
+  });
+
+  it('splits HTML at block elements, not inline ones, and honours splitting_tags and notranslate', async () => {
+    const src =
+      '<div><p>Hello <em>dear</em> friend</p><p class="x notranslate">Brand</p><script>var a;</script></div>';
+    const html = await run(src, opts({ mode: 'html' }));
+    expect(html.seen).toEqual(['Hello dear friend']);
+    expect(html.text).toBe(
+      '<div><p>HELLO <em>DEAR</em> FRIEND</p><p class="x notranslate">Brand</p><script>var a;</script></div>',
+    );
+    const forced = await run(src, opts({ mode: 'html', splittingTags: ['em'] }));
+    expect(forced.seen).toEqual(['Hello', 'dear', 'friend']);
+  });
+
+  it('escapes translated text so it cannot inject markup', async () => {
+    const engine = async (texts: string[]) => texts.map(() => ({ text: 'a <b> & c', detectedSource: null }));
+    const [result] = await translateMarkup([prepareMarkup('<p>x</p>', opts())], engine);
+    expect(result?.text).toBe('<p>a &lt;b&gt; &amp; c</p>');
+  });
+
+  it('does not call the engine when there is nothing to translate', async () => {
+    const { text, seen } = await run('<p> 42? </p><!-- note --><x/>', opts({ mode: 'xml' }));
+    expect(seen).toEqual(['42?']);
+    expect(text).toBe('<p> 42? </p><!-- note --><x/>');
+    const empty = await run('<a>  </a><b>!</b>', opts());
+    expect(empty.seen).toEqual([]);
+    expect(empty.text).toBe('<a>  </a><b>!</b>');
+  });
+
+  it('refuses malformed XML with tag_handling_version v2 and tolerates it with v1', () => {
+    for (const bad of ['<a>b</c></a>', '<a><b>x</a>', '<a>open']) {
+      expect(() => prepareMarkup(bad, opts())).toThrow(/invalid XML/);
+      expect(() => prepareMarkup(bad, opts({ version: 'v1' }))).not.toThrow();
+    }
+    expect(() => prepareMarkup('<a>fine<b/></a> tail', opts())).not.toThrow();
+    expect(() => prepareMarkup('<p>loose <br> html', opts({ mode: 'html' }))).not.toThrow();
+  });
+});
