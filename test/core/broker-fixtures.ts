@@ -1,3 +1,9 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import pino from 'pino';
@@ -7,13 +13,25 @@ import type { BrokerOptions, BrokerService } from '../../core/mqtt/types.ts';
 /** A debug-level pino logger whose lines the test can read back. */
 export function captureLog() {
   const lines: string[] = [];
+  const waiters: Array<{ text: string; resolve: () => void }> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString());
+      const line = chunk.toString();
+      lines.push(line);
+      for (const w of waiters.filter((w) => line.includes(w.text))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
       done();
     },
   });
-  return { log: pino({ level: 'debug' }, sink), lines };
+  /** Resolves when a log line containing `text` is written (or already was). */
+  const waitFor = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (lines.some((line) => line.includes(text))) return resolve();
+      waiters.push({ text, resolve });
+    });
+  return { log: pino({ level: 'debug' }, sink), lines, waitFor };
 }
 
 export interface TestBroker {
@@ -79,4 +97,85 @@ export function deferred<T>() {
     resolve = r;
   });
   return { promise, resolve };
+}
+
+export const MOSQUITTO = '/usr/sbin/mosquitto';
+
+/** A free TCP port on loopback (bound then released), for a broker that cannot take port 0. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface Mosquitto {
+  port: number;
+  url: string;
+  /** Starts (or starts again) the same broker on the same port; resolves once it accepts TCP. */
+  start(): Promise<void>;
+  /** SIGTERM, resolved when the process has exited. */
+  stop(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** Debian's mosquitto on 127.0.0.1, anonymous or with one user from a password file. */
+export async function mosquitto(user?: { username: string; password: string }): Promise<Mosquitto> {
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-mosquitto-'));
+  const port = await freePort();
+  const conf = [`listener ${port} 127.0.0.1`, 'persistence false', 'log_dest none'];
+  // Run as root (CI) mosquitto drops to its own user, which could not read our temp files.
+  if (process.getuid?.() === 0) conf.push('user root');
+  if (user) {
+    const passwd = join(dir, 'passwd');
+    execFileSync('/usr/bin/mosquitto_passwd', ['-b', '-c', passwd, user.username, user.password]);
+    conf.push('allow_anonymous false', `password_file ${passwd}`);
+  } else {
+    conf.push('allow_anonymous true');
+  }
+  const confPath = join(dir, 'mosquitto.conf');
+  await writeFile(confPath, `${conf.join('\n')}\n`);
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    child = spawn(MOSQUITTO, ['-c', confPath], { stdio: 'ignore' });
+    const proc = child;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if (proc.exitCode !== null) throw new Error(`mosquitto exited with ${proc.exitCode}`);
+      if (await accepts(port)) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('mosquitto did not start listening within 5 s');
+  };
+  const stop = async () => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = once(proc, 'exit');
+    proc.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  return {
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    start,
+    stop,
+    async cleanup() {
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
