@@ -1,0 +1,242 @@
+import type { Context } from 'koa';
+import type { HearthRouter } from '../../../core/http/types.ts';
+import { isScopeToken } from '../domain/scopes.ts';
+import { newId } from '../domain/secrets.ts';
+import { revokeWhere } from '../oauth/issue.ts';
+import { type AuthServices, nowIso } from '../services.ts';
+import type { Resource, ScopeDef } from '../state/model.ts';
+import { auditAdmin, badInput, conflict, jsonBody, missing, param, str, strQuery } from './util.ts';
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+export const resourceView = (r: Resource) => ({
+  id: r.id,
+  slug: r.slug,
+  uri: r.uri,
+  backend_kind: r.backend_kind,
+  broker_provider_id: '',
+  display_name: r.display_name,
+  scopes: r.scopes,
+  policy: r.policy,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+function readScopes(v: unknown): ScopeDef[] {
+  if (!Array.isArray(v)) throw badInput('scopes must be an array of {name, description?}');
+  const out: ScopeDef[] = [];
+  for (const x of v) {
+    const o = x as Record<string, unknown>;
+    if (!o || typeof o.name !== 'string' || !isScopeToken(o.name))
+      throw badInput('every scope needs a valid name');
+    if (o.description !== undefined && typeof o.description !== 'string')
+      throw badInput('scope description must be a string');
+    if (o.upstream !== undefined)
+      throw badInput('upstream scopes belong to broker resources (not supported yet)');
+    if (out.some((y) => y.name === o.name)) throw badInput(`duplicate scope ${o.name}`);
+    out.push(o.description ? { name: o.name, description: o.description } : { name: o.name });
+  }
+  return out;
+}
+
+function readPolicy(v: unknown, current: Resource['policy']): Resource['policy'] {
+  if (v === undefined) return current;
+  const p = v as {
+    exchange?: { allowed_client_ids?: unknown };
+    runtime?: { client_ids?: unknown };
+    connect?: unknown;
+  };
+  const ids = (x: unknown, name: string, def: string[]) => {
+    if (x === undefined) return def;
+    if (!Array.isArray(x) || !x.every((y) => typeof y === 'string'))
+      throw badInput(`${name} must be an array of strings`);
+    return [...new Set(x as string[])];
+  };
+  if (!p || typeof p !== 'object') throw badInput('policy must be an object');
+  if (p.connect !== undefined) throw badInput('connect policy applies to broker resources only');
+  return {
+    exchange: {
+      allowed_client_ids: ids(
+        p.exchange?.allowed_client_ids,
+        'policy.exchange.allowed_client_ids',
+        current.exchange.allowed_client_ids,
+      ),
+    },
+    runtime: {
+      client_ids: ids(p.runtime?.client_ids, 'policy.runtime.client_ids', current.runtime.client_ids),
+    },
+  };
+}
+
+function checkUri(uri: string): string {
+  try {
+    new URL(uri);
+  } catch {
+    throw badInput('uri must be an absolute URI');
+  }
+  if (uri.includes('#')) throw badInput('uri must not contain a fragment'); // RFC 8707 §2
+  return uri;
+}
+
+function checkUnique(s: AuthServices, r: Resource): void {
+  for (const o of Object.values(s.data.data.resources)) {
+    if (o.id === r.id) continue;
+    if (o.slug === r.slug) throw conflict('resource_exists', `slug ${r.slug} is taken`);
+    if (o.uri === r.uri) throw conflict('resource_exists', `uri ${r.uri} is taken`);
+  }
+}
+
+export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
+  const byId = (ctx: Context) => {
+    const x = s.data.data.resources[param(ctx, 'id')];
+    if (!x) throw missing('resource_not_found', 'unknown resource');
+    return x;
+  };
+  const bySlug = (ctx: Context) => {
+    const x = Object.values(s.data.data.resources).find((y) => y.slug === param(ctx, 'slug'));
+    if (!x) throw missing('resource_not_found', 'unknown resource');
+    return x;
+  };
+
+  r.get('/resources', (ctx) => {
+    const slug = strQuery(ctx, 'slug');
+    ctx.body = Object.values(s.data.data.resources)
+      .filter((x) => !slug || x.slug === slug)
+      .map(resourceView);
+  });
+
+  r.post('/resources', async (ctx) => {
+    const b = jsonBody(ctx);
+    if (b.broker_provider_id || b.broker_provider_slug)
+      throw badInput('broker providers are not supported yet');
+    const kind = str(b, 'backend_kind', true);
+    if (kind !== 'mint') throw badInput('backend_kind must be mint (broker resources come with part 2)');
+    const slug = str(b, 'slug', true).toLowerCase();
+    if (!SLUG.test(slug)) throw badInput('slug must match ^[a-z0-9][a-z0-9-]{0,63}$');
+    const uriIn = str(b, 'uri', true);
+    const now = nowIso();
+    const res: Resource = {
+      id: newId(),
+      slug,
+      uri: uriIn ? checkUri(uriIn) : `urn:hearth:resource:${slug}`,
+      backend_kind: 'mint',
+      display_name: str(b, 'display_name', true),
+      scopes: readScopes(b.scopes),
+      policy: readPolicy(b.policy, { exchange: { allowed_client_ids: [] }, runtime: { client_ids: [] } }),
+      created_at: now,
+      updated_at: now,
+    };
+    checkUnique(s, res);
+    await s.data.commit((d) => {
+      d.resources[res.id] = res;
+    });
+    auditAdmin(s, ctx, 'resource.created', { detail: res.slug });
+    ctx.status = 201;
+    ctx.body = resourceView(res);
+  });
+
+  r.get('/resources/:id', (ctx) => {
+    ctx.body = resourceView(byId(ctx));
+  });
+
+  r.patch('/resources/:id', async (ctx) => {
+    const cur = byId(ctx);
+    const b = jsonBody(ctx);
+    if (b.broker_provider_id) throw badInput('broker providers are not supported yet');
+    const kind = str(b, 'backend_kind', false);
+    if (kind !== undefined && kind !== 'mint') throw badInput('backend_kind must be mint');
+    const next: Resource = { ...cur, updated_at: nowIso() };
+    const slug = str(b, 'slug', false);
+    const uri = str(b, 'uri', false);
+    // A site's resource follows the site: its identity and scopes are not edited here.
+    if (cur.site_id && (slug !== undefined || uri !== undefined || b.scopes !== undefined)) {
+      throw conflict('resource_managed', 'slug, uri and scopes of a site resource follow the lighting site');
+    }
+    if (slug !== undefined) {
+      if (!SLUG.test(slug.toLowerCase())) throw badInput('slug must match ^[a-z0-9][a-z0-9-]{0,63}$');
+      next.slug = slug.toLowerCase();
+    }
+    if (uri !== undefined) next.uri = checkUri(uri);
+    const name = str(b, 'display_name', false);
+    if (name !== undefined) next.display_name = name;
+    if (b.scopes !== undefined) next.scopes = readScopes(b.scopes);
+    next.policy = readPolicy(b.policy, cur.policy);
+    checkUnique(s, next);
+    await s.data.commit((d) => {
+      d.resources[cur.id] = next;
+    });
+    auditAdmin(s, ctx, 'resource.patched', { detail: next.slug });
+    ctx.body = resourceView(next);
+  });
+
+  r.delete('/resources/:id', async (ctx) => {
+    const cur = byId(ctx);
+    if (cur.site_id) throw conflict('resource_managed', 'delete the lighting site instead');
+    await deleteResource(s, cur);
+    auditAdmin(s, ctx, 'resource.deleted', { detail: cur.slug });
+    ctx.status = 204;
+  });
+
+  // Policy sub-resources (bodies not shown in the spec: `{client_id}` in, the list out).
+  const lists = [
+    ['exchange/allowed-clients', 'exchange', 'allowed_client_ids', 'resource.policy.exchange.allowed_client'],
+    ['runtime/client-ids', 'runtime', 'client_ids', 'resource.policy.runtime.client'],
+  ] as const;
+  for (const [path, section, key, action] of lists) {
+    const read = (x: Resource): string[] =>
+      section === 'exchange' ? x.policy.exchange.allowed_client_ids : x.policy.runtime.client_ids;
+    const write = async (x: Resource, ids: string[]) => {
+      await s.data.commit((d) => {
+        const y = d.resources[x.id];
+        if (!y) return;
+        if (section === 'exchange') y.policy.exchange.allowed_client_ids = ids;
+        else y.policy.runtime.client_ids = ids;
+        y.updated_at = nowIso();
+      });
+    };
+    r.get(`/resources/:slug/policy/${path}`, (ctx) => {
+      ctx.body = { [key]: read(bySlug(ctx)) };
+    });
+    r.post(`/resources/:slug/policy/${path}`, async (ctx) => {
+      const x = bySlug(ctx);
+      const id = str(jsonBody(ctx), 'client_id', true);
+      if (!s.data.data.clients[id]) throw missing('client_not_found', 'unknown client');
+      const ids = read(x).includes(id) ? read(x) : [...read(x), id];
+      await write(x, ids);
+      auditAdmin(s, ctx, `${action}.added`, { client_id: id, detail: x.slug });
+      ctx.status = 201;
+      ctx.body = { [key]: ids };
+    });
+    r.delete(`/resources/:slug/policy/${path}/:client_id`, async (ctx) => {
+      const x = bySlug(ctx);
+      const id = param(ctx, 'client_id');
+      if (!read(x).includes(id)) throw missing('client_not_listed', 'client is not in this list');
+      await write(
+        x,
+        read(x).filter((y) => y !== id),
+      );
+      auditAdmin(s, ctx, `${action}.removed`, { client_id: id, detail: x.slug });
+      ctx.status = 204;
+    });
+  }
+}
+
+/** Removes a resource with its consent grants and live tokens (shared with the site sync). */
+export async function deleteResource(s: AuthServices, res: Resource): Promise<void> {
+  const grants = Object.values(s.data.data.consent_grants).filter(
+    (g) => g.resource_id === res.id && !g.revoked_at,
+  );
+  await s.data.commit((d) => {
+    delete d.resources[res.id];
+    for (const g of grants) {
+      const x = d.consent_grants[g.id];
+      if (x) x.revoked_at = nowIso();
+    }
+  });
+  for (const g of grants) await revokeWhere(s, { consent_grant_id: g.id });
+  for (const i of s.issuances.where(
+    (x) => x.resource_id === res.id && Date.parse(x.expires_at) > Date.now(),
+  )) {
+    await s.issuances.revoke(i.jti, Date.parse(i.expires_at));
+  }
+}

@@ -1,0 +1,125 @@
+import type { JsonSchema } from '../../core/plugin/types.ts';
+
+export type DcrMode = 'open' | 'approved_redirects' | 'admin_only';
+
+/** The validated `plugins.auth` slice (ajv applies every default below). */
+export interface AuthConfig {
+  port: number;
+  host: string;
+  issuer: string;
+  access_token_ttl: number;
+  client_credentials_ttl: number;
+  refresh_token_ttl: number;
+  code_ttl: number;
+  session_ttl: number;
+  local_login: boolean;
+  cookie_secure: boolean;
+  default_client_scope: string;
+  dcr: { mode: DcrMode; approved_redirects: string[] };
+  rate_limit: { auth_fail_max: number; auth_fail_window: number; auth_lockout: number };
+  issuances: { max: number; retention_days: number };
+  audit: { max: number; retention_days: number };
+}
+
+const int = (title: string, description: string, def: number, minimum = 0): JsonSchema => ({
+  type: 'integer',
+  title,
+  description,
+  default: def,
+  minimum,
+});
+
+export const configSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    port: int('Public port', 'TCP port of the authorization server (0 = ephemeral).', 9000),
+    host: { type: 'string', title: 'Bind address', description: 'Address to bind.', default: '0.0.0.0' },
+    issuer: {
+      type: 'string',
+      title: 'Issuer',
+      description: 'Public base URL (RFC 8414 issuer). Empty: the bound listener URL.',
+      default: '',
+    },
+    access_token_ttl: int('Access token lifetime', 'Seconds, code and refresh grants.', 900, 60),
+    client_credentials_ttl: int('Machine token lifetime', 'Seconds, client_credentials grant.', 3600, 60),
+    refresh_token_ttl: int('Refresh token lifetime', 'Seconds.', 604800, 60),
+    code_ttl: int('Authorization code lifetime', 'Seconds.', 600, 10),
+    session_ttl: int('Browser session lifetime', 'Seconds.', 86400, 60),
+    local_login: {
+      type: 'boolean',
+      title: 'Local password login',
+      description: 'When false, /login answers 404.',
+      default: true,
+    },
+    cookie_secure: {
+      type: 'boolean',
+      title: 'Secure cookies',
+      description: 'Force the Secure flag on cookies (it is always set when the issuer is https).',
+      default: false,
+    },
+    default_client_scope: {
+      type: 'string',
+      title: 'Default client scope',
+      description: 'Ceiling stamped on dynamically registered user-delegated clients.',
+      default: '',
+    },
+    dcr: {
+      type: 'object',
+      title: 'Dynamic client registration',
+      description: 'Initial DCR settings; PATCH /admin/settings/dcr overrides them.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        mode: {
+          type: 'string',
+          enum: ['open', 'approved_redirects', 'admin_only'],
+          title: 'Mode',
+          description: 'open, approved_redirects or admin_only.',
+          default: 'open',
+        },
+        approved_redirects: {
+          type: 'array',
+          items: { type: 'string' },
+          title: 'Approved redirect URIs',
+          description: 'Allowed redirect URIs in approved_redirects mode.',
+          default: [],
+        },
+      },
+    },
+    rate_limit: {
+      type: 'object',
+      title: 'Login lockout',
+      description: 'Failed-login lockout per identity and client IP.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        auth_fail_max: int('Failures before lockout', 'Count within the window.', 10, 1),
+        auth_fail_window: int('Failure window', 'Seconds.', 600, 1),
+        auth_lockout: int('Lockout duration', 'Seconds.', 900, 1),
+      },
+    },
+    issuances: {
+      type: 'object',
+      title: 'Issuance records',
+      description: 'Bounds of the issuance log.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        max: int('Maximum records', 'Oldest dropped first.', 50000, 100),
+        retention_days: int('Retention', 'Days.', 30, 1),
+      },
+    },
+    audit: {
+      type: 'object',
+      title: 'Audit events',
+      description: 'Bounds of the audit log.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        max: int('Maximum events', 'Oldest dropped first.', 20000, 100),
+        retention_days: int('Retention', 'Days.', 90, 1),
+      },
+    },
+  },
+};

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type CryptoKey,
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  type KeyObject,
+} from 'jose';
+
+const ALG = 'ES256';
+const FILE = 'signing-keys.json';
+
+interface StoredKey {
+  kid: string;
+  alg: string;
+  private_jwk: JWK;
+  created_at: string;
+  /** Set when a newer key took over; the public part stays in the JWKS until `retired_at + maxTtl`. */
+  retired_at?: string;
+}
+
+interface KeyFile {
+  /** Key for cookie MACs, CSRF tokens and the client-secret pepper. */
+  hmac_secret: string;
+  keys: StoredKey[];
+}
+
+type Key = KeyObject | CryptoKey;
+
+export interface LoadedKey {
+  kid: string;
+  alg: string;
+  status: 'current' | 'previous';
+  privateKey: Key;
+  publicKey: Key;
+  publicJwk: JWK;
+}
+
+export interface KeyRing {
+  current(): LoadedKey;
+  byKid(kid: string): LoadedKey | undefined;
+  all(): LoadedKey[];
+  jwks(): { keys: JWK[] };
+  rotate(): Promise<LoadedKey>;
+  readonly hmacSecret: Buffer;
+}
+
+async function newStoredKey(): Promise<StoredKey> {
+  const { privateKey } = await generateKeyPair(ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const pub = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as JWK;
+  return {
+    kid: await calculateJwkThumbprint(pub),
+    alg: ALG,
+    private_jwk: jwk,
+    created_at: new Date().toISOString(),
+  };
+}
+
+async function load(stored: StoredKey, status: LoadedKey['status']): Promise<LoadedKey> {
+  const { d: _d, ...pub } = stored.private_jwk;
+  const publicJwk: JWK = { ...pub, kid: stored.kid, alg: stored.alg, use: 'sig' };
+  return {
+    kid: stored.kid,
+    alg: stored.alg,
+    status,
+    privateKey: (await importJWK(stored.private_jwk, stored.alg)) as Key,
+    publicKey: (await importJWK(publicJwk, stored.alg)) as Key,
+    publicJwk,
+  };
+}
+
+/** Writes the key file with mode 0600 (temp file + rename, so a crash never leaves half a key file). */
+async function save(dir: string, file: KeyFile): Promise<void> {
+  const tmp = join(dir, `${FILE}.tmp`);
+  await writeFile(tmp, JSON.stringify(file, null, 2), { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, join(dir, FILE));
+}
+
+/**
+ * ES256 signing keys generated on first start and persisted; rotation keeps the previous public keys in
+ * the JWKS until every token they signed has expired (`maxTtlSec`).
+ */
+export async function openKeyRing(dir: string, maxTtlSec: number): Promise<KeyRing> {
+  let file: KeyFile;
+  try {
+    file = JSON.parse(await readFile(join(dir, FILE), 'utf8')) as KeyFile;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    file = { hmac_secret: randomBytes(32).toString('base64url'), keys: [await newStoredKey()] };
+    await save(dir, file);
+  }
+  const stillNeeded = (k: StoredKey) =>
+    !k.retired_at || Date.parse(k.retired_at) + maxTtlSec * 1000 > Date.now();
+  let loaded: LoadedKey[] = [];
+  const reload = async () => {
+    file.keys = file.keys.filter(stillNeeded);
+    loaded = await Promise.all(file.keys.map((k, i) => load(k, i === 0 ? 'current' : 'previous')));
+  };
+  await reload();
+  return {
+    hmacSecret: Buffer.from(file.hmac_secret, 'base64url'),
+    current: () => loaded[0]!,
+    byKid: (kid) => loaded.find((k) => k.kid === kid),
+    all: () => [...loaded],
+    jwks: () => ({ keys: loaded.map((k) => k.publicJwk) }),
+    async rotate() {
+      const now = new Date().toISOString();
+      for (const k of file.keys) k.retired_at ??= now;
+      file.keys.unshift(await newStoredKey());
+      await reload();
+      await save(dir, file);
+      return loaded[0]!;
+    },
+  };
+}

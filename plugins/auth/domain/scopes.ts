@@ -1,0 +1,22 @@
+/** Space-delimited scope string to a unique list (RFC 6749 §3.3). */
+export function parseScope(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  return [...new Set(value.split(' ').filter((s) => s.length > 0))];
+}
+
+/** RFC 6749 §3.3 scope-token characters: %x21 / %x23-5B / %x5D-7E. */
+export const isScopeToken = (s: string): boolean => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s);
+
+export const isSubset = (wanted: readonly string[], allowed: readonly string[]): boolean =>
+  wanted.every((s) => allowed.includes(s));
+
+/** The scopes every lighting site resource offers (documented in the README). */
+export const SITE_SCOPES = [
+  { name: 'lights:read', description: 'Read lights, scenes, sensors and the site event stream' },
+  { name: 'lights:write', description: 'Switch lights and set their state' },
+  { name: 'scenes:apply', description: 'Apply existing scenes' },
+  { name: 'sensors:write', description: 'Report sensor readings and button presses' },
+  { name: 'site:admin', description: 'Rename lights, edit scenes and configure the site' },
+] as const;
+
+export const TRANSLATE_SCOPE = { name: 'translate', description: 'Translate announcements' } as const;

@@ -1,0 +1,104 @@
+import { definePlugin } from '../../core/plugin/types.ts';
+import type { LightingExports } from '../lighting/types.ts';
+import { mountAdminClients } from './admin/clients.ts';
+import { mountAdminResources } from './admin/resources.ts';
+import { mountAdminSystem, syncNotices } from './admin/system.ts';
+import { mountAdminTokens } from './admin/tokens.ts';
+import { mountAdminUsers } from './admin/users.ts';
+import { type AuthConfig, configSchema } from './config.ts';
+import { mountDiscovery, mountHealth } from './oauth/discovery.ts';
+import { adminErrorBody, oauthErrorBody } from './oauth/errors.ts';
+import { mountIntrospectRevoke } from './oauth/introspect-revoke.ts';
+import { mountRegister } from './oauth/register.ts';
+import { mountTokenEndpoint } from './oauth/token-endpoint.ts';
+import { createServices, pruneRefreshTokens, VERSION } from './setup.ts';
+import { siteTokenMqttHooks } from './sites/mqtt-acl.ts';
+import { addSiteResource, removeSiteResource, siteResource, syncResources } from './sites/site-resources.ts';
+import { createVerifier, type VerifyAccessToken } from './sites/verify.ts';
+import { mountAuthorize } from './web/authorize.ts';
+import { mountConsent } from './web/consent.ts';
+import { mountLogin } from './web/login.ts';
+
+export interface AuthExports {
+  /** In-process access-token check for other plugins (e.g. translation with `{ scope: 'translate' }`). */
+  verifyAccessToken: VerifyAccessToken;
+}
+
+declare module '../../core/plugin/types.ts' {
+  interface PluginExportsMap {
+    auth: AuthExports;
+  }
+}
+
+const MAINTENANCE_MS = 60_000;
+
+export default definePlugin<AuthConfig, AuthExports>({
+  name: 'auth',
+  version: VERSION,
+  description: 'OAuth 2.1 authorization server: site tokens, code flow, client credentials, admin API.',
+  requires: ['lighting'],
+  configSchema,
+  async start(ctx) {
+    const s = await createServices(ctx);
+    const info = await ctx.http.listen('auth', { port: ctx.config.port, host: ctx.config.host });
+    s.setIssuer(info.url);
+
+    // Public server: OAuth endpoints parse urlencoded/JSON bodies; pages read their own forms.
+    const oauth = ctx.http.router('auth', { body: { form: true, limit: '64kb' }, errorBody: oauthErrorBody });
+    mountDiscovery(oauth, s);
+    mountHealth(oauth, s);
+    mountTokenEndpoint(oauth, s);
+    mountIntrospectRevoke(oauth, s);
+    mountRegister(oauth, s);
+    const pages = ctx.http.router('auth', { body: false });
+    mountLogin(pages, s);
+    mountAuthorize(pages, s);
+    mountConsent(pages, s);
+
+    const admin = ctx.http.router('admin', { prefix: '/admin', errorBody: adminErrorBody });
+    mountAdminClients(admin, s);
+    mountAdminUsers(admin, s);
+    mountAdminResources(admin, s);
+    mountAdminTokens(admin, s);
+    mountAdminSystem(admin, s);
+
+    // Site tokens everywhere: a resource per lighting site, the verifier on the site API/WebSocket, MQTT ACLs.
+    const verifyAccessToken = createVerifier(s);
+    const lighting: LightingExports = ctx.use('lighting');
+    await syncResources(s, lighting.sites.list());
+    ctx.bus.on('lighting.site.created', async ({ siteId, name }) => {
+      await addSiteResource(s, siteId, name);
+    });
+    ctx.bus.on('lighting.site.deleted', ({ siteId }) => removeSiteResource(s, siteId));
+    lighting.setSiteTokenVerifier(async (token, siteId) => {
+      const r = siteResource(s, siteId);
+      const v = r ? await verifyAccessToken(token, { resource: r.id }) : null;
+      return v ? { scopes: v.scopes } : null;
+    });
+    ctx.mqtt.hooks(siteTokenMqttHooks(s, verifyAccessToken));
+
+    ctx.metrics.gauge('auth_issuances', 'Access-token issuance records held', () => s.issuances.count());
+    ctx.metrics.gauge('auth_revoked_tokens', 'Revoked access tokens still unexpired', () =>
+      s.issuances.revokedCount(),
+    );
+    syncNotices(s);
+
+    const maintenance = setInterval(() => {
+      s.issuances.prune();
+      s.audit.prune();
+      pruneRefreshTokens(s);
+    }, MAINTENANCE_MS);
+    maintenance.unref();
+
+    return {
+      exports: { verifyAccessToken },
+      async stop() {
+        clearInterval(maintenance);
+        lighting.setSiteTokenVerifier(null);
+        await Promise.all([s.data.flush(), s.refresh.flush(), s.issuances.flush(), s.audit.flush()]);
+      },
+      health: () =>
+        s.keys.all().length > 0 ? { status: 'ok' } : { status: 'down', detail: 'no signing key' },
+    };
+  },
+});

@@ -1,0 +1,129 @@
+import { newId, randomToken, sha256 } from '../domain/secrets.ts';
+import type { AuthServices } from '../services.ts';
+import type { Client, Issuance, Resource } from '../state/model.ts';
+
+export interface IssueInput {
+  client: Client;
+  /** The user for delegated grants; machine tokens use the client id as subject. */
+  userId: string | null;
+  resource: Resource;
+  scopes: string[];
+  ttlSec: number;
+  familyId?: string;
+  consentGrantId?: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+}
+
+/** Mints an access token and records its issuance (bounded log, coalesced write). */
+export async function issueAccessToken(s: AuthServices, input: IssueInput) {
+  const { token, claims } = await s.signer.mint({
+    sub: input.userId ?? input.client.id,
+    aud: input.resource.uri,
+    clientId: input.client.id,
+    scopes: input.scopes,
+    ttlSec: input.ttlSec,
+  });
+  const issuance: Issuance = {
+    id: newId(),
+    jti: claims.jti,
+    subject_user_id: input.userId ?? '',
+    client_id: input.client.id,
+    resource_id: input.resource.id,
+    scopes: input.scopes,
+    backend_kind: 'mint',
+    revocable: true,
+    issued_at: new Date(claims.iat * 1000).toISOString(),
+    expires_at: new Date(claims.exp * 1000).toISOString(),
+    agent_chain: [],
+    consent_client_id: input.consentGrantId ? input.client.id : '',
+    parent_jti: '',
+    ...(input.familyId ? { family_id: input.familyId } : {}),
+    ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
+  };
+  await s.issuances.record(issuance);
+  return { token, claims };
+}
+
+/** A new refresh token in a family (a new family when none is given). */
+export function issueRefreshToken(
+  s: AuthServices,
+  input: {
+    client: Client;
+    userId: string;
+    resource: Resource;
+    scopes: string[];
+    familyId?: string;
+    consentGrantId: string;
+  },
+): { token: string; familyId: string } {
+  const token = randomToken();
+  const familyId = input.familyId ?? newId();
+  const now = Date.now();
+  s.refresh.update((d) => {
+    d.tokens[sha256(token)] = {
+      family_id: familyId,
+      client_id: input.client.id,
+      user_id: input.userId,
+      resource_id: input.resource.id,
+      scopes: input.scopes,
+      consent_grant_id: input.consentGrantId,
+      created_at: now,
+      expires_at: now + s.config.refresh_token_ttl * 1000,
+    };
+  });
+  return { token, familyId };
+}
+
+/** Revokes one access token by jti (idempotent). */
+export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> {
+  const i = s.issuances.raw(jti);
+  const exp = i ? Date.parse(i.expires_at) : Date.now() + 86_400_000;
+  return s.issuances.revoke(jti, exp);
+}
+
+/** Revokes every refresh token of a family and every access token minted from it. Returns the count. */
+export async function revokeFamily(s: AuthServices, familyId: string): Promise<number> {
+  const now = Date.now();
+  let n = 0;
+  s.refresh.update((d) => {
+    for (const r of Object.values(d.tokens)) {
+      if (r.family_id === familyId && !r.revoked_at) {
+        r.revoked_at = now;
+        n++;
+      }
+    }
+  });
+  for (const i of s.issuances.where((x) => x.family_id === familyId)) if (await revokeJti(s, i.jti)) n++;
+  return n;
+}
+
+/** Revokes every token (refresh and access) matching a predicate over refresh records and issuances. */
+export async function revokeWhere(
+  s: AuthServices,
+  pred: { user_id?: string; client_id?: string; consent_grant_id?: string },
+): Promise<number> {
+  const match = (x: { client_id: string; consent_grant_id?: string }, user: string) =>
+    (pred.user_id === undefined || user === pred.user_id) &&
+    (pred.client_id === undefined || x.client_id === pred.client_id) &&
+    (pred.consent_grant_id === undefined || x.consent_grant_id === pred.consent_grant_id);
+  const now = Date.now();
+  let n = 0;
+  s.refresh.update((d) => {
+    for (const r of Object.values(d.tokens)) {
+      if (!r.revoked_at && match(r, r.user_id)) {
+        r.revoked_at = now;
+        n++;
+      }
+    }
+  });
+  const live = s.issuances.where((i) => match(i, i.subject_user_id) && Date.parse(i.expires_at) > now);
+  for (const i of live) if (await revokeJti(s, i.jti)) n++;
+  return n;
+}

@@ -1,0 +1,90 @@
+import type { HearthRouter } from '../../../core/http/types.ts';
+import type { AuthServices } from '../services.ts';
+import {
+  asStringArray,
+  buildClient,
+  type ClientInput,
+  ClientMetadataError,
+} from '../state/client-factory.ts';
+import { oauthError } from './errors.ts';
+import { bodyOf } from './params.ts';
+
+const metadataError = (d: string) => oauthError(400, 'invalid_client_metadata', d); // RFC 7591 §3.2.2
+
+/** RFC 7591 request → client input. `scope` is discarded (spec rule 3); unknown members are ignored. */
+function readRequest(s: AuthServices, body: Record<string, unknown>): ClientInput {
+  const str = (name: string, req: boolean): string | undefined => {
+    const v = body[name];
+    if (v === undefined && !req) return undefined;
+    if (typeof v !== 'string') throw metadataError(`${name} is required and must be a string`);
+    return v;
+  };
+  const arr = (name: string) => {
+    if (body[name] === undefined) throw metadataError(`${name} is required`);
+    return asStringArray(body[name], name);
+  };
+  const appType = str('application_type', false) ?? 'web';
+  if (appType !== 'web' && appType !== 'native')
+    throw metadataError('application_type must be web or native');
+  if (body.agent !== undefined && typeof body.agent !== 'boolean')
+    throw metadataError('agent must be a boolean');
+  const grants = arr('grant_types');
+  const userInLoop = !grants.includes('client_credentials');
+  return {
+    name: str('client_name', true)!,
+    redirect_uris: arr('redirect_uris'),
+    grant_types: grants,
+    response_types: arr('response_types'),
+    token_endpoint_auth_method: str('token_endpoint_auth_method', true)!,
+    // The ceiling comes from the server setting, only for clients that keep a user in the loop.
+    scope: userInLoop ? s.config.default_client_scope : '',
+    resources: [],
+    application_type: appType,
+    agent: body.agent === true,
+    agent_description: str('agent_description', false) ?? '',
+    source: 'dcr',
+  };
+}
+
+export function mountRegister(router: HearthRouter, s: AuthServices): void {
+  router.post('/oauth/register', async (ctx) => {
+    const dcr = s.dcr();
+    if (dcr.mode === 'admin_only') throw oauthError(403, 'access_denied', 'registration is disabled');
+    let input: ClientInput;
+    let built: ReturnType<typeof buildClient>;
+    try {
+      input = readRequest(s, bodyOf(ctx));
+      if (dcr.mode === 'approved_redirects') {
+        const refused = input.redirect_uris.find((u) => !dcr.approved_redirects.includes(u));
+        if (refused !== undefined)
+          throw oauthError(400, 'invalid_redirect_uri', `redirect URI not approved: ${refused}`);
+      }
+      built = buildClient(input, s.keys.hmacSecret);
+    } catch (err) {
+      if (!(err instanceof ClientMetadataError)) throw err;
+      const code = err.field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata';
+      throw oauthError(400, code, err.message);
+    }
+    const { client, secret } = built;
+    await s.data.commit((d) => {
+      d.clients[client.id] = client;
+    });
+    void s.audit.record('client.registered', { client_id: client.id, ip: ctx.ip, detail: client.name });
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      client_id: client.id,
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      client_id_issued_at: Math.floor(Date.parse(client.issued_at) / 1000),
+      redirect_uris: client.redirect_uris,
+      client_name: client.name,
+      grant_types: client.grant_types,
+      response_types: client.response_types,
+      token_endpoint_auth_method: client.token_endpoint_auth_method,
+      application_type: client.application_type,
+      ...(client.scope ? { scope: client.scope } : {}),
+      agent: client.agent,
+      ...(client.agent_description ? { agent_description: client.agent_description } : {}),
+    };
+  });
+}

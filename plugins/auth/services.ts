@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import type { NoticesApi } from '../../core/plugin/types.ts';
+import type { DocStore } from '../../core/store/types.ts';
+import type { AuthConfig, DcrMode } from './config.ts';
+import type { TokenSigner } from './domain/access-token.ts';
+import type { KeyRing } from './domain/keys.ts';
+import type { Lockout } from './domain/lockout.ts';
+import type { PasswordHasher } from './domain/passwords.ts';
+import type { Audit } from './state/audit.ts';
+import type { CodeStore } from './state/codes.ts';
+import type { IssuanceRegistry } from './state/issuances.ts';
+import type { AuthData, Client, RefreshData, Resource } from './state/model.ts';
+import type { PendingAuthorizations } from './state/pending.ts';
+
+/** Everything the auth routes share, created once per plugin start (never module state). */
+export interface AuthServices {
+  config: AuthConfig;
+  log: Logger;
+  notices: NoticesApi;
+  issuer(): string;
+  /** True when the public server is reached over https (cookie Secure flag). */
+  secure(): boolean;
+  data: DocStore<AuthData>;
+  refresh: DocStore<RefreshData>;
+  issuances: IssuanceRegistry;
+  audit: Audit;
+  keys: KeyRing;
+  signer: TokenSigner;
+  passwords: PasswordHasher;
+  lockout: Lockout;
+  codes: CodeStore;
+  pending: PendingAuthorizations;
+  dcr(): { mode: DcrMode; approved_redirects: string[] };
+  startedAt: number;
+  version: string;
+}
+
+/** A resource by id, slug or URI (RFC 8707 `resource` values are URIs; admins also use slugs). */
+export function findResource(s: AuthServices, ref: string): Resource | undefined {
+  const all = s.data.data.resources;
+  if (all[ref]) return all[ref];
+  return Object.values(all).find((r) => r.uri === ref || r.slug === ref);
+}
+
+export const findClient = (s: AuthServices, id: string): Client | undefined => s.data.data.clients[id];
+
+export const nowIso = (): string => new Date().toISOString();

@@ -1,0 +1,89 @@
+import type { PluginContext } from '../../core/plugin/types.ts';
+import type { AuthConfig } from './config.ts';
+import { createTokenSigner } from './domain/access-token.ts';
+import { openKeyRing } from './domain/keys.ts';
+import { createLockout } from './domain/lockout.ts';
+import { createPasswordHasher } from './domain/passwords.ts';
+import type { AuthServices } from './services.ts';
+import { createAudit } from './state/audit.ts';
+import { createCodeStore } from './state/codes.ts';
+import { createIssuanceRegistry } from './state/issuances.ts';
+import type { AuditEvent, AuthData, Issuance, RefreshData, Revocation } from './state/model.ts';
+import { createPendingAuthorizations } from './state/pending.ts';
+
+const DAY = 86_400_000;
+export const VERSION = '0.1.0';
+
+/** Opens every store and builds the shared services. `issuer` is filled in once the listener is bound. */
+export async function createServices(
+  ctx: PluginContext<AuthConfig>,
+): Promise<AuthServices & { setIssuer(url: string): void }> {
+  const config = ctx.config;
+  const maxTtl = Math.max(config.access_token_ttl, config.client_credentials_ttl);
+  const keys = await openKeyRing(await ctx.store.dir(), maxTtl);
+  const data = await ctx.store.open<AuthData>('data', {
+    clients: {},
+    users: {},
+    resources: {},
+    consent_grants: {},
+    settings: { dcr: null },
+  });
+  const refresh = await ctx.store.open<RefreshData>('refresh', { tokens: {} });
+  const issuanceLog = await ctx.store.openLog<Issuance>('issuances', {
+    max: config.issuances.max,
+    maxAgeMs: config.issuances.retention_days * DAY,
+    timeOf: (i) => Date.parse(i.issued_at),
+  });
+  // A revocation matters only until the token would have expired anyway.
+  const revocationLog = await ctx.store.openLog<Revocation>('revocations', {
+    max: 100_000,
+    maxAgeMs: 0,
+    timeOf: (r) => r.exp,
+  });
+  const auditLog = await ctx.store.openLog<AuditEvent>('audit', {
+    max: config.audit.max,
+    maxAgeMs: config.audit.retention_days * DAY,
+    timeOf: (e) => Date.parse(e.created_at),
+  });
+  let issuer = config.issuer.replace(/\/+$/, '');
+  const services: AuthServices & { setIssuer(url: string): void } = {
+    config,
+    log: ctx.log,
+    notices: ctx.notices,
+    issuer: () => issuer,
+    secure: () => config.cookie_secure || issuer.startsWith('https:'),
+    setIssuer: (url) => {
+      issuer ||= url.replace(/\/+$/, '');
+    },
+    data,
+    refresh,
+    issuances: createIssuanceRegistry(issuanceLog, revocationLog),
+    audit: createAudit(auditLog),
+    keys,
+    signer: createTokenSigner(keys, () => issuer),
+    passwords: await createPasswordHasher(),
+    lockout: createLockout({
+      maxFailures: config.rate_limit.auth_fail_max,
+      windowMs: config.rate_limit.auth_fail_window * 1000,
+      lockoutMs: config.rate_limit.auth_lockout * 1000,
+      maxTracked: 10_000,
+    }),
+    codes: createCodeStore(),
+    pending: createPendingAuthorizations(),
+    dcr: () => data.data.settings.dcr ?? config.dcr,
+    startedAt: Date.now(),
+    version: VERSION,
+  };
+  pruneRefreshTokens(services);
+  return services;
+}
+
+/** Drops refresh records that expired (rotated ones are kept until then for reuse detection). */
+export function pruneRefreshTokens(s: AuthServices): void {
+  const now = Date.now();
+  const expired = Object.entries(s.refresh.data.tokens).filter(([, r]) => r.expires_at < now);
+  if (expired.length === 0) return;
+  s.refresh.update((d) => {
+    for (const [k] of expired) delete d.tokens[k];
+  });
+}

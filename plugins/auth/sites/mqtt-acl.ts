@@ -1,0 +1,65 @@
+import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/mqtt/types.ts';
+import type { AuthServices } from '../services.ts';
+import type { VerifyAccessToken } from './verify.ts';
+
+const KIND = 'auth.site-token';
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+interface TokenIdentity {
+  kind: typeof KIND;
+  siteId: string;
+  scopes: string[];
+  jti: string;
+  exp: number;
+}
+
+const identityOf = (c: MqttClientInfo): TokenIdentity | null =>
+  c.identity?.kind === KIND ? (c.identity as unknown as TokenIdentity) : null;
+
+/** The scope a publish needs, from the first topic level under the site (documented in the README). */
+export function publishScope(rest: string): string {
+  const head = rest.split('/')[0] ?? '';
+  if (head === 'sensors' || head === 'sensor' || head === 'buttons') return 'sensors:write';
+  if (head === 'scenes' || head === 'scene') return 'scenes:apply';
+  if (head === 'lights' || head === 'light' || head === 'groups' || head === 'group') return 'lights:write';
+  return 'site:admin';
+}
+
+/**
+ * Embedded-broker hooks: a site token as the MQTT password lets a client use `hearth/<siteid>/#` within its
+ * scopes (subscribe needs lights:read, publish the scope of the topic). Anything that is not a token is left
+ * to other plugins ('pass'); a token that fails verification is refused.
+ */
+export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): MqttAuthHooks {
+  const stillValid = (id: TokenIdentity) => !s.issuances.isRevoked(id.jti) && id.exp * 1000 > Date.now();
+  const underSite = (id: TokenIdentity, topic: string): string | null => {
+    const prefix = `hearth/${id.siteId}/`;
+    return topic.startsWith(prefix) ? topic.slice(prefix.length) : null;
+  };
+  return {
+    async authenticate(_client, _username, password) {
+      const token = password?.toString('utf8') ?? '';
+      if (!JWT_SHAPE.test(token)) return 'pass';
+      const v = await verify(token);
+      const siteId = v ? s.data.data.resources[v.resource_id]?.site_id : undefined;
+      if (!v || !siteId) return { allow: false };
+      const identity: TokenIdentity = { kind: KIND, siteId, scopes: v.scopes, jti: v.jti, exp: v.exp };
+      return { allow: true, identity: identity as unknown as Record<string, unknown> };
+    },
+    authorizeSubscribe(client, topic): MqttTopicDecision {
+      const id = identityOf(client);
+      if (!id) return 'pass';
+      const rest = underSite(id, topic);
+      // Wildcards may not reach above the site (`hearth/+/#` or `#` would leak other sites).
+      if (rest === null || !stillValid(id) || !id.scopes.includes('lights:read')) return 'deny';
+      return 'allow';
+    },
+    authorizePublish(client, topic): MqttTopicDecision {
+      const id = identityOf(client);
+      if (!id) return 'pass';
+      const rest = underSite(id, topic);
+      if (rest === null || !stillValid(id)) return 'deny';
+      return id.scopes.includes(publishScope(rest)) ? 'allow' : 'deny';
+    },
+  };
+}

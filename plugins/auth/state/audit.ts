@@ -1,0 +1,58 @@
+import type { LogStore } from '../../../core/store/types.ts';
+import { newId } from '../domain/secrets.ts';
+import type { AuditEvent } from './model.ts';
+
+export interface AuditInput {
+  actor_id?: string;
+  client_id?: string;
+  ip?: string;
+  detail?: string;
+}
+
+export interface AuditQuery {
+  action?: string;
+  actor_id?: string;
+  client_id?: string;
+  sinceMs: number;
+  untilMs?: number;
+  limit: number;
+  offset: number;
+}
+
+/** The audit trail (action names from the research note §1.2), in a bounded log of its own. */
+export function createAudit(log: LogStore<AuditEvent>) {
+  return {
+    record(action: string, input: AuditInput = {}): Promise<void> {
+      return log.append({
+        id: newId(),
+        action,
+        actor_id: input.actor_id ?? '',
+        client_id: input.client_id ?? '',
+        ip: input.ip ?? '',
+        detail: input.detail ?? '',
+        trace_id: '',
+        created_at: new Date().toISOString(),
+      });
+    },
+    query(q: AuditQuery): AuditEvent[] {
+      const out: AuditEvent[] = [];
+      let skip = q.offset;
+      for (let n = log.items.length - 1; n >= 0 && out.length < q.limit; n--) {
+        const e = log.items[n]!;
+        const t = Date.parse(e.created_at);
+        if (t < q.sinceMs || (q.untilMs !== undefined && t > q.untilMs)) continue;
+        if (q.action && e.action !== q.action) continue;
+        if (q.actor_id && e.actor_id !== q.actor_id) continue;
+        if (q.client_id && e.client_id !== q.client_id) continue;
+        if (skip-- > 0) continue;
+        out.push(e);
+      }
+      return out;
+    },
+    count: () => log.items.length,
+    prune: () => log.prune(),
+    flush: () => log.flush(),
+  };
+}
+
+export type Audit = ReturnType<typeof createAudit>;

@@ -1,0 +1,96 @@
+import type { LogStore } from '../../../core/store/types.ts';
+import type { Issuance, Revocation } from './model.ts';
+
+export interface IssuanceQuery {
+  client?: string;
+  user?: string;
+  resource?: string;
+  jti?: string;
+  sinceMs?: number;
+  limit: number;
+  offset?: number;
+}
+
+export type IssuanceView = Omit<Issuance, 'family_id' | 'consent_grant_id'> & { revoked_at?: string };
+
+/**
+ * Issued access tokens and their revocations. Both live in bounded logs written apart from the
+ * configuration document, so issuing a token never rewrites a large file (research §0.5); the revoked
+ * `jti` set is in memory so verification needs no I/O and a revocation applies at once.
+ */
+export function createIssuanceRegistry(log: LogStore<Issuance>, revocations: LogStore<Revocation>) {
+  const byJti = new Map<string, Issuance>();
+  const byId = new Map<string, Issuance>();
+  const revoked = new Map<string, string>();
+  const index = () => {
+    byJti.clear();
+    byId.clear();
+    for (const i of log.items) {
+      byJti.set(i.jti, i);
+      byId.set(i.id, i);
+    }
+    revoked.clear();
+    for (const r of revocations.items) revoked.set(r.jti, r.revoked_at);
+  };
+  index();
+
+  const view = (i: Issuance): IssuanceView => {
+    const { family_id: _f, consent_grant_id: _c, ...rest } = i;
+    const at = revoked.get(i.jti);
+    return at ? { ...rest, revoked_at: at } : rest;
+  };
+
+  return {
+    async record(i: Issuance): Promise<void> {
+      byJti.set(i.jti, i);
+      byId.set(i.id, i);
+      await log.append(i);
+    },
+    isRevoked: (jti: string): boolean => revoked.has(jti),
+    /** Revokes one token; returns false when it was already revoked. */
+    async revoke(jti: string, expMs: number): Promise<boolean> {
+      if (revoked.has(jti)) return false;
+      const at = new Date().toISOString();
+      revoked.set(jti, at);
+      await revocations.append({ jti, revoked_at: at, exp: expMs }, { durable: true });
+      return true;
+    },
+    get: (idOrJti: string) => {
+      const i = byId.get(idOrJti) ?? byJti.get(idOrJti);
+      return i ? view(i) : undefined;
+    },
+    raw: (jti: string) => byJti.get(jti),
+    /** Every recorded issuance matching `pred` (for cascades: a refresh family, a consent grant, a user). */
+    where: (pred: (i: Issuance) => boolean): Issuance[] => [...byJti.values()].filter(pred),
+    query(q: IssuanceQuery): IssuanceView[] {
+      const out: IssuanceView[] = [];
+      let skip = q.offset ?? 0;
+      // Newest first.
+      for (let n = log.items.length - 1; n >= 0 && out.length < q.limit; n--) {
+        const i = log.items[n]!;
+        if (q.client && i.client_id !== q.client) continue;
+        if (q.user && i.subject_user_id !== q.user) continue;
+        if (q.resource && i.resource_id !== q.resource) continue;
+        if (q.jti && i.jti !== q.jti) continue;
+        if (q.sinceMs !== undefined && Date.parse(i.issued_at) < q.sinceMs) continue;
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        out.push(view(i));
+      }
+      return out;
+    },
+    count: () => byJti.size,
+    revokedCount: () => revoked.size,
+    /** Applies retention to both logs and re-indexes. */
+    prune(): void {
+      if (log.prune() + revocations.prune() > 0) index();
+    },
+    flush: async () => {
+      await Promise.all([log.flush(), revocations.flush()]);
+    },
+  };
+}
+
+export type IssuanceRegistry = ReturnType<typeof createIssuanceRegistry>;

@@ -1,0 +1,134 @@
+import type { DcrMode } from '../config.ts';
+
+export type ClientStatus = 'active' | 'suspended' | 'revoked';
+export type AuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+
+export interface Client {
+  id: string;
+  name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: AuthMethod;
+  /** Ceiling for client_credentials; empty means zero scopes (spec rule 3). */
+  scope: string;
+  /** Extension: resources (slug or URI) client_credentials may target; empty means any. */
+  resources: string[];
+  status: ClientStatus;
+  registration_source: 'admin' | 'dcr';
+  application_type: 'web' | 'native';
+  agent: boolean;
+  agent_description: string;
+  cimd_url: string;
+  /** HMAC-SHA256 of the secret with the server pepper; absent for public clients. */
+  secret_hash?: string;
+  issued_at: string;
+  updated_at: string;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: 'admin' | 'user';
+  status: 'active' | 'disabled';
+  provider: 'local';
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScopeDef {
+  name: string;
+  description?: string;
+}
+
+export interface Resource {
+  id: string;
+  slug: string;
+  uri: string;
+  backend_kind: 'mint';
+  display_name: string;
+  scopes: ScopeDef[];
+  policy: { exchange: { allowed_client_ids: string[] }; runtime: { client_ids: string[] } };
+  /** Set for resources that mirror a lighting site; they live and die with the site. */
+  site_id?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConsentGrant {
+  id: string;
+  user_id: string;
+  client_id: string;
+  resource_id: string;
+  scopes: string[];
+  created_at: string;
+  updated_at: string;
+  revoked_at?: string;
+}
+
+/** The configuration document (`auth.data.json`): small, changed by admin writes and consent. */
+export interface AuthData {
+  clients: Record<string, Client>;
+  users: Record<string, User>;
+  resources: Record<string, Resource>;
+  consent_grants: Record<string, ConsentGrant>;
+  settings: { dcr: { mode: DcrMode; approved_redirects: string[] } | null };
+}
+
+export interface RefreshRecord {
+  family_id: string;
+  client_id: string;
+  user_id: string;
+  resource_id: string;
+  scopes: string[];
+  consent_grant_id: string;
+  created_at: number;
+  expires_at: number;
+  /** Set when rotated: presenting it again is reuse and revokes the family (RFC 9700 §4.14.2). */
+  used_at?: number;
+  revoked_at?: number;
+}
+
+/** Refresh tokens by SHA-256 of the token (`auth.refresh.json`). */
+export interface RefreshData {
+  tokens: Record<string, RefreshRecord>;
+}
+
+export interface Issuance {
+  id: string;
+  jti: string;
+  subject_user_id: string;
+  client_id: string;
+  resource_id: string;
+  scopes: string[];
+  backend_kind: 'mint';
+  revocable: boolean;
+  issued_at: string;
+  expires_at: string;
+  agent_chain: string[];
+  consent_client_id: string;
+  parent_jti: string;
+  /** Internal links for cascades (not part of IssuanceView). */
+  family_id?: string;
+  consent_grant_id?: string;
+}
+
+export interface Revocation {
+  jti: string;
+  revoked_at: string;
+  /** Epoch ms after which the token is expired anyway (retention of the revocation record). */
+  exp: number;
+}
+
+export interface AuditEvent {
+  id: string;
+  action: string;
+  actor_id: string;
+  client_id: string;
+  ip: string;
+  detail: string;
+  trace_id: string;
+  created_at: string;
+}

@@ -1,0 +1,174 @@
+import type { Context } from 'koa';
+import type { HearthRouter } from '../../../core/http/types.ts';
+import { redirectUriMatches } from '../domain/redirect-uri.ts';
+import { isSubset, parseScope } from '../domain/scopes.ts';
+import { newId } from '../domain/secrets.ts';
+import { type AuthServices, findClient, nowIso } from '../services.ts';
+import type { Client, ConsentGrant } from '../state/model.ts';
+import type { PendingAuthorization } from '../state/pending.ts';
+import { sendErrorPage } from './html.ts';
+import { currentSession } from './session.ts';
+
+// RFC 7636 §4.2: S256 challenge is the base64url of a SHA-256 digest, 43 characters
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Redirects to the client with the RFC 9207 `iss` on every authorization response. */
+export function redirectToClient(
+  ctx: Context,
+  s: AuthServices,
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+): void {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  url.searchParams.set('iss', s.issuer());
+  ctx.redirect(url.toString());
+  ctx.status = 303;
+}
+
+/** Issues the code for an approved request and sends the browser back to the client. */
+export function completeAuthorization(
+  ctx: Context,
+  s: AuthServices,
+  p: Omit<PendingAuthorization, 'expires_at'>,
+  grantId: string,
+): void {
+  const code = s.codes.issue({
+    client_id: p.client_id,
+    redirect_uri: p.redirect_uri,
+    code_challenge: p.code_challenge,
+    user_id: p.user_id,
+    resource_id: p.resource_id,
+    scopes: p.scopes,
+    consent_grant_id: grantId,
+    expires_at: Date.now() + s.config.code_ttl * 1000,
+  });
+  redirectToClient(ctx, s, p.redirect_uri, { code, state: p.state });
+}
+
+export const activeGrant = (
+  s: AuthServices,
+  userId: string,
+  clientId: string,
+  resourceId: string,
+): ConsentGrant | undefined =>
+  Object.values(s.data.data.consent_grants).find(
+    (g) => !g.revoked_at && g.user_id === userId && g.client_id === clientId && g.resource_id === resourceId,
+  );
+
+/** Records (or replaces) the user's consent for a client and resource. Durable before the code is issued. */
+export async function saveGrant(
+  s: AuthServices,
+  userId: string,
+  client: Client,
+  resourceId: string,
+  scopes: string[],
+): Promise<ConsentGrant> {
+  const existing = activeGrant(s, userId, client.id, resourceId);
+  const now = nowIso();
+  const grant: ConsentGrant = existing
+    ? { ...existing, scopes, updated_at: now }
+    : {
+        id: newId(),
+        user_id: userId,
+        client_id: client.id,
+        resource_id: resourceId,
+        scopes,
+        created_at: now,
+        updated_at: now,
+      };
+  await s.data.commit((d) => {
+    d.consent_grants[grant.id] = grant;
+  });
+  return grant;
+}
+
+/** GET /oauth/authorize (RFC 6749 §4.1.1 with PKCE S256, RFC 8707 resource, RFC 9207 iss). */
+export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
+  router.get('/oauth/authorize', async (ctx) => {
+    const q = ctx.query;
+    const one = (name: string): string | undefined | null => {
+      const v = q[name];
+      return v === undefined || v === '' ? undefined : typeof v === 'string' ? v : null;
+    };
+    const clientId = one('client_id');
+    const client = clientId ? findClient(s, clientId) : undefined;
+    // RFC 9700 §4.11: never redirect for an unknown client or an unregistered redirect URI.
+    if (client?.status !== 'active')
+      return sendErrorPage(
+        ctx,
+        400,
+        'Unknown application',
+        'The application that sent you here is not registered.',
+      );
+    const redirectUri = one('redirect_uri');
+    if (!redirectUri || !redirectUriMatches(client.redirect_uris, redirectUri)) {
+      return sendErrorPage(
+        ctx,
+        400,
+        'Invalid redirect',
+        'The redirect address of this request is not registered for the application.',
+      );
+    }
+    const state = one('state');
+    const fail = (error: string, description: string) =>
+      redirectToClient(ctx, s, redirectUri, {
+        error,
+        error_description: description,
+        state: state ?? undefined,
+      });
+    const dup = [
+      'response_type',
+      'code_challenge',
+      'code_challenge_method',
+      'scope',
+      'resource',
+      'state',
+    ].find((n) => one(n) === null);
+    if (dup) return fail('invalid_request', `parameter ${dup} must appear once`);
+    if (one('response_type') !== 'code')
+      return fail('unsupported_response_type', 'only response_type=code is supported');
+    if (!client.grant_types.includes('authorization_code'))
+      return fail('unauthorized_client', 'client may not use the code flow');
+    const challenge = one('code_challenge');
+    if (!challenge) return fail('invalid_request', 'code_challenge is required (PKCE)'); // RFC 9700 §2.1.1
+    if (one('code_challenge_method') !== 'S256')
+      return fail('invalid_request', 'code_challenge_method must be S256');
+    if (!CHALLENGE.test(challenge)) return fail('invalid_request', 'malformed code_challenge');
+    const resources = Object.values(s.data.data.resources);
+    const resourceParam = one('resource');
+    const resource = resourceParam
+      ? resources.find((r) => r.uri === resourceParam)
+      : resources.length === 1
+        ? resources[0]
+        : undefined;
+    if (!resource) return fail('invalid_target', resourceParam ? 'unknown resource' : 'resource is required');
+    const offered = resource.scopes.map((x) => x.name);
+    const requested = one('scope');
+    const scopes = requested ? parseScope(requested) : offered;
+    if (scopes.length === 0 || !isSubset(scopes, offered))
+      return fail('invalid_scope', 'the resource does not offer the requested scope');
+
+    const session = currentSession(ctx, s);
+    if (!session) {
+      ctx.redirect(`/login?redirect=${encodeURIComponent(ctx.url)}`);
+      ctx.status = 303;
+      return;
+    }
+    const request = {
+      client_id: client.id,
+      redirect_uri: redirectUri,
+      state: state ?? undefined,
+      code_challenge: challenge,
+      resource_id: resource.id,
+      scopes,
+      user_id: session.user.id,
+    };
+    // A stored consent that covers the request is reused (issue 5).
+    const grant = activeGrant(s, session.user.id, client.id, resource.id);
+    if (grant && isSubset(scopes, grant.scopes)) return completeAuthorization(ctx, s, request, grant.id);
+    const pendingId = s.pending.add(request);
+    ctx.redirect(`/consent?session_id=${encodeURIComponent(pendingId)}`);
+    ctx.status = 303;
+  });
+}

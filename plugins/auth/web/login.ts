@@ -1,0 +1,121 @@
+import type { Context } from 'koa';
+import type { HearthRouter } from '../../../core/http/types.ts';
+import type { AuthServices } from '../services.ts';
+import { FormError, field, readForm } from './form.ts';
+import { esc, sendPage } from './html.ts';
+import { checkLoginCsrf, currentSession, endSession, loginCsrfToken, startSession } from './session.ts';
+
+/** Only same-origin relative paths are followed after login (never `//host` or `/\host`). */
+export function safeRedirect(value: string | null | undefined): string {
+  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  return value;
+}
+
+function renderLogin(
+  ctx: Context,
+  s: AuthServices,
+  status: number,
+  redirect: string,
+  error?: string,
+  email = '',
+): void {
+  if (!s.config.local_login) {
+    sendPage(ctx, status, 'Sign in', '<h1>Sign in</h1><p>Password sign-in is disabled on this hub.</p>');
+    return;
+  }
+  const csrf = loginCsrfToken(ctx, s);
+  sendPage(
+    ctx,
+    status,
+    'Sign in',
+    `<h1>Sign in to Hearth</h1>${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+<form method="post" action="/login">
+<input type="hidden" name="csrf_token" value="${esc(csrf)}"><input type="hidden" name="redirect" value="${esc(redirect)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(email)}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`,
+  );
+}
+
+export function mountLogin(router: HearthRouter, s: AuthServices): void {
+  router.get('/login', (ctx) => {
+    const q = ctx.query.redirect;
+    renderLogin(ctx, s, 200, safeRedirect(typeof q === 'string' ? q : undefined));
+  });
+
+  router.post('/login', async (ctx) => {
+    // Spec rule 5: 404 before the body is read when local login is disabled.
+    if (!s.config.local_login) {
+      sendPage(ctx, 404, 'Not found', '<h1>Not found</h1>');
+      return;
+    }
+    let form: URLSearchParams;
+    try {
+      form = await readForm(ctx);
+    } catch (err) {
+      if (!(err instanceof FormError)) throw err;
+      renderLogin(ctx, s, 422, '/', 'The form could not be read. Please try again.');
+      return;
+    }
+    const redirect = safeRedirect(field(form, 'redirect', 4096));
+    const email = field(form, 'email', 254);
+    const password = field(form, 'password', 1024);
+    if (!checkLoginCsrf(ctx, s, field(form, 'csrf_token'))) {
+      renderLogin(ctx, s, 422, redirect, 'Your session expired. Please sign in again.', email ?? '');
+      return;
+    }
+    if (!email || !password) {
+      renderLogin(ctx, s, 422, redirect, 'Enter your email and password.', email ?? '');
+      return;
+    }
+    // Checked before hashing so a locked identity costs no argon2 work (research §1.2).
+    const remaining = s.lockout.remainingMs(email, ctx.ip);
+    if (remaining > 0) {
+      ctx.set('Retry-After', String(Math.max(1, Math.ceil(remaining / 1000))));
+      sendPage(
+        ctx,
+        429,
+        'Too many attempts',
+        '<h1>Too many attempts</h1><p>Sign-in is paused for this account. Try again later.</p>',
+      );
+      return;
+    }
+    const user = Object.values(s.data.data.users).find((u) => u.email.toLowerCase() === email.toLowerCase());
+    // Unknown and disabled users still pay for a (dummy) verify: timing tells nothing.
+    const ok = await s.passwords.verify(user?.password_hash ?? null, password);
+    if (!ok || !user || user.status !== 'active') {
+      if (s.lockout.fail(email, ctx.ip))
+        void s.audit.record('auth.locked_out', { ip: ctx.ip, detail: email });
+      void s.audit.record('user.login_failed', { ip: ctx.ip, actor_id: user?.id ?? '' });
+      renderLogin(ctx, s, 422, redirect, 'Invalid email or password.', email);
+      return;
+    }
+    s.lockout.succeed(email, ctx.ip);
+    startSession(ctx, s, user);
+    void s.audit.record('user.login', { actor_id: user.id, ip: ctx.ip });
+    ctx.status = 303; // RFC 9700 §4.12: never 307 after a POST with credentials
+    ctx.redirect(redirect);
+    ctx.status = 303;
+  });
+
+  router.post('/logout', (ctx) => {
+    endSession(ctx, s);
+    ctx.redirect('/login');
+    ctx.status = 303;
+  });
+
+  router.get('/', (ctx) => {
+    const session = currentSession(ctx, s);
+    if (!session) {
+      ctx.redirect('/login');
+      ctx.status = 303;
+      return;
+    }
+    sendPage(
+      ctx,
+      200,
+      'Signed in',
+      `<h1>Signed in</h1><p>You are signed in as ${esc(session.user.email)}.</p><form method="post" action="/logout"><button>Sign out</button></form>`,
+    );
+  });
+}
