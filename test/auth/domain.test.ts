@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodeProtectedHeader, SignJWT } from 'jose';
+import { afterEach, describe, expect, test } from 'vitest';
+import { createTokenSigner } from '../../plugins/auth/domain/access-token.ts';
+import { openKeyRing } from '../../plugins/auth/domain/keys.ts';
+import { createLockout } from '../../plugins/auth/domain/lockout.ts';
+import { createPasswordHasher } from '../../plugins/auth/domain/passwords.ts';
+import { redirectUriMatches, redirectUriProblem } from '../../plugins/auth/domain/redirect-uri.ts';
+import { hashSecret, verifySecret } from '../../plugins/auth/domain/secrets.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'hearth-auth-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('redirect URI rules', () => {
+  test('exact match, loopback port may vary, nothing else does (RFC 8252 §7.3)', () => {
+    const reg = ['https://app.example/cb', 'http://127.0.0.1/cb'];
+    expect(redirectUriMatches(reg, 'https://app.example/cb')).toBe(true);
+    expect(redirectUriMatches(reg, 'https://app.example/cb/')).toBe(false);
+    expect(redirectUriMatches(reg, 'https://app.example:444/cb')).toBe(false);
+    expect(redirectUriMatches(reg, 'http://127.0.0.1:53111/cb')).toBe(true);
+    expect(redirectUriMatches(reg, 'http://127.0.0.1:53111/other')).toBe(false);
+    expect(redirectUriMatches(reg, 'http://localhost:53111/cb')).toBe(false);
+  });
+  test('web clients need https and no loopback; native may use loopback http', () => {
+    expect(redirectUriProblem('http://127.0.0.1/cb', 'web')).toMatch(/https/);
+    expect(redirectUriProblem('https://localhost/cb', 'web')).toMatch(/loopback/);
+    expect(redirectUriProblem('https://app.example/cb#x', 'web')).toMatch(/fragment/);
+    expect(redirectUriProblem('http://127.0.0.1/cb', 'native')).toBeNull();
+    expect(redirectUriProblem('http://pi.local/cb', 'native')).toMatch(/loopback/);
+    expect(redirectUriProblem('com.example.app:/cb', 'native')).toBeNull();
+  });
+});
+
+describe('lockout', () => {
+  test('locks after max failures for a fixed time, per identity and IP', () => {
+    let now = 1_000_000;
+    const l = createLockout(
+      { maxFailures: 3, windowMs: 60_000, lockoutMs: 30_000, maxTracked: 100 },
+      () => now,
+    );
+    expect(l.fail('a@x', '1.1.1.1')).toBe(false);
+    expect(l.fail('A@x', '1.1.1.1')).toBe(false);
+    expect(l.fail('a@x', '1.1.1.1')).toBe(true);
+    expect(l.remainingMs('a@x', '1.1.1.1')).toBe(30_000);
+    expect(l.remainingMs('a@x', '2.2.2.2')).toBe(0);
+    now += 10_000;
+    expect(l.fail('a@x', '1.1.1.1')).toBe(false); // deadline not extended
+    expect(l.remainingMs('a@x', '1.1.1.1')).toBe(20_000);
+    now += 20_001;
+    expect(l.remainingMs('a@x', '1.1.1.1')).toBe(0);
+  });
+  test('tracking stays bounded', () => {
+    const l = createLockout({ maxFailures: 5, windowMs: 60_000, lockoutMs: 1, maxTracked: 50 });
+    for (let i = 0; i < 500; i++) l.fail(`u${i}`, 'ip');
+    expect(l.size()).toBeLessThanOrEqual(51);
+  });
+});
+
+describe('signing keys and access tokens', () => {
+  test('key file is created with mode 0600 and reloaded with the same kid', async () => {
+    const dir = tempDir();
+    const a = await openKeyRing(dir, 900);
+    expect(statSync(path.join(dir, 'signing-keys.json')).mode & 0o777).toBe(0o600);
+    const b = await openKeyRing(dir, 900);
+    expect(b.current().kid).toBe(a.current().kid);
+    expect(a.jwks().keys[0]).not.toHaveProperty('d');
+  });
+
+  test('rotation keeps the previous public key until its tokens expired', async () => {
+    const dir = tempDir();
+    const ring = await openKeyRing(dir, 900);
+    const signer = createTokenSigner(ring, () => 'https://as.example');
+    const old = await signer.mint({ sub: 'u', aud: 'urn:r', clientId: 'c', scopes: ['a'], ttlSec: 60 });
+    const oldKid = ring.current().kid;
+    await ring.rotate();
+    expect(ring.current().kid).not.toBe(oldKid);
+    expect(ring.jwks().keys.map((k) => k.kid)).toEqual([ring.current().kid, oldKid]);
+    expect(await signer.verify(old.token)).toMatchObject({ sub: 'u', aud: 'urn:r', scope: 'a' });
+    const fresh = await signer.mint({ sub: 'u', aud: 'urn:r', clientId: 'c', scopes: [], ttlSec: 60 });
+    expect(decodeProtectedHeader(fresh.token)).toMatchObject({
+      typ: 'at+jwt',
+      alg: 'ES256',
+      kid: ring.current().kid,
+    });
+    // With a zero max TTL, a reload drops the retired key.
+    const reloaded = await openKeyRing(dir, 0);
+    expect(reloaded.all().map((k) => k.kid)).toEqual([ring.current().kid]);
+  });
+
+  test('verification refuses tampering, another issuer, another typ and expiry', async () => {
+    const ring = await openKeyRing(tempDir(), 900);
+    const signer = createTokenSigner(ring, () => 'https://as.example');
+    const { token } = await signer.mint({ sub: 'u', aud: 'urn:r', clientId: 'c', scopes: ['a'], ttlSec: 60 });
+    const [h, p, sig] = token.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), scope: 'a b' }),
+    ).toString('base64url');
+    expect(await signer.verify(`${h}.${forged}.${sig}`)).toBeNull();
+    expect(await createTokenSigner(ring, () => 'https://other.example').verify(token)).toBeNull();
+    const key = ring.current();
+    const idToken = await new SignJWT({ sub: 'u', aud: 'urn:r', client_id: 'c', jti: 'j', scope: '' })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
+      .setIssuer('https://as.example')
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(key.privateKey);
+    expect(await signer.verify(idToken)).toBeNull();
+    const expired = await new SignJWT({ sub: 'u', aud: 'urn:r', client_id: 'c', jti: 'j', scope: '' })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+      .setIssuer('https://as.example')
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(key.privateKey);
+    expect(await signer.verify(expired)).toBeNull();
+    expect(await signer.verify('not-a-jwt')).toBeNull();
+  });
+});
+
+describe('secrets and passwords', () => {
+  test('client secrets: keyed hash, constant-time compare', () => {
+    const pepper = Buffer.alloc(32, 7);
+    const stored = hashSecret(pepper, 's3cret');
+    expect(verifySecret(pepper, 's3cret', stored)).toBe(true);
+    expect(verifySecret(pepper, 's3cret!', stored)).toBe(false);
+    expect(verifySecret(Buffer.alloc(32, 8), 's3cret', stored)).toBe(false);
+  });
+  test('argon2id PHC strings; unknown users verify against a dummy and fail', async () => {
+    const h = await createPasswordHasher();
+    const phc = await h.hash('correct horse');
+    expect(phc).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await h.verify(phc, 'correct horse')).toBe(true);
+    expect(await h.verify(phc, 'wrong')).toBe(false);
+    expect(await h.verify(null, 'hearth-dummy-password')).toBe(false);
+  });
+});
