@@ -4,6 +4,9 @@ import type { LightingExports } from '../../plugins/lighting/types.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { type TestDriverControl, testDriverType } from './test-driver.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field
+export type Json = any;
+
 export interface LightingHarness {
   t: TestHub;
   lighting: LightingExports;
@@ -17,7 +20,7 @@ export interface LightingHarness {
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; body: any }>;
+  ): Promise<{ status: number; body: Json }>;
 }
 
 export function probePlugin(onStart: (l: LightingExports) => void): PluginDefinition {
@@ -50,8 +53,7 @@ export async function request(
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {}
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field
-  return { status: res.status, body: parsed as any, headers: res.headers };
+  return { status: res.status, body: parsed as Json, headers: res.headers };
 }
 
 /** Starts a hub with lighting, creates site "Test" with test driver `td` (type `test`). */

@@ -1,0 +1,124 @@
+/** The site WebSocket through a real `ws` client: pushes, commands, site isolation, refusals. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Json, type LightingHarness, startLighting } from './harness.ts';
+import { SiteSocket } from './ws-client.ts';
+
+let h: LightingHarness;
+let other: LightingHarness;
+let desk: Json;
+let scene: Json;
+let button: Json;
+let group: Json;
+
+beforeAll(async () => {
+  h = await startLighting();
+  other = await attachSecondSite(h);
+  desk = (await h.call('POST', '/light', { name: 'Desk', type: 'dimmable', vendor: 'test', testid: 'd1' }))
+    .body;
+  scene = (await h.call('POST', '/scene', { name: 'Bright', state: [{ _id: desk._id, on: true, bri: 255 }] }))
+    .body;
+  group = (await h.call('POST', '/light/group', { name: 'Office', lights: [desk._id] })).body;
+  button = (await h.call('POST', '/sensor', { name: 'Wall', vendor: 'test', testid: 'b1', type: 'button' }))
+    .body;
+  await h.call('POST', '/sensor/action', {
+    _id: button._id,
+    event: '1',
+    action: { type: 'scene', _id: scene._id },
+  });
+});
+afterAll(() => h.t.stop());
+
+/** A second site on the same hub with its own test driver instance. */
+async function attachSecondSite(first: LightingHarness): Promise<LightingHarness> {
+  const created = await first.t.admin('POST', '/admin/sites', { name: 'Cabin' });
+  const { siteid, sitekey } = created.body as { siteid: string; sitekey: string };
+  await first.lighting.addDriver({ id: 'td2', type: 'test', site: siteid });
+  return { ...first, siteid, sitekey, api: `${first.t.url}/api/site/${sitekey}` };
+}
+
+describe('site WebSocket', () => {
+  it('greets with a snapshot and pushes confirmed light changes made over REST', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    const hello = await ws.next('hello');
+    expect(hello.data).toMatchObject({ siteid: h.siteid, name: 'Test', lights: [{ _id: desk._id }] });
+    expect(hello.data.connections).toEqual([
+      expect.objectContaining({ _id: 'td', vendor: 'test', connected: true }),
+    ]);
+    await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 42 });
+    const pushed = await ws.next('setLightState', (d) => d.bri === 42);
+    expect(pushed.data).toMatchObject({ _id: desk._id, on: true, bri: 42, siteid: h.siteid });
+    await ws.close();
+  });
+
+  it('takes set, apply/scene and group/toggle commands and acknowledges them by id', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    ws.send('set', { _id: desk._id, on: true, bri: 99 }, 1);
+    expect((await ws.next('ack', (d) => d._id === desk._id && d.bri === 99)).id).toBe(1);
+    await ws.next('setLightState', (d) => d.bri === 99);
+    ws.send('apply/scene', { _id: scene._id }, 2);
+    await ws.next('sceneApplied', (d) => d._id === scene._id);
+    await ws.next('setLightState', (d) => d.bri === 255);
+    ws.send('group/toggle', { _id: group._id }, 3);
+    await ws.next('setLightState', (d) => d.on === false);
+    ws.send('set', { _id: desk._id, on: true, bri: 999 }, 4);
+    expect((await ws.next('error')).data.message).toMatch(/bri must be an integer/);
+    ws.ws.send('not json');
+    expect((await ws.next('error', (d) => /JSON object/.test(d.message))).data).toBeTruthy();
+    ws.send('dance', {}, 5);
+    expect((await ws.next('error', (d) => /unknown command/.test(d.message))).id).toBe(5);
+    await ws.close();
+  });
+
+  it('pushes sensor events, the actions they trigger and driver connection changes', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 10 });
+    await ws.next('setLightState', (d) => d.bri === 10);
+    h.driver.press('b1', '1');
+    expect((await ws.next('eventSourceKey')).data).toMatchObject({
+      _id: button._id,
+      name: 'Wall',
+      event: '1',
+    });
+    await ws.next('sceneApplied');
+    await ws.next('setLightState', (d) => d.bri === 255);
+    h.driver.setConnected(false);
+    expect((await ws.next('connection')).data).toMatchObject({ _id: 'td', connected: false });
+    h.driver.setConnected(true);
+    await ws.next('connection', (d) => d.connected === true);
+    await ws.close();
+  });
+
+  it('never shows one site’s events to another site’s subscribers', async () => {
+    const mine = await SiteSocket.open(`${h.api}/ws`);
+    const theirs = await SiteSocket.open(`${other.api}/ws`);
+    await theirs.next('hello');
+    await mine.next('hello');
+    await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 7 });
+    await mine.next('setLightState', (d) => d.bri === 7);
+    h.lighting.broadcast(other.siteid, { command: 'announce', data: { text: 'cabin only' } });
+    await theirs.next('announce');
+    expect(theirs.messages.map((m) => m.command)).toEqual(['hello', 'announce']);
+    expect(mine.messages.some((m) => m.command === 'announce')).toBe(false);
+    // A command naming another site's light is refused as unknown.
+    theirs.send('set', { _id: desk._id, on: true, bri: 1 });
+    expect((await theirs.next('error')).data.message).toMatch(/no light/);
+    await Promise.all([mine.close(), theirs.close()]);
+  });
+
+  it('refuses unknown keys at the upgrade with 404', async () => {
+    await expect(SiteSocket.open(`${h.t.url}/api/site/not-a-key/ws`)).rejects.toThrow('HTTP 404');
+    // The site id is not a key: without a token verifier it is refused the same way.
+    await expect(SiteSocket.open(`${h.t.url}/api/site/${h.siteid}/ws`)).rejects.toThrow('HTTP 404');
+  });
+
+  it('closes the sockets of a site whose key is rotated', async () => {
+    const ws = await SiteSocket.open(`${other.api}/ws`);
+    await ws.next('hello');
+    const closed = new Promise<number>((r) => ws.ws.once('close', (code) => r(code)));
+    const rotated = await h.t.admin('POST', `/admin/sites/${other.siteid}/rotate-key`);
+    expect(rotated.status).toBe(200);
+    expect(await closed).toBe(4001);
+    await expect(SiteSocket.open(`${other.api}/ws`)).rejects.toThrow('HTTP 404');
+  });
+});
