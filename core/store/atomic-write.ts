@@ -45,6 +45,9 @@ export async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
     await handle.sync();
+  } catch (err) {
+    // Some filesystems (FUSE, SMB) cannot fsync a directory; the rename itself has still happened.
+    if (errCode(err) !== 'EINVAL') throw err;
   } finally {
     await handle.close();
   }

@@ -33,7 +33,6 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
   #inFlight: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
-  #writes = 0;
   /** Last-moment adjustment of the data before a snapshot is written (LogStore pruning). */
   beforeWrite: ((data: T) => void) | null = null;
 
@@ -67,11 +66,6 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
 
   get data(): T {
     return this.#low.data;
-  }
-
-  /** Disk writes done so far (for metrics, tests and the benchmark). */
-  get writes(): number {
-    return this.#writes;
   }
 
   update(mutate: (data: T) => void): void {
@@ -128,7 +122,6 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
       this.beforeWrite?.(this.#low.data);
       await this.#low.write();
       this.#durable = Math.max(this.#durable, version);
-      this.#writes += 1;
       this.#deps.onWrite?.({ file: fileLabel(this.file), ms: performance.now() - started });
     } finally {
       this.#deps.gate.exit();

@@ -1,4 +1,4 @@
-import { access, readFile, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../core/store/errors.ts';
@@ -192,6 +192,27 @@ describe('writes', () => {
     expect(seen.committed).toBe(false);
     await pending;
     expect(await readJson(file)).toEqual({ v: 2 });
+    await root.close();
+  });
+});
+
+describe('write failures', () => {
+  it('rejects the commit, keeps every change in memory and writes it all once the disk is back', async () => {
+    const { root, writes, lines } = await openRoot(dataDir, 10);
+    const doc = await root.forOwner('core').open('w', { a: 0, b: 0 });
+    await rm(dataDir, { recursive: true, force: true });
+
+    await expect(doc.commit((d) => Object.assign(d, { a: 1 }))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(doc.data.a).toBe(1);
+    doc.update((d) => Object.assign(d, { b: 2 }));
+    while (!lines.some((l) => l.msg === 'store write failed; retrying'))
+      await new Promise((r) => setTimeout(r, 5));
+
+    await mkdir(dataDir);
+    while (writes.length === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(await readJson(join(dataDir, 'core.w.json'))).toEqual({ a: 1, b: 2 });
+    const failure = lines.find((l) => l.msg === 'store write failed; retrying');
+    expect(failure).toMatchObject({ level: 50, file: 'core.w.json' });
     await root.close();
   });
 });
