@@ -80,14 +80,24 @@ export function createExternalBroker(
         subscriptions.set(filter, handlers);
       }
       handlers.add(handler);
-      // While disconnected the 'connect' listener subscribes it; the retained copies come from the broker.
-      if (client.connected) await client.subscribeAsync(filter, { qos: 1 });
-      return async () => {
+      const remove = async () => {
         handlers.delete(handler);
         if (handlers.size > 0 || subscriptions.get(filter) !== handlers) return;
         subscriptions.delete(filter);
         if (client.connected) await client.unsubscribeAsync(filter);
       };
+      // While disconnected the 'connect' listener subscribes it; the retained copies come from the broker.
+      if (client.connected) {
+        try {
+          await client.subscribeAsync(filter, { qos: 1 });
+        } catch (err) {
+          // Refused by the broker's ACL (SUBACK 0x80): keep nothing, so it is not retried on reconnect.
+          handlers.delete(handler);
+          if (handlers.size === 0 && subscriptions.get(filter) === handlers) subscriptions.delete(filter);
+          throw new Error(`mqtt: the external broker refused the subscription to ${filter}`, { cause: err });
+        }
+      }
+      return remove;
     },
     addHooks(owner) {
       if (warnedHooks) return;

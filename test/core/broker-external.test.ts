@@ -147,6 +147,24 @@ describe.skipIf(!haveMosquitto)('external broker mode (Debian mosquitto)', () =>
     expect(seen).toEqual([]);
   });
 
+  it('hands each plugin one copy when their filters overlap on the shared client', async () => {
+    const svc = await startExternal();
+    const a = svc.forOwner('a');
+    await connected(a);
+    const wide: string[] = [];
+    const narrow: string[] = [];
+    await a.subscribe('overlap/#', (m) => wide.push(m.topic));
+    await svc.forOwner('b').subscribe('overlap/x', (m) => narrow.push(m.topic));
+    const end = deferred<void>();
+    await svc.forOwner('c').subscribe('overlap-end', () => end.resolve());
+    const device = await deviceClient();
+    await device.publishAsync('overlap/x', '1', { qos: 1 });
+    await device.publishAsync('overlap-end', '', { qos: 1 });
+    await end.promise;
+    expect(wide).toEqual(['overlap/x']);
+    expect(narrow).toEqual(['overlap/x']);
+  });
+
   it('keeps retrying with wrong credentials and never logs the password', async () => {
     const svc = await startExternal('wrong-Password-77');
     const api = svc.forOwner('p');

@@ -120,22 +120,21 @@ export interface Mosquitto {
   cleanup(): Promise<void>;
 }
 
-/** Debian's mosquitto on 127.0.0.1, anonymous or with one user from a password file. */
+/** Debian's mosquitto on 127.0.0.1: anonymous, or one user from a password file. */
 export async function mosquitto(user?: { username: string; password: string }): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'hearth-mosquitto-'));
-  const port = await freePort();
-  const conf = [`listener ${port} 127.0.0.1`, 'persistence false', 'log_dest none'];
+  const base = ['persistence false', 'log_dest none'];
   // Run as root (CI) mosquitto drops to its own user, which could not read our temp files.
-  if (process.getuid?.() === 0) conf.push('user root');
+  if (process.getuid?.() === 0) base.push('user root');
   if (user) {
     const passwd = join(dir, 'passwd');
     execFileSync('/usr/bin/mosquitto_passwd', ['-b', '-c', passwd, user.username, user.password]);
-    conf.push('allow_anonymous false', `password_file ${passwd}`);
+    base.push('allow_anonymous false', `password_file ${passwd}`);
   } else {
-    conf.push('allow_anonymous true');
+    base.push('allow_anonymous true');
   }
   const confPath = join(dir, 'mosquitto.conf');
-  await writeFile(confPath, `${conf.join('\n')}\n`);
+  let port = 0;
   let child: ChildProcess | undefined;
 
   const start = async () => {
@@ -156,7 +155,18 @@ export async function mosquitto(user?: { username: string; password: string }): 
     proc.kill('SIGTERM');
     await exited;
   };
-  await start();
+  // Another process may take the free port before mosquitto binds it: pick another and try again.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    await writeFile(confPath, `${[`listener ${port} 127.0.0.1`, ...base].join('\n')}\n`);
+    try {
+      await start();
+      break;
+    } catch (err) {
+      await stop();
+      if (attempt === 3) throw err;
+    }
+  }
   return {
     port,
     url: `mqtt://127.0.0.1:${port}`,

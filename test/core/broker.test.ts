@@ -65,6 +65,23 @@ describe('embedded broker: basics', () => {
     expect((await received).payload).toBe('hello');
   });
 
+  it('accepts client ids longer than 23 characters, as devices and Node-RED use', async () => {
+    const { url } = await start();
+    const c = await client(url, { clientId: `nodered_${'a'.repeat(56)}` });
+    expect(c.connected).toBe(true);
+  });
+
+  it('closes a connection that sends garbage and keeps serving others', async () => {
+    const { broker, url } = await start();
+    const raw = net.connect(broker.port, '127.0.0.1');
+    await new Promise((resolve) => raw.once('connect', resolve));
+    const rawClosed = new Promise<void>((resolve) => raw.once('close', () => resolve()));
+    raw.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x13, 0x37]));
+    await rawClosed;
+    const c = await client(url);
+    expect(c.connected).toBe(true);
+  });
+
   it('rejects invalid topics from plugins with a clear error', async () => {
     const { broker } = await start();
     const api = broker.forOwner('p');
