@@ -66,7 +66,8 @@ export function contextFactory(core: CoreServices): ContextFactory {
     const mqtt = core.broker.forOwner(name);
     const allowed = new Set([...(def.requires ?? []), ...(def.optional ?? [])]);
     const exportsOf = (other: string): unknown => {
-      if (!allowed.has(other)) throw new Error(`plugin ${name} did not declare "${other}" in requires/optional`);
+      if (!allowed.has(other))
+        throw new Error(`plugin ${name} did not declare "${other}" in requires/optional`);
       return core.plugins().exportsOf(other);
     };
     const ctx: PluginContext<unknown> = {

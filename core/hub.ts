@@ -2,18 +2,18 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import { mountBackup } from './admin/backup-routes.ts';
 import { hashSecret, newSecret, secretMatches } from './admin/key.ts';
 import { AdminKey } from './admin/key-store.ts';
 import { basicAuthChecker, mountCoreAdmin } from './admin/routes.ts';
-import { mountBackup } from './admin/backup-routes.ts';
 import { EventBus } from './bus/bus.ts';
 import type { HearthConfig } from './config/types.ts';
 import { contextFactory, Notices } from './context.ts';
 import { mountHealth } from './http/health.ts';
 import { createRouter } from './http/router.ts';
 import { adminGuard, HttpService } from './http/service.ts';
-import { RunFile } from './lifecycle/run-file.ts';
 import { DataDirLock } from './lifecycle/lock.ts';
+import { RunFile } from './lifecycle/run-file.ts';
 import { SdNotify } from './lifecycle/sd-notify.ts';
 import { createLogger } from './log/logger.ts';
 import type { Redactor } from './log/redactor.ts';
@@ -186,7 +186,11 @@ export class Hub {
       coalesceMs: this.config.store.coalesceMs,
       log: this.rootLog.child({ name: 'store' }),
     });
-    const { admin, generated } = await AdminKey.open(this.store.forOwner('core'), this.opts.adminKey, this.log);
+    const { admin, generated } = await AdminKey.open(
+      this.store.forOwner('core'),
+      this.opts.adminKey,
+      this.log,
+    );
     this.adminKey = admin;
     return generated;
   }
@@ -243,12 +247,19 @@ export class Hub {
   }
 
   private registerCoreMetrics(): void {
-    this.metrics.gauge('hearth_process_resident_memory_bytes', 'Resident set size', () => process.memoryUsage().rss);
+    this.metrics.gauge(
+      'hearth_process_resident_memory_bytes',
+      'Resident set size',
+      () => process.memoryUsage().rss,
+    );
     this.metrics.gauge('hearth_uptime_seconds', 'Seconds since the hub became ready', () =>
       this.startedAt ? Math.round((Date.now() - this.startedAt) / 1000) : 0,
     );
     this.metrics.gauge('hearth_plugin_up', 'Whether each plugin runs (1) or not (0)', () =>
-      (this.manager?.health() ?? []).map((p) => ({ labels: { plugin: p.name }, value: p.status === 'running' ? 1 : 0 })),
+      (this.manager?.health() ?? []).map((p) => ({
+        labels: { plugin: p.name },
+        value: p.status === 'running' ? 1 : 0,
+      })),
     );
   }
 

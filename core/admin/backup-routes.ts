@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
-import type { Hub } from '../hub.ts';
 import { HttpError } from '../http/errors.ts';
 import type { HearthRouter } from '../http/types.ts';
+import type { Hub } from '../hub.ts';
 import { archiveStream, BackupError, stageBackup, swapIn, unpackBackup } from './backup.ts';
 
 /** `GET /admin/backup` streams a consistent .tar.gz; `POST /admin/restore` takes one and reloads the plugins. */
@@ -13,7 +13,10 @@ export function mountBackup(router: HearthRouter, hub: Hub): void {
     stream.once('end', cleanup);
     stream.once('error', cleanup);
     ctx.type = 'application/gzip';
-    ctx.set('Content-Disposition', `attachment; filename="hearth-backup-${new Date().toISOString().slice(0, 10)}.tar.gz"`);
+    ctx.set(
+      'Content-Disposition',
+      `attachment; filename="hearth-backup-${new Date().toISOString().slice(0, 10)}.tar.gz"`,
+    );
     ctx.body = stream;
   });
 

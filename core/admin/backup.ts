@@ -51,7 +51,10 @@ export class BackupError extends Error {}
  * Unpacks an archive into a staging dir inside the data dir and checks it: a manifest, every listed file
  * present, every JSON file parses. Nothing in the live data dir is touched.
  */
-export async function unpackBackup(dataDir: string, archive: Readable): Promise<{ dir: string; files: string[] }> {
+export async function unpackBackup(
+  dataDir: string,
+  archive: Readable,
+): Promise<{ dir: string; files: string[] }> {
   const dir = await mkdtemp(path.join(dataDir, '.restore-'));
   try {
     // tar strips `..` and absolute paths unless preservePaths is set, so nothing lands outside `dir`.
@@ -62,7 +65,8 @@ export async function unpackBackup(dataDir: string, archive: Readable): Promise<
     } catch {
       throw new BackupError(`not a Hearth backup: ${MANIFEST} is missing or unreadable`);
     }
-    if (manifest.format !== 1 || !Array.isArray(manifest.files)) throw new BackupError('unsupported backup format');
+    if (manifest.format !== 1 || !Array.isArray(manifest.files))
+      throw new BackupError('unsupported backup format');
     const files = (await stateFiles(dir)).filter((f) => f !== MANIFEST);
     for (const rel of files) {
       if (!rel.endsWith('.json')) continue;

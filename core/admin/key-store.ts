@@ -49,5 +49,6 @@ export class AdminKey {
     return key;
   }
 
-  verify = (presented: string | undefined): boolean => secretMatches(presented, this.file.data.keyHash ?? undefined);
+  verify = (presented: string | undefined): boolean =>
+    secretMatches(presented, this.file.data.keyHash ?? undefined);
 }

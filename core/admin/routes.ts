@@ -18,7 +18,11 @@ const safeEqual = (a: string, b: string): boolean => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
-export function basicAuthChecker(username: string, password: () => string | undefined, fallback: (p: string) => boolean) {
+export function basicAuthChecker(
+  username: string,
+  password: () => string | undefined,
+  fallback: (p: string) => boolean,
+) {
   return (user: string, pass: string): boolean => {
     const expected = password();
     const passOk = expected === undefined ? fallback(pass) : safeEqual(pass, expected);

@@ -56,7 +56,8 @@ export class EventBus {
 
   count(owner?: string): number {
     let n = 0;
-    for (const list of this.listeners.values()) n += owner ? list.filter((s) => s.owner === owner).length : list.length;
+    for (const list of this.listeners.values())
+      n += owner ? list.filter((s) => s.owner === owner).length : list.length;
     return n;
   }
 

@@ -7,7 +7,6 @@
  *
  * Event names are namespaced by the plugin that emits them (`<plugin>.<thing>.<verb>`).
  */
-// biome-ignore lint/suspicious/noEmptyInterface: extended by declaration merging in plugins
 export interface HearthEvents {
   'core.ready': { urls: Record<string, string> };
   'core.stopping': Record<string, never>;

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/types.ts';
 import { Hub } from '../hub.ts';
+import { exitOnSignals } from '../lifecycle/signals.ts';
 import { PluginMetadataError } from '../plugin/discover.ts';
 import type { CliCommand } from '../plugin/types.ts';
 import { openAdmin } from './admin-client.ts';
@@ -11,33 +12,14 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
 async function start(loaded: Loaded): Promise<number> {
-  const hub = new Hub({ config: loaded.config, plugins: loaded.plugins, adminKey: process.env.HEARTH_ADMIN_KEY });
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    hub.log.info({ signal }, 'stopping');
-    // Bounded: whatever hangs, systemd gets its exit within the grace period.
-    setTimeout(() => {
-      err('shutdown grace period exceeded; exiting');
-      process.exit(1);
-    }, loaded.config.lifecycle.shutdownGraceMs).unref();
-    hub.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        err(`stop failed: ${(e as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('uncaughtException', (e) => {
-    hub.log.fatal({ err: e }, 'uncaught exception');
-    process.exit(1);
+  const hub = new Hub({
+    config: loaded.config,
+    plugins: loaded.plugins,
+    adminKey: process.env.HEARTH_ADMIN_KEY,
   });
+  exitOnSignals(hub, loaded.config.lifecycle.shutdownGraceMs, err);
   await hub.start();
-  return -1; // keep running
+  return -1; // keep running until a signal
 }
 
 function help(commands: CliCommand[]): void {
@@ -59,7 +41,10 @@ export async function main(argv: string[]): Promise<number> {
       for (const i of e.issues) err(`${i.path} ${i.message}`);
       return 2;
     }
-    if (e instanceof PluginMetadataError) return err(e.message), 2;
+    if (e instanceof PluginMetadataError) {
+      err(e.message);
+      return 2;
+    }
     throw e;
   }
   const commands = [...coreCommands, ...loaded.plugins.flatMap((p) => p.commands ?? [])];
@@ -69,7 +54,10 @@ export async function main(argv: string[]): Promise<number> {
     out(`config OK: data ${loaded.config.dataDir}, ${loaded.plugins.length} plugins`);
     return 0;
   }
-  if (first === 'help' || flags.has('help')) return help(commands), 0;
+  if (first === 'help' || flags.has('help')) {
+    help(commands);
+    return 0;
+  }
   // Longest match first: `site create` before `site`.
   const command = commands
     .filter((c) => {

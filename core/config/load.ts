@@ -28,7 +28,9 @@ function readJson(file: string, label: string): Json {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError([{ path: label, message: `cannot be read: ${(err as NodeJS.ErrnoException).code}` }]);
+    throw new ConfigError([
+      { path: label, message: `cannot be read: ${(err as NodeJS.ErrnoException).code}` },
+    ]);
   }
   try {
     const value: unknown = JSON.parse(text);
@@ -81,7 +83,10 @@ function pluginSliceSchema(def: PluginDefinition<never, unknown>): JsonSchema {
  * Validates the merged config against the core schema and every known plugin's schema, applying
  * defaults. Throws a ConfigError listing every problem as `<path> <message>`.
  */
-export function validateConfig(raw: Json, plugins: ReadonlyArray<PluginDefinition<never, unknown>>): HearthConfig {
+export function validateConfig(
+  raw: Json,
+  plugins: ReadonlyArray<PluginDefinition<never, unknown>>,
+): HearthConfig {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
   const data = structuredClone(raw);
   const issues: ConfigIssue[] = [];

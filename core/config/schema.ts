@@ -17,7 +17,11 @@ const listener = (title: string, def: number): JsonSchema => ({
   default: {},
   properties: {
     port: port(`${title} port`, def),
-    host: { title: 'Bind address', description: 'Overrides the top-level host for this listener.', type: 'string' },
+    host: {
+      title: 'Bind address',
+      description: 'Overrides the top-level host for this listener.',
+      type: 'string',
+    },
   },
 });
 
@@ -29,7 +33,8 @@ export const coreSchema: JsonSchema = {
   properties: {
     dataDir: {
       title: 'Data directory',
-      description: 'Where every lowdb JSON file lives. Relative paths are resolved from the working directory.',
+      description:
+        'Where every lowdb JSON file lives. Relative paths are resolved from the working directory.',
       type: 'string',
       minLength: 1,
       default: './data',
@@ -82,12 +87,17 @@ export const coreSchema: JsonSchema = {
       properties: {
         enabled: {
           title: 'Embedded TCP listener',
-          description: 'Listen for MQTT over TCP (MQTT over WebSocket at /mqtt on the main listener follows it).',
+          description:
+            'Listen for MQTT over TCP (MQTT over WebSocket at /mqtt on the main listener follows it).',
           type: 'boolean',
           default: true,
         },
         port: port('MQTT TCP port', 1883),
-        host: { title: 'Bind address', description: 'Overrides the top-level host for MQTT.', type: 'string' },
+        host: {
+          title: 'Bind address',
+          description: 'Overrides the top-level host for MQTT.',
+          type: 'string',
+        },
         allowAnonymous: {
           title: 'Allow anonymous clients',
           description: 'Accept clients no plugin recognised. Only for a trusted LAN.',
@@ -105,7 +115,11 @@ export const coreSchema: JsonSchema = {
               additionalProperties: false,
               required: ['url'],
               properties: {
-                url: { title: 'Broker URL', description: 'mqtt://, mqtts://, ws:// or wss://', type: 'string' },
+                url: {
+                  title: 'Broker URL',
+                  description: 'mqtt://, mqtts://, ws:// or wss://',
+                  type: 'string',
+                },
                 username: { title: 'Username', description: 'Broker username.', type: 'string' },
                 password: { title: 'Password', description: 'Broker password.', type: 'string' },
                 rejectUnauthorized: {
@@ -168,7 +182,12 @@ export const coreSchema: JsonSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        username: { title: 'Username', description: 'Basic-auth user name.', type: 'string', default: 'metrics' },
+        username: {
+          title: 'Username',
+          description: 'Basic-auth user name.',
+          type: 'string',
+          default: 'metrics',
+        },
         password: {
           title: 'Password',
           description: 'Basic-auth password; when unset the admin key is the password.',

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import compose from 'koa-compose';
 import Koa from 'koa';
+import compose from 'koa-compose';
 import type { Logger } from 'pino';
 import { HttpError } from './errors.ts';
 import { accessLog, requestId, securityHeaders } from './middleware/basics.ts';
@@ -63,7 +63,8 @@ export class Listener {
   }
 
   unmount(owner: string): void {
-    for (let i = this.mounts.length - 1; i >= 0; i--) if (this.mounts[i]?.owner === owner) this.mounts.splice(i, 1);
+    for (let i = this.mounts.length - 1; i >= 0; i--)
+      if (this.mounts[i]?.owner === owner) this.mounts.splice(i, 1);
     this.chain = null;
   }
 

@@ -41,7 +41,8 @@ export class DataDirLock {
       if (pid !== null && pid !== process.pid) {
         throw new Error(`another Hearth process (pid ${pid}) is using ${path.dirname(this.file)}`);
       }
-      if (pid === process.pid) throw new Error(`this process already runs a hub on ${path.dirname(this.file)}`);
+      if (pid === process.pid)
+        throw new Error(`this process already runs a hub on ${path.dirname(this.file)}`);
       writeFileSync(this.file, `${process.pid}\n`, { mode: 0o600 });
     }
     this.held = true;

@@ -23,9 +23,16 @@ const redactPaths = [
   '*.siteKey',
   '*.apiKey',
   '*.authKey',
+  '*.key',
+  '*.authorization',
   'password',
   'token',
   'secret',
+  'key',
+  'sitekey',
+  'siteKey',
+  'apiKey',
+  'authorization',
 ];
 
 export interface RootLogger {

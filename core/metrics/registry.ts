@@ -13,7 +13,9 @@ interface GaugeEntry {
 const NAME = /^[a-z_][a-z0-9_]*$/;
 
 const labelText = (labels: Labels): string => {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`);
+  const parts = Object.entries(labels).map(
+    ([k, v]) => `${k}="${v.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`,
+  );
   return parts.length ? `{${parts.join(',')}}` : '';
 };
 

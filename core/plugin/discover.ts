@@ -18,10 +18,13 @@ export function checkMetadata(value: unknown, folder: string | null): string[] {
   if (typeof value !== 'object' || value === null) return ['default export is not a plugin object'];
   const p = value as Record<string, unknown>;
   if (typeof p.name !== 'string' || !NAME.test(p.name)) problems.push('name must match /^[a-z][a-z0-9-]*$/');
-  else if (folder !== null && p.name !== folder) problems.push(`name "${p.name}" does not match folder "${folder}"`);
+  else if (folder !== null && p.name !== folder)
+    problems.push(`name "${p.name}" does not match folder "${folder}"`);
   if (typeof p.version !== 'string' || !VERSION.test(p.version)) problems.push('version must be semver');
-  if (typeof p.description !== 'string' || p.description.length === 0) problems.push('description is missing');
-  if (typeof p.configSchema !== 'object' || p.configSchema === null) problems.push('configSchema must be an object');
+  if (typeof p.description !== 'string' || p.description.length === 0)
+    problems.push('description is missing');
+  if (typeof p.configSchema !== 'object' || p.configSchema === null)
+    problems.push('configSchema must be an object');
   if (typeof p.start !== 'function') problems.push('start(ctx) is missing');
   for (const key of ['requires', 'optional'] as const) {
     const list = p[key];

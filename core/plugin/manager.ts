@@ -14,9 +14,10 @@ export interface PluginRecord {
   dispose?: () => Promise<void>;
 }
 
-export interface ContextFactory {
-  (def: AnyPlugin, signal: AbortSignal): { ctx: PluginContext<unknown>; dispose(): Promise<void> };
-}
+export type ContextFactory = (
+  def: AnyPlugin,
+  signal: AbortSignal,
+) => { ctx: PluginContext<unknown>; dispose(): Promise<void> };
 
 export class RequiredPluginError extends Error {}
 
@@ -104,21 +105,33 @@ export class PluginManager {
   async stopAll(timeoutMs: number): Promise<void> {
     for (const name of [...this.started].reverse()) {
       const r = this.records.get(name);
-      if (!r || r.status !== 'running') continue;
+      if (r?.status !== 'running') continue;
       r.abort?.abort();
       try {
-        await withTimeout(Promise.resolve().then(() => r.running?.stop()), timeoutMs, `plugin ${name} stop`);
+        await withTimeout(
+          Promise.resolve().then(() => r.running?.stop()),
+          timeoutMs,
+          `plugin ${name} stop`,
+        );
       } catch (err) {
         this.log.error({ plugin: name, err }, 'plugin stop failed');
       }
-      await r.dispose?.().catch((err: unknown) => this.log.error({ plugin: name, err }, 'plugin cleanup failed'));
+      await r
+        .dispose?.()
+        .catch((err: unknown) => this.log.error({ plugin: name, err }, 'plugin cleanup failed'));
       r.status = 'stopped';
       delete r.running;
     }
     this.started = [];
   }
 
-  health(): Array<{ name: string; version: string; status: PluginStatus; health?: PluginHealth; error?: string }> {
+  health(): Array<{
+    name: string;
+    version: string;
+    status: PluginStatus;
+    health?: PluginHealth;
+    error?: string;
+  }> {
     return [...this.records.values()].map((r) => {
       let health: PluginHealth | undefined;
       if (r.status === 'running') {

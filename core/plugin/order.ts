@@ -22,8 +22,8 @@ export function orderPlugins(all: AnyPlugin[], enabled: (name: string) => boolea
     if (s === 'done') return true;
     if (s === 'failed') return false;
     if (s === 'visiting') {
-      unmet.push({ plugin: p, reason: `dependency cycle: ${[...trail, p.name].join(' -> ')}` });
-      state.set(p.name, 'failed');
+      // Every plugin on the loop is reported with the loop, by the callers below.
+      cycle ??= `dependency cycle: ${[...trail.slice(trail.indexOf(p.name)), p.name].join(' -> ')}`;
       return false;
     }
     state.set(p.name, 'visiting');
@@ -36,7 +36,7 @@ export function orderPlugins(all: AnyPlugin[], enabled: (name: string) => boolea
       const d = byName.get(dep);
       if (!d) return fail(`requires plugin "${dep}", which is not installed`);
       if (!enabled(dep)) return fail(`requires plugin "${dep}", which is disabled`);
-      if (!visit(d, [...trail, p.name])) return fail(`requires plugin "${dep}", which cannot start`);
+      if (!visit(d, [...trail, p.name])) return fail(cycle ?? `requires plugin "${dep}", which cannot start`);
     }
     for (const dep of p.optional ?? []) {
       const d = byName.get(dep);
@@ -48,6 +48,10 @@ export function orderPlugins(all: AnyPlugin[], enabled: (name: string) => boolea
     return true;
   };
 
-  for (const p of all) if (enabled(p.name)) visit(p, []);
+  let cycle: string | undefined;
+  for (const p of all) {
+    cycle = undefined;
+    if (enabled(p.name)) visit(p, []);
+  }
   return { order, unmet };
 }

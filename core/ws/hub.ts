@@ -64,7 +64,8 @@ export class WsHub {
     return {
       route: (route) => this.add(owner, route),
       dispose: () => {
-        for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]?.owner === owner) this.entries.splice(i, 1);
+        for (let i = this.entries.length - 1; i >= 0; i--)
+          if (this.entries[i]?.owner === owner) this.entries.splice(i, 1);
         for (const [ws, o] of this.sockets) if (o === owner) ws.close(1001, 'going away');
       },
     };

@@ -46,7 +46,8 @@ export interface TestHub {
 const cache = new Map<string, AnyPlugin>();
 
 async function loadPlugins(names: string[]): Promise<AnyPlugin[]> {
-  if (names.some((n) => !cache.has(n))) for (const p of await discoverPlugins(pluginsDir)) cache.set(p.name, p);
+  if (names.some((n) => !cache.has(n)))
+    for (const p of await discoverPlugins(pluginsDir)) cache.set(p.name, p);
   return names.map((n) => {
     const p = cache.get(n);
     if (!p) throw new Error(`no plugin named ${n} under plugins/`);

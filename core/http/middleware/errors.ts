@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { HearthMiddleware, RouterOptions } from '../types.ts';
 import { HttpError } from '../errors.ts';
+import type { HearthMiddleware, RouterOptions } from '../types.ts';
 
 type ErrorBody = NonNullable<RouterOptions['errorBody']>;
 
@@ -19,19 +19,44 @@ function normalise(err: unknown): Normalised {
   if (err instanceof HttpError) {
     return { status: err.status, code: err.code, message: err.message, headers: err.headers, body: err.body };
   }
-  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; expose?: unknown; message?: unknown };
+  const e = err as {
+    status?: unknown;
+    statusCode?: unknown;
+    type?: unknown;
+    expose?: unknown;
+    message?: unknown;
+  };
   const status = Number(e.status ?? e.statusCode);
-  if (e.type === 'entity.parse.failed') {
-    return { status: 400, code: 'malformed_json', message: 'Request body is not valid JSON', headers: {}, body: undefined };
+  // co-body rethrows JSON.parse's SyntaxError with status 400; its text may quote the body, so it is not shown.
+  if (e.type === 'entity.parse.failed' || (err instanceof SyntaxError && status === 400)) {
+    return {
+      status: 400,
+      code: 'malformed_json',
+      message: 'Request body is not valid JSON',
+      headers: {},
+      body: undefined,
+    };
   }
   if (e.type === 'entity.too.large' || status === 413) {
-    return { status: 413, code: 'body_too_large', message: 'Request body is too large', headers: {}, body: undefined };
+    return {
+      status: 413,
+      code: 'body_too_large',
+      message: 'Request body is too large',
+      headers: {},
+      body: undefined,
+    };
   }
   if (Number.isInteger(status) && status >= 400 && status < 500) {
     const message = e.expose !== false && typeof e.message === 'string' ? e.message : 'Bad request';
     return { status, code: 'bad_request', message, headers: {}, body: undefined };
   }
-  return { status: 500, code: 'internal_error', message: 'Internal server error', headers: {}, body: undefined };
+  return {
+    status: 500,
+    code: 'internal_error',
+    message: 'Internal server error',
+    headers: {},
+    body: undefined,
+  };
 }
 
 /** Every error becomes a JSON body in the shape of the router that handled the request; 5xx never leak. */
