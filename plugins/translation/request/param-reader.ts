@@ -16,6 +16,11 @@ export class ParamReader {
     return this.raw.kind === 'json' ? this.raw.values[name] !== undefined : this.raw.values.has(name);
   }
 
+  /** The value as sent: a JSON value, or the first form value (text). */
+  value(name: string): unknown {
+    return this.raw.kind === 'json' ? this.raw.values[name] : this.raw.values.get(name)?.[0];
+  }
+
   /** A single string; JSON numbers are accepted as their decimal text. */
   string(name: string): string | undefined {
     if (this.raw.kind === 'form') return this.raw.values.get(name)?.[0];

@@ -1,0 +1,93 @@
+import type { DocStore, PluginStore } from '../../../core/store/types.ts';
+
+/** Billed characters by UTC day, account and reporting tag (`''` = untagged). */
+export type UsageDays = Record<string, Record<string, Record<string, number>>>;
+
+interface UsageDoc {
+  days: UsageDays;
+}
+
+export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+const monthOf = (day: string) => day.slice(0, 7);
+
+/** Counts Unicode code points, the characters a client sees (not UTF-16 units). */
+export function characterCount(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) n--;
+  }
+  return n;
+}
+
+/**
+ * Usage accounting. Counters change in memory and reach disk through the store's coalesced `update()`
+ * (research §5: never a write per request). A request first reserves its characters against the account's
+ * monthly limit, then either records them once (success, whichever engine answered) or releases them: so
+ * nothing is double counted on failover and concurrent requests cannot overshoot a limit.
+ */
+export class UsageLedger {
+  /** `${month}\t${account}` → characters recorded. */
+  private readonly monthly = new Map<string, number>();
+  private readonly reserved = new Map<string, number>();
+
+  private constructor(private readonly doc: DocStore<UsageDoc>) {
+    for (const [day, accounts] of Object.entries(doc.data.days)) {
+      for (const [account, tags] of Object.entries(accounts)) {
+        const sum = Object.values(tags).reduce((a, b) => a + b, 0);
+        const k = `${monthOf(day)}\t${account}`;
+        this.monthly.set(k, (this.monthly.get(k) ?? 0) + sum);
+      }
+    }
+  }
+
+  static async open(store: PluginStore): Promise<UsageLedger> {
+    return new UsageLedger(await store.open<UsageDoc>('usage', { days: {} }));
+  }
+
+  get days(): Readonly<UsageDays> {
+    return this.doc.data.days;
+  }
+
+  /** Characters recorded for the account in the calendar month (UTC) of `now`. */
+  used(account: string, now = new Date()): number {
+    return this.monthly.get(`${monthOf(dayOf(now))}\t${account}`) ?? 0;
+  }
+
+  /** Reserves characters; false when the limit is reached or the request would pass it (→ 456). */
+  reserve(account: string, characters: number, limit: number | null): boolean {
+    const pending = this.reserved.get(account) ?? 0;
+    if (limit !== null) {
+      const used = this.used(account) + pending;
+      if (used >= limit || used + characters > limit) return false;
+    }
+    this.reserved.set(account, pending + characters);
+    return true;
+  }
+
+  release(account: string, characters: number): void {
+    const left = (this.reserved.get(account) ?? 0) - characters;
+    if (left > 0) this.reserved.set(account, left);
+    else this.reserved.delete(account);
+  }
+
+  /** Turns a reservation into recorded usage (coalesced write). */
+  record(account: string, tag: string, characters: number, now = new Date()): void {
+    this.release(account, characters);
+    if (characters === 0) return;
+    const day = dayOf(now);
+    const k = `${monthOf(day)}\t${account}`;
+    this.monthly.set(k, (this.monthly.get(k) ?? 0) + characters);
+    this.doc.update((d) => {
+      d.days[day] ??= {};
+      const accounts = d.days[day];
+      accounts[account] ??= {};
+      const tags = accounts[account];
+      tags[tag] = (tags[tag] ?? 0) + characters;
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.doc.flush();
+  }
+}

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { definePlugin } from '../../core/plugin/types.ts';
+import { DeveloperKeys, maskKey } from './accounting/developer-keys.ts';
+import { UsageLedger } from './accounting/usage-ledger.ts';
+import { TranslationCache } from './cache.ts';
+import { configSchema, engineConfigs, type TranslationConfig } from './config.ts';
+import { EngineChain } from './engines/chain.ts';
+import { createEngine } from './engines/index.ts';
+import { mountAdmin } from './routes/admin.ts';
+import { mountAnnounce } from './routes/announce.ts';
+import { mountApi } from './routes/api.ts';
+import { clientAuthenticator } from './routes/client-auth.ts';
+import { NO_ENGINE_MESSAGE, TranslateService } from './translate-service.ts';
+
+export default definePlugin<TranslationConfig, Record<string, never>>({
+  name: 'translation',
+  version: '0.1.0',
+  description:
+    'DeepL-compatible text translation API over upstream engines, with developer keys, limits and analytics.',
+  optional: ['lighting', 'auth'],
+  configSchema,
+  async start(ctx) {
+    const configs = engineConfigs(ctx.config.engines);
+    for (const c of configs) if (c.apiKey) ctx.redact.value(c.apiKey);
+    const invalidEngine = configs.find((c) => c.type === 'openai' && !c.model);
+    if (invalidEngine) throw new Error(`engine "${invalidEngine.id}" (openai) needs a "model"`);
+    if (configs.some((c) => c.type === 'deepl' && !c.apiKey))
+      throw new Error('a deepl engine needs an "apiKey"');
+
+    const keys = await DeveloperKeys.open(ctx.store);
+    const ledger = await UsageLedger.open(ctx.store);
+    const chain =
+      configs.length > 0
+        ? new EngineChain(configs.map(createEngine), ctx.config.routes, ctx.config.circuitBreaker, ctx.log)
+        : null;
+    const cache = new TranslationCache(ctx.config.cache.maxEntries, ctx.config.cache.ttlMs);
+    const service = new TranslateService(chain, cache, ledger, ctx.signal);
+    if (!chain) {
+      ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
+      ctx.log.warn(NO_ENGINE_MESSAGE);
+    }
+    ctx.metrics.gauge('translation_cache_hits', 'Translations answered from the cache', () => cache.hits);
+    ctx.metrics.gauge('translation_cache_entries', 'Translations held in the cache', () => cache.size);
+
+    const router = ctx.http.router('main', { body: false, errorBody: ({ message }) => ({ message }) });
+    // spec: successful and 400 responses carry X-Trace-ID (set first so error responses keep it).
+    router.use(async (c, next) => {
+      c.set('X-Trace-ID', randomUUID().replaceAll('-', ''));
+      await next();
+    });
+    const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
+    mountApi(router, { authenticate, service, chain, ledger });
+    mountAdmin(router, {
+      adminKey: ctx.adminKey,
+      keys,
+      ledger,
+      pageSize: ctx.config.analyticsPageSize,
+      who: (account) => {
+        const [kind, id = ''] = account.split(/:(.*)/s);
+        const key = kind === 'key' ? keys.get(id) : undefined;
+        if (key) return { apiKey: key.masked, label: key.label };
+        return { apiKey: maskKey(account), label: kind === 'site' ? `site ${id}` : `site token (${id})` };
+      },
+    });
+    ctx.redact.path(/\/api\/site\/([^/?#]+)\/announce/);
+    mountAnnounce(router, { service, mqtt: ctx.mqtt, lighting: () => ctx.tryUse('lighting') });
+
+    return {
+      exports: {},
+      health() {
+        if (!chain) return { status: 'degraded', detail: NO_ENGINE_MESSAGE };
+        const open = chain.engines.filter((e) => chain.breakerState(e.id) === 'open').map((e) => e.id);
+        if (open.length === chain.engines.length) {
+          return { status: 'degraded', detail: `every translation engine is failing (${open.join(', ')})` };
+        }
+        return { status: 'ok' };
+      },
+      async stop() {
+        chain?.close();
+        await ledger.flush();
+      },
+    };
+  },
+});

@@ -1,0 +1,113 @@
+import type { HearthRouter } from '../../../core/http/types.ts';
+import type { AdminKeyApi } from '../../../core/plugin/types.ts';
+import { type AccountInfo, customTagReport, usageReport } from '../accounting/analytics.ts';
+import { apiKeyJson, DEFAULT_LABEL, type DeveloperKeys } from '../accounting/developer-keys.ts';
+import type { UsageLedger } from '../accounting/usage-ledger.ts';
+import { forbidden, notFoundError, notSpecified, notSupported } from '../errors.ts';
+import { requestParams } from '../request/body.ts';
+import { ParamReader } from '../request/param-reader.ts';
+import { deeplAuthKey } from './client-auth.ts';
+
+export interface AdminDeps {
+  adminKey: AdminKeyApi;
+  keys: DeveloperKeys;
+  ledger: UsageLedger;
+  who: AccountInfo;
+  pageSize: number;
+}
+
+const LABEL_MAX = 1024;
+
+/** A limit value: absent = unchanged, null = unlimited, 0 = blocked (research §1.13). */
+function limitValue(p: ParamReader, name: string): number | null | undefined {
+  if (!p.has(name)) return undefined;
+  if (p.isJson) {
+    const raw = p.value(name);
+    if (raw === null) return null;
+    if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return raw;
+    throw notSupported(name);
+  }
+  const text = p.string(name) ?? '';
+  if (text === 'null' || text === '') return null;
+  if (/^\d{1,15}$/.test(text)) return Number(text);
+  throw notSupported(name);
+}
+
+function label(p: ParamReader, required: boolean): string | undefined {
+  const value = p.string('label');
+  if (value === undefined) {
+    if (required) throw notSpecified('label');
+    return undefined;
+  }
+  if (value.length > LABEL_MAX) throw notSupported('label');
+  return value;
+}
+
+/**
+ * The spec's admin API (`/v2/admin/...`, on the main listener like DeepL's shared host). Its "Admin API
+ * key" is Hearth's admin key, sent as `DeepL-Auth-Key`. Changes are durable before they are acknowledged.
+ */
+export function mountAdmin(router: HearthRouter, deps: AdminDeps): void {
+  router.use('/v2/admin', async (ctx, next) => {
+    const presented = deeplAuthKey(ctx.get('authorization'));
+    if (!presented || !deps.adminKey.verify(presented)) throw forbidden();
+    await next();
+  });
+
+  const keyOf = async (p: ParamReader) => {
+    const id = p.string('key_id');
+    if (!id) throw notSpecified('key_id');
+    if (!deps.keys.get(id)) throw notFoundError('Developer key not found.');
+    return id;
+  };
+
+  router.post('/v2/admin/developer-keys', async (ctx) => {
+    const p = new ParamReader(await requestParams(ctx.req));
+    const { key, secret } = await deps.keys.create(label(p, false) || DEFAULT_LABEL);
+    ctx.body = apiKeyJson(key, secret);
+  });
+
+  router.get('/v2/admin/developer-keys', (ctx) => {
+    ctx.body = deps.keys.list().map((k) => apiKeyJson(k));
+  });
+
+  router.put('/v2/admin/developer-keys/deactivate', async (ctx) => {
+    const p = new ParamReader(await requestParams(ctx.req));
+    const id = await keyOf(p);
+    // spec: permanent; a deactivated key stays deactivated (its first deactivation time is kept).
+    const key = await deps.keys.change(id, (k) => {
+      k.deactivated ??= new Date().toISOString();
+    });
+    ctx.body = apiKeyJson(key!);
+  });
+
+  router.put('/v2/admin/developer-keys/label', async (ctx) => {
+    const p = new ParamReader(await requestParams(ctx.req));
+    const id = await keyOf(p);
+    const name = label(p, true)!;
+    const key = await deps.keys.change(id, (k) => {
+      k.label = name;
+    });
+    ctx.body = apiKeyJson(key!);
+  });
+
+  router.put('/v2/admin/developer-keys/limits', async (ctx) => {
+    const p = new ParamReader(await requestParams(ctx.req));
+    const id = await keyOf(p);
+    const characters = limitValue(p, 'characters');
+    const speech = limitValue(p, 'speech_to_text_milliseconds');
+    const key = await deps.keys.change(id, (k) => {
+      if (characters !== undefined) k.limits.characters = characters;
+      if (speech !== undefined) k.limits.speechToTextMilliseconds = speech;
+    });
+    ctx.body = apiKeyJson(key!);
+  });
+
+  router.get('/v2/admin/analytics', (ctx) => {
+    ctx.body = usageReport(deps.ledger.days, new URLSearchParams(ctx.querystring), deps.who);
+  });
+
+  router.get('/v2/admin/analytics/custom-tags', (ctx) => {
+    ctx.body = customTagReport(deps.ledger.days, new URLSearchParams(ctx.querystring), deps.pageSize);
+  });
+}

@@ -1,0 +1,126 @@
+import type { UsageLedger } from './accounting/usage-ledger.ts';
+import { characterCount } from './accounting/usage-ledger.ts';
+import type { TranslationCache } from './cache.ts';
+import type { EngineChain } from './engines/chain.ts';
+import { invalid, notFoundError, quotaExceeded } from './errors.ts';
+import type { TranslateRequest } from './request/types.ts';
+import { prepareMarkup } from './tags/markup.ts';
+
+/** Who is billed: a developer key, a site token's client, or a site (announcements). */
+export interface Account {
+  id: string;
+  /** Monthly character limit; null = unlimited. */
+  limit: number | null;
+}
+
+export interface TranslationOut {
+  detected_source_language: string;
+  text: string;
+  billed_characters?: number;
+  model_type_used?: string;
+}
+
+export const NO_ENGINE_MESSAGE =
+  'No translation engine is configured: add one under plugins.translation.engines (see plugins/translation/README.md).';
+
+/** Everything but the text that changes a translation; with the text it is the cache key. */
+function optionsKey(req: TranslateRequest): string {
+  return JSON.stringify([
+    req.source,
+    req.target,
+    req.formality,
+    req.context,
+    req.customInstructions,
+    req.modelType,
+    req.splitSentences,
+    req.preserveFormatting,
+    req.tags,
+  ]);
+}
+
+/**
+ * One translate request: resources that part 1 does not have yet answer 404 (spec: an unknown translation
+ * memory is a 404), the characters are reserved against the account's limit, cached texts are answered
+ * from memory, the rest go to the engine chain in one batch, and usage is recorded once on success.
+ */
+export class TranslateService {
+  constructor(
+    private readonly chain: EngineChain | null,
+    private readonly cache: TranslationCache,
+    private readonly ledger: UsageLedger,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async translate(req: TranslateRequest, account: Account, tag: string): Promise<TranslationOut[]> {
+    if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
+    if (req.glossaryIds[0]) throw notFoundError(`Glossary '${req.glossaryIds[0]}' not found.`);
+    if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
+    if (req.translationMemoryId) {
+      throw notFoundError(`Translation memory '${req.translationMemoryId}' not found.`);
+    }
+    const tags = req.tags;
+    const prepared = tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null; // v2: malformed XML → 400
+    const counts = req.texts.map(characterCount);
+    const billed = counts.reduce((a, b) => a + b, 0);
+    if (!this.ledger.reserve(account.id, billed, account.limit)) {
+      throw quotaExceeded('Quota exceeded: the character limit of this key has been reached.');
+    }
+    try {
+      const results = await this.resolve(req, prepared);
+      this.ledger.record(account.id, tag, billed);
+      const fallback = results.find((r) => r.detectedSource)?.detectedSource ?? '';
+      return results.map((r, i) => {
+        const out: TranslationOut = {
+          detected_source_language: req.source ?? r.detectedSource ?? fallback,
+          text: r.text,
+        };
+        if (req.showBilledCharacters) out.billed_characters = counts[i] ?? 0;
+        // Engines without model choice run their one model; DeepL reports its own.
+        if (req.modelType) out.model_type_used = r.modelTypeUsed ?? 'latency_optimized';
+        return out;
+      });
+    } catch (err) {
+      this.ledger.release(account.id, billed);
+      throw err;
+    }
+  }
+
+  private async resolve(req: TranslateRequest, prepared: ReturnType<typeof prepareMarkup>[] | null) {
+    const prefix = `${optionsKey(req)}\u0000`;
+    const now = Date.now();
+    const results = req.texts.map((text) => this.cache.get(prefix + text, now));
+    const missing = results.flatMap((r, i) => (r ? [] : [i]));
+    const chain = this.chain;
+    if (missing.length > 0 && chain) {
+      const texts = missing.map((i) => req.texts[i] ?? '');
+      const answer = await chain.translate(
+        {
+          texts,
+          source: req.source,
+          target: req.target,
+          formality: req.formality,
+          context: req.context,
+          customInstructions: req.customInstructions,
+          modelType: req.modelType,
+          splitSentences: req.splitSentences,
+          preserveFormatting: req.preserveFormatting,
+          tags: req.tags,
+          prepared: prepared ? missing.map((i) => prepared[i]!) : null,
+        },
+        this.signal,
+      );
+      missing.forEach((index, j) => {
+        const t = answer.result.translations[j];
+        const entry = {
+          text: t?.text ?? '',
+          detectedSource: t?.detectedSource ?? null,
+          modelTypeUsed: answer.result.modelTypeUsed,
+          at: now,
+        };
+        results[index] = entry;
+        this.cache.set(prefix + texts[j], entry);
+      });
+    }
+    return results.map((r) => r ?? { text: '', detectedSource: null, modelTypeUsed: null, at: now });
+  }
+}
