@@ -39,14 +39,14 @@ function printKey(io: CliIo, site: SiteOut, json: boolean): void {
 }
 
 const usageError = (io: CliIo, usage: string) => {
-  io.err(`usage: hearth ${usage}`);
+  io.err(`usage: ${usage}`);
   return 2;
 };
 
 export const siteCommands: CliCommand[] = [
   {
     name: 'site create',
-    usage: 'site create <name> [--json]',
+    usage: 'hearth site create <name> [--json]',
     summary: 'Creates a site and prints its id and key (shown once)',
     async run(args, io) {
       const { json, rest } = split(args);
@@ -59,7 +59,7 @@ export const siteCommands: CliCommand[] = [
   },
   {
     name: 'site list',
-    usage: 'site list [--json]',
+    usage: 'hearth site list [--json]',
     summary: 'Lists sites (ids and names; keys are never shown again)',
     async run(args, io) {
       const sites = (await call(io, 'GET', '/admin/sites')) as SiteOut[] | null;
@@ -71,7 +71,7 @@ export const siteCommands: CliCommand[] = [
   },
   {
     name: 'site rename',
-    usage: 'site rename <siteid> <name>',
+    usage: 'hearth site rename <siteid> <name>',
     summary: 'Renames a site',
     async run(args, io) {
       const [id, ...name] = args;
@@ -86,7 +86,7 @@ export const siteCommands: CliCommand[] = [
   },
   {
     name: 'site rotate-key',
-    usage: 'site rotate-key <siteid> [--json]',
+    usage: 'hearth site rotate-key <siteid> [--json]',
     summary: 'Gives a site a new key; the old key stops working at once',
     async run(args, io) {
       const { json, rest } = split(args);
@@ -104,7 +104,7 @@ export const siteCommands: CliCommand[] = [
   },
   {
     name: 'site delete',
-    usage: 'site delete <siteid>',
+    usage: 'hearth site delete <siteid>',
     summary: 'Deletes a site with its lights, scenes, groups and sensors',
     async run(args, io) {
       const id = args[0];

@@ -1,0 +1,95 @@
+/** Desired vs reported state, reconciliation, coalescing and driver failures (issue 3 "Light state"). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Json, type LightingHarness, startLighting } from './harness.ts';
+import { SiteSocket } from './ws-client.ts';
+
+let h: LightingHarness;
+let lamp: Json;
+const level = async (id: string) => {
+  const l = (await h.call('GET', '/light')).body.find((x: Json) => x._id === id);
+  return { on: l.on, bri: l.bri };
+};
+
+beforeAll(async () => {
+  // A short reconciliation window keeps the silent-device tests quick.
+  h = await startLighting({ config: { plugins: { lighting: { reconcileMs: 100 } } } });
+  lamp = (await h.call('POST', '/light', { name: 'Lamp', type: 'dimmable', vendor: 'test', testid: 'L' }))
+    .body;
+});
+afterAll(() => h.t.stop());
+
+describe('reported state', () => {
+  it('does not change the stored state until the device reports', async () => {
+    h.driver.behaviour = 'silent';
+    h.driver.readable = true;
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    const res = await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 30 });
+    expect(res.body).toMatchObject({ on: true, bri: 30, confirmed: false });
+    expect(await level(lamp._id)).toEqual({ on: false, bri: 0 });
+    // Reconciliation reads the device back (readState) and only then pushes.
+    const pushed = await ws.next('setLightState');
+    expect(pushed.data).toMatchObject({ on: true, bri: 30 });
+    expect(await level(lamp._id)).toEqual({ on: true, bri: 30 });
+    await ws.close();
+  });
+
+  it('assumes the commanded level for a device that can neither report nor be read', async () => {
+    h.driver.behaviour = 'silent';
+    h.driver.readable = false;
+    await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 31 });
+    await expect.poll(() => level(lamp._id)).toEqual({ on: true, bri: 31 });
+  });
+
+  it('follows what the device reports even when it differs from the command', async () => {
+    h.driver.behaviour = 'report';
+    await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 50 });
+    await expect.poll(() => level(lamp._id)).toEqual({ on: true, bri: 50 });
+    h.driver.external('L', { on: true, bri: 180 });
+    expect(await level(lamp._id)).toEqual({ on: true, bri: 180 });
+  });
+});
+
+describe('coalescing', () => {
+  it('sends only the last of the commands that arrive while the driver is busy', async () => {
+    h.driver.behaviour = 'report';
+    const release = h.driver.hold();
+    const before = h.driver.commands.length;
+    const first = h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 1 });
+    await expect.poll(() => h.driver.commands.length).toBe(before + 1);
+    // Over one socket, messages are handled in order: once `ping` is acknowledged every `set` is queued.
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    for (const bri of [2, 3, 4, 5]) ws.send('set', { _id: lamp._id, on: true, bri }, bri);
+    ws.send('ping', {}, 'p');
+    await ws.next('ack', () => true);
+    expect(ws.messages.find((m) => m.command === 'ack')?.id).toBe('p');
+    release();
+    expect((await first).status).toBe(200);
+    await expect.poll(() => ws.messages.filter((m) => m.command === 'ack').length).toBe(5);
+    await ws.close();
+    expect(h.driver.commands.slice(before).map((c) => c.level.bri)).toEqual([1, 5]);
+    await expect.poll(() => level(lamp._id)).toEqual({ on: true, bri: 5 });
+  });
+});
+
+describe('driver failures', () => {
+  it('answers 502 when the driver cannot send, and the stored state stays', async () => {
+    h.driver.behaviour = 'fail';
+    const before = await level(lamp._id);
+    const res = await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 77 });
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ message: expect.stringMatching(/could not send/) });
+    expect(res.body.message).not.toMatch(/radio timeout/);
+    expect(await level(lamp._id)).toEqual(before);
+    h.driver.behaviour = 'report';
+  });
+
+  it('answers 503 for a light whose vendor has no running driver', async () => {
+    const orphan = (
+      await h.call('POST', '/light', { name: 'Old', type: 'binary', vendor: 'zwave', zwaveid: '7' })
+    ).body;
+    const res = await h.call('PUT', '/light/state', { _id: orphan._id, on: true, bri: 255 });
+    expect(res.status).toBe(503);
+    expect(res.body.message).toMatch(/no zwave driver/);
+  });
+});

@@ -1,0 +1,74 @@
+/** Bearer tokens with the site id in the path, once a verifier is installed (the auth plugin's hook). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Json, type LightingHarness, request, startLighting } from './harness.ts';
+import { SiteSocket } from './ws-client.ts';
+
+let h: LightingHarness;
+let lamp: Json;
+const TOKENS: Record<string, string[]> = {
+  reader: ['lights:read'],
+  writer: ['lights:read', 'lights:write'],
+  admin: ['site:admin', 'lights:read'],
+};
+const byId = (p: string, token?: string, method = 'GET', body?: unknown) =>
+  request(
+    `${h.t.url}/api/site/${h.siteid}${p}`,
+    method,
+    body,
+    token ? { authorization: `Bearer ${token}` } : {},
+  );
+
+beforeAll(async () => {
+  h = await startLighting();
+  lamp = (await h.call('POST', '/light', { name: 'Lamp', type: 'dimmable', vendor: 'test', testid: 'l' }))
+    .body;
+});
+afterAll(() => h.t.stop());
+
+describe('bearer tokens', () => {
+  it('are refused like an unknown key while no verifier is installed', async () => {
+    expect((await byId('/light', 'reader')).status).toBe(404);
+  });
+
+  it('grant exactly the scopes the verifier returns, for the site it was asked about', async () => {
+    const asked: string[] = [];
+    h.lighting.setSiteTokenVerifier(async (token, siteId) => {
+      asked.push(siteId);
+      const scopes = TOKENS[token];
+      return scopes ? { scopes } : null;
+    });
+    expect((await byId('/light', 'reader')).status).toBe(200);
+    expect(asked).toContain(h.siteid);
+    expect((await byId('/light', 'stranger')).status).toBe(404);
+    expect((await byId('/light')).status).toBe(404);
+
+    const put = await byId('/light/state', 'reader', 'PUT', { _id: lamp._id, on: true, bri: 9 });
+    expect(put).toMatchObject({ status: 403, body: { message: 'this token lacks the lights:write scope' } });
+    expect((await byId('/light/state', 'writer', 'PUT', { _id: lamp._id, on: true, bri: 9 })).status).toBe(
+      200,
+    );
+    expect(
+      (await byId('/light', 'writer', 'POST', { name: 'n', type: 'binary', vendor: 'test', testid: 'n' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await byId('/light', 'admin', 'POST', { name: 'n', type: 'binary', vendor: 'test', testid: 'n' }))
+        .status,
+    ).toBe(201);
+    // The site key still grants everything.
+    expect((await h.call('GET', '/connection')).status).toBe(200);
+  });
+
+  it('work on the WebSocket with the same scope checks', async () => {
+    const ws = await SiteSocket.open(`${h.t.url}/api/site/${h.siteid}/ws`, {
+      authorization: 'Bearer reader',
+    });
+    await ws.next('hello');
+    ws.send('set', { _id: lamp._id, on: true, bri: 1 }, 1);
+    expect((await ws.next('error')).data.message).toBe('this token lacks the lights:write scope');
+    await ws.close();
+    await expect(
+      SiteSocket.open(`${h.t.url}/api/site/${h.siteid}/ws`, { authorization: 'Bearer nope' }),
+    ).rejects.toThrow('HTTP 404');
+  });
+});
