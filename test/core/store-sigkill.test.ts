@@ -40,6 +40,9 @@ function killMidWrite(dataDir: string, ackTarget: number): Promise<Outcome> {
   });
 }
 
+/** Runs whose kill left a temp file behind: proof that kills land in the middle of a write. */
+let killedMidWrite = 0;
+
 async function oneRun(run: number): Promise<void> {
   const { dir, cleanup } = await tempDataDir();
   try {
@@ -55,6 +58,8 @@ async function oneRun(run: number): Promise<void> {
     const lost = acked.filter((n) => !stored.has(n));
     expect(lost, context).toEqual([]);
     expect(onDisk.records, context).toHaveLength(1000);
+
+    if ((await readdir(dir)).some((f) => f.includes('.tmp-'))) killedMidWrite += 1;
 
     // Reopening needs no recovery and clears the dead writer's temp files.
     const { root, lines } = await openRoot(dir);
@@ -81,5 +86,7 @@ describe('store durability under SIGKILL', () => {
       while (next < RUNS) await oneRun(next++);
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
+    console.log(`killed mid-write (temp file left): ${killedMidWrite}/${RUNS}`);
+    expect(killedMidWrite).toBeGreaterThan(0);
   }, 240_000);
 });
