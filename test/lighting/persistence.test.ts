@@ -16,10 +16,8 @@ const configFile = () => readFile(path.join(t.dataDir, 'lighting.config.json'), 
 describe('persistence', () => {
   it('writes configuration before answering and restores all of it after a restart', async () => {
     t = await startTestHub({ plugins: ['lighting'], extraPlugins: [probePlugin((l) => (lighting = l))] });
-    const { siteid, sitekey } = (await t.admin('POST', '/admin/sites', { name: 'Durable' })).body as Record<
-      string,
-      string
-    >;
+    type Created = { siteid: string; sitekey: string };
+    const { siteid, sitekey } = (await t.admin('POST', '/admin/sites', { name: 'Durable' })).body as Created;
     lighting.registerDriverType('test', testDriverType().factory);
     await lighting.addDriver({ id: 'td', type: 'test', site: siteid });
     const api = `${t.url}/api/site/${sitekey}`;
