@@ -1,6 +1,6 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
 import { VERSION } from '../version.ts';
@@ -11,7 +11,8 @@ export const MANIFEST = 'hearth-backup.json';
 const isStateFile = (rel: string): boolean => {
   const base = path.basename(rel);
   if (rel === 'hub.lock' || rel.startsWith(`run${path.sep}`) || rel === 'run') return false;
-  if (base.startsWith('.restore-') || base.startsWith('.backup-')) return false;
+  const top = rel.split(path.sep)[0] ?? '';
+  if (top.startsWith('.restore-') || top.startsWith('.backup-')) return false;
   return !/\.(tmp|bak)$|\.tmp-|\.corrupt-/.test(base);
 };
 
@@ -42,7 +43,8 @@ export async function stageBackup(dataDir: string): Promise<{ dir: string; files
 }
 
 export function archiveStream(stagingDir: string): Readable {
-  return tar.c({ gzip: true, cwd: stagingDir, portable: true }, ['.']) as unknown as Readable;
+  // tar's stream is a Minipass, not a Node stream; Koa only pipes real Readables.
+  return Readable.from(tar.c({ gzip: true, cwd: stagingDir, portable: true }, ['.']));
 }
 
 export class BackupError extends Error {}
