@@ -68,7 +68,9 @@ export class TranslateService {
     try {
       const results = await this.resolve(req, prepared);
       this.ledger.record(account.id, tag, billed);
-      const fallback = results.find((r) => r.detectedSource)?.detectedSource ?? '';
+      // Clients need a code (deepl-node rejects an empty one). A text with nothing to translate (only
+      // markup, digits) has no language of its own: it takes its neighbours' language, else EN (README).
+      const fallback = results.find((r) => r.detectedSource)?.detectedSource ?? 'EN';
       return results.map((r, i) => {
         const out: TranslationOut = {
           detected_source_language: req.source ?? r.detectedSource ?? fallback,

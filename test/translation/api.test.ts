@@ -1,0 +1,214 @@
+import * as deepl from 'deepl-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeDeepl } from './fakes/deepl.ts';
+import { fakeLibre } from './fakes/libretranslate.ts';
+import { bodyOf, type FakeUpstream } from './fakes/server.ts';
+import { startTranslation, type TranslationHub } from './harness.ts';
+
+let h: TranslationHub;
+let upstream: FakeUpstream;
+let lt: FakeUpstream;
+let secret: string;
+const UPSTREAM_KEY = 'upstream-secret-key:fx';
+
+beforeAll(async () => {
+  upstream = await fakeDeepl(UPSTREAM_KEY);
+  lt = await fakeLibre();
+  h = await startTranslation({
+    engines: [
+      { type: 'deepl', url: upstream.url, apiKey: UPSTREAM_KEY },
+      { type: 'libretranslate', url: lt.url },
+    ],
+    translation: { routes: [{ target: 'FR', engines: ['libretranslate', 'deepl'] }] },
+  });
+  secret = (await h.createKey('tests')).secret;
+});
+afterAll(async () => {
+  await h.t.stop();
+  await upstream.close();
+  await lt.close();
+});
+
+describe('deepl-node against Hearth', () => {
+  it('translates one text and many, in order, with billed characters', async () => {
+    const translator = h.translator(secret);
+    const one = await translator.translateText('Hello world', null, 'de');
+    expect(one).toMatchObject({ text: 'HELLO WORLD', detectedSourceLang: 'en', billedCharacters: 11 });
+    const texts = Array.from({ length: 50 }, (_, i) => `text number ${i}`);
+    const many = await translator.translateText(texts, 'en', 'en-GB');
+    expect(many.map((r) => r.text)).toEqual(texts.map((t) => t.toUpperCase()));
+    // The form carried 50 repeated `text` fields and deepl-node's '1' boolean.
+    const sent = upstream.calls('/v2/translate').at(-1)!;
+    expect((bodyOf(sent).text as string[]).length).toBe(50);
+  });
+
+  it('passes formality, model type and tag options to DeepL and reports model_type_used', async () => {
+    const translator = h.translator(secret);
+    const result = await translator.translateText('<p>Hi <x>Anna</x></p>', 'en', 'de', {
+      formality: 'prefer_more',
+      modelType: 'quality_optimized',
+      tagHandling: 'xml',
+      ignoreTags: ['x'],
+      context: 'a greeting',
+    });
+    expect(result.modelTypeUsed).toBe('quality_optimized');
+    expect(bodyOf(upstream.calls('/v2/translate').at(-1)!)).toMatchObject({
+      formality: 'prefer_more',
+      model_type: 'quality_optimized',
+      tag_handling: 'xml',
+      ignore_tags: ['x'],
+      context: 'a greeting',
+    });
+  });
+
+  it('routes French to LibreTranslate and does the tag handling there itself', async () => {
+    const translator = h.translator(secret);
+    const markup =
+      '<doc><t>Good morning</t><p>It is <b>very</b> late</p><code translate="no">x = 1</code></doc>';
+    const result = await translator.translateText(markup, 'en', 'fr', {
+      tagHandling: 'xml',
+      nonSplittingTags: ['b'],
+    });
+    expect(result.text).toBe(
+      '<doc><t>GOOD MORNING</t><p>IT IS <b>VERY</b> LATE</p><code translate="no">x = 1</code></doc>',
+    );
+    expect(bodyOf(lt.calls('/translate').at(-1)!).q).toEqual(['Good morning', 'It is very late']);
+  });
+
+  it('reads usage and the languages the engines serve', async () => {
+    const { secret: fresh } = await h.createKey('usage');
+    const translator = h.translator(fresh);
+    await translator.translateText(['abc', 'de'], 'en', 'de');
+    const usage = await translator.getUsage();
+    expect(usage.character?.count).toBe(5);
+    expect(usage.character?.limit).toBe(1_000_000_000_000);
+    const targets = await translator.getTargetLanguages();
+    const de = targets.find((l) => l.code === 'de');
+    expect(de).toMatchObject({ name: 'German', supportsFormality: true });
+    expect(targets.find((l) => l.code === 'en-US')).toBeDefined();
+    expect(targets.find((l) => l.code === 'zh-HANT')).toBeDefined(); // via LibreTranslate
+    expect(targets.find((l) => l.code === 'it')).toBeUndefined(); // no engine serves Italian
+    const sources = await translator.getSourceLanguages();
+    expect(sources.map((l) => l.code)).toContain('en');
+  });
+
+  it('reports quota and auth failures as deepl-node expects them', async () => {
+    await expect(h.translator('wrong-key').translateText('a', null, 'de')).rejects.toBeInstanceOf(
+      deepl.AuthorizationError,
+    );
+    const { secret: blocked, id } = await h.createKey('blocked');
+    expect(
+      (await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: id, characters: 0 })).status,
+    ).toBe(200);
+    await expect(h.translator(blocked).translateText('a', null, 'de')).rejects.toBeInstanceOf(
+      deepl.QuotaExceededError,
+    );
+  });
+});
+
+describe('POST /v2/translate over the wire', () => {
+  it('answers JSON requests with X-Trace-ID and optional fields only when asked', async () => {
+    const res = await h.call('POST', '/v2/translate', {
+      key: secret,
+      json: { text: ['Hi'], target_lang: 'DE' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(res.body).toEqual({ translations: [{ detected_source_language: 'EN', text: 'HI' }] });
+  });
+
+  it('keeps 21+ repeated form texts as a list', async () => {
+    const form = `target_lang=de&${Array.from({ length: 30 }, (_, i) => `text=w${i}`).join('&')}`;
+    const res = await h.call('POST', '/v2/translate', { key: secret, form });
+    expect(res.body.translations).toHaveLength(30);
+    expect(res.body.translations[29].text).toBe('W29');
+  });
+
+  it('gives 400 {message} with X-Trace-ID naming the parameter', async () => {
+    const res = await h.call('POST', '/v2/translate', { key: secret, form: 'text=a&target_lang=xx' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: "Value for 'target_lang' not supported." });
+    expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
+    const pair = await h.call('POST', '/v2/translate', { key: secret, form: 'text=a&target_lang=it' });
+    expect(pair.status).toBe(400);
+    expect(pair.body.message).toMatch(/No configured translation engine translates into 'IT'/);
+  });
+
+  it('answers 404 for glossaries, style lists and translation memories that do not exist', async () => {
+    const glossary = await h.call('POST', '/v2/translate', {
+      key: secret,
+      form: 'text=a&target_lang=de&source_lang=en&glossary_id=g1',
+    });
+    expect([glossary.status, glossary.body.message]).toEqual([404, "Glossary 'g1' not found."]);
+    const tm = await h.call('POST', '/v2/translate', {
+      key: secret,
+      json: { text: ['a'], target_lang: 'de', translation_memory_id: 'tm1' },
+    });
+    expect(tm.status).toBe(404);
+  });
+
+  it('refuses bodies over 128 KiB with 413 and other media types with 415', async () => {
+    const big = await h.call('POST', '/v2/translate', {
+      key: secret,
+      form: `target_lang=de&text=${'a'.repeat(128 * 1024)}`,
+    });
+    expect(big.status).toBe(413);
+    expect(big.body.message).toMatch(/128 KiB/);
+    const xml = await h.call('POST', '/v2/translate', {
+      key: secret,
+      headers: { 'content-type': 'text/xml' },
+      form: undefined,
+    });
+    expect([400, 415]).toContain(xml.status);
+  });
+
+  it('refuses missing, unknown and malformed credentials with 403', async () => {
+    for (const headers of [{}, { authorization: 'DeepL-Auth-Key nope' }, { authorization: 'Basic abc' }]) {
+      const res = await h.call('POST', '/v2/translate', { headers, form: 'text=a&target_lang=de' });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ message: 'Forbidden' });
+    }
+    expect((await h.call('GET', '/v2/usage')).status).toBe(403);
+    expect((await h.call('GET', '/v2/languages')).status).toBe(403);
+  });
+
+  it('answers a repeated request from the cache without calling the upstream', async () => {
+    const body = { text: ['The washing machine has finished'], target_lang: 'DE', source_lang: 'EN' };
+    const before = upstream.calls('/v2/translate').length;
+    const first = await h.call('POST', '/v2/translate', { key: secret, json: body });
+    const second = await h.call('POST', '/v2/translate', { key: secret, json: body });
+    expect(second.body).toEqual(first.body);
+    expect(upstream.calls('/v2/translate').length).toBe(before + 1);
+    const formal = await h.call('POST', '/v2/translate', {
+      key: secret,
+      json: { ...body, formality: 'more' },
+    });
+    expect(formal.status).toBe(200);
+    expect(upstream.calls('/v2/translate').length).toBe(before + 2); // another option, another cache entry
+  });
+
+  it('never leaks the upstream key, even when the upstream fails', async () => {
+    upstream.trouble({ status: 456, body: '{"message":"Quota exceeded"}', path: '/v2/translate' });
+    lt.trouble({ status: 500, body: '{"error":"down"}', path: '/translate' });
+    const res = await h.call('POST', '/v2/translate', {
+      key: secret,
+      json: { text: ['new text'], target_lang: 'DE' },
+    });
+    upstream.heal();
+    lt.heal();
+    expect(res.status).toBe(503); // one engine was transiently down: worth a retry
+    expect(JSON.stringify(res.body)).not.toContain(UPSTREAM_KEY);
+    expect(JSON.stringify(h.t.logs)).not.toContain(UPSTREAM_KEY);
+  });
+
+  it('serves /v3/languages for translate_text', async () => {
+    const res = await h.call('GET', '/v3/languages?resource=translate_text', { key: secret });
+    expect(res.status).toBe(200);
+    expect(res.body.find((l: { lang: string }) => l.lang === 'de')).toMatchObject({
+      usable_as_source: true,
+      usable_as_target: true,
+      features: { formality: { status: 'stable' } },
+    });
+    expect((await h.call('GET', '/v3/languages?resource=voice', { key: secret })).status).toBe(400);
+  });
+});
