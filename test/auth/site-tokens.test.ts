@@ -1,0 +1,232 @@
+import { once } from 'node:events';
+import { decodeJwt } from 'jose';
+import mqtt from 'mqtt';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import type { PluginDefinition } from '../../core/plugin/types.ts';
+import type { AuthExports } from '../../plugins/auth/index.ts';
+import { type AuthHub, adminClient, startAuthHub } from './helpers.ts';
+
+interface Site {
+  siteid: string;
+  sitekey: string;
+}
+
+let h: AuthHub;
+let siteA: Site;
+let siteB: Site;
+let authExports: AuthExports | undefined;
+
+/** A tiny plugin that hands the auth exports to the test, the way the translation plugin would use them. */
+const probe: PluginDefinition = {
+  name: 'probe',
+  version: '0.0.0',
+  description: 'test probe',
+  requires: ['auth'],
+  configSchema: { type: 'object', properties: {} },
+  async start(ctx) {
+    authExports = ctx.use('auth');
+    return { stop() {} };
+  },
+};
+
+async function tokenFor(site: Site, scope: string, ceiling = scope): Promise<string> {
+  const uri = `urn:hearth:site:${site.siteid}`;
+  const c = await adminClient(h, { client_name: 'wall switch', scope: ceiling, resources: [uri] });
+  const res = await fetch(`${h.auth}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri, scope }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+const api = (site: Site, path: string, token: string, init: RequestInit = {}) =>
+  fetch(`${h.url}/api/site/${site.siteid}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+  });
+
+beforeAll(async () => {
+  h = await startAuthHub({ extraPlugins: [probe] });
+  siteA = (await h.admin('POST', '/admin/sites', { name: 'Flat A' })).body as Site;
+  siteB = (await h.admin('POST', '/admin/sites', { name: 'Flat B' })).body as Site;
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('site resources follow the lighting sites', () => {
+  test('each site is a resource with the site scopes; deleting the site removes it', async () => {
+    const uris = () =>
+      h.admin('GET', '/admin/resources').then((r) => (r.body as Array<{ uri: string }>).map((x) => x.uri));
+    expect(await uris()).toEqual(
+      expect.arrayContaining([
+        `urn:hearth:site:${siteA.siteid}`,
+        `urn:hearth:site:${siteB.siteid}`,
+        'urn:hearth:translation',
+      ]),
+    );
+    const temp = (await h.admin('POST', '/admin/sites', { name: 'Temp' })).body as Site;
+    const token = await tokenFor(temp, 'lights:read');
+    expect((await api(temp, '/light', token)).status).toBe(200);
+    expect((await h.admin('DELETE', `/admin/sites/${temp.siteid}`)).status).toBe(204);
+    expect(await uris()).not.toContain(`urn:hearth:site:${temp.siteid}`);
+  });
+});
+
+describe('site API with Authorization: Bearer', () => {
+  test('a wall switch token presses buttons but cannot rename lights, and is refused on another site', async () => {
+    const token = await tokenFor(siteA, 'lights:read scenes:apply lights:write');
+    expect((await api(siteA, '/light', token)).status).toBe(200);
+    const rename = await api(siteA, '/light', token, {
+      method: 'PUT',
+      body: JSON.stringify({ _id: 'x', name: 'Hall' }),
+    });
+    expect(rename.status).toBe(403);
+    expect((await api(siteB, '/light', token)).status).toBe(404);
+    // A forged audience does not help: the signature breaks.
+    const [hd, , sig] = token.split('.');
+    const claims = { ...decodeJwt(token), aud: `urn:hearth:site:${siteB.siteid}` };
+    const forged = `${hd}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${sig}`;
+    expect((await api(siteB, '/light', forged)).status).toBe(404);
+  });
+
+  test('revocation takes effect immediately (in-process revoked set)', async () => {
+    const token = await tokenFor(siteA, 'lights:read');
+    expect((await api(siteA, '/light', token)).status).toBe(200);
+    const res = await h.admin('DELETE', `/admin/tokens/${decodeJwt(token).jti}`);
+    expect(res.body).toEqual({ revoked: 1 });
+    expect((await api(siteA, '/light', token)).status).toBe(404);
+  });
+
+  test('a suspended client loses access at once', async () => {
+    const uri = `urn:hearth:site:${siteA.siteid}`;
+    const c = await adminClient(h, { scope: 'lights:read', resources: [uri] });
+    const res = await fetch(`${h.auth}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri }),
+    });
+    const token = ((await res.json()) as { access_token: string }).access_token;
+    expect((await api(siteA, '/light', token)).status).toBe(200);
+    await h.admin('PATCH', `/admin/clients/${c.client_id}/suspend`);
+    expect((await api(siteA, '/light', token)).status).toBe(404);
+  });
+});
+
+describe('site WebSocket', () => {
+  const open = (site: Site, token: string) =>
+    new Promise<{ ws: WebSocket; first: unknown } | { status: number }>((resolve) => {
+      const ws = new WebSocket(`${h.url.replace('http', 'ws')}/api/site/${site.siteid}/ws`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      ws.once('message', (data) => resolve({ ws, first: JSON.parse(data.toString()) }));
+      ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
+    });
+
+  test('the token opens its own site socket and is refused on another site', async () => {
+    const token = await tokenFor(siteA, 'lights:read');
+    const ok = await open(siteA, token);
+    expect('ws' in ok && (ok.first as { command: string }).command).toBe('hello');
+    if ('ws' in ok) ok.ws.close();
+    const refused = await open(siteB, token);
+    expect(refused).toEqual({ status: 404 });
+  });
+});
+
+describe('embedded MQTT broker with a site token as password', () => {
+  /** Whether the broker granted each filter (mqtt.js reports a 0x80 SUBACK code as an error). */
+  const suback = async (c: mqtt.MqttClient, topics: string[]) => {
+    const out: boolean[] = [];
+    for (const t of topics)
+      out.push(await new Promise<boolean>((resolve) => c.subscribe(t, { qos: 0 }, (err) => resolve(!err))));
+    return out;
+  };
+  const connect = async (password: string) => {
+    const c = mqtt.connect(h.mqttUrl, {
+      username: 'device',
+      password,
+      reconnectPeriod: 0,
+      protocolVersion: 4,
+    });
+    const [res] = (await Promise.race([once(c, 'connect'), once(c, 'error')])) as [unknown];
+    return { c, res };
+  };
+
+  test('subscribe and publish within the site and scopes only; revocation closes the door', async () => {
+    const readerToken = await tokenFor(siteA, 'lights:read');
+    const reader = await connect(readerToken);
+    expect(reader.c.connected).toBe(true);
+    expect(await suback(reader.c, [`hearth/${siteA.siteid}/#`, `hearth/${siteB.siteid}/#`, '#'])).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    const received: string[] = [];
+    reader.c.on('message', (topic) => received.push(topic));
+
+    const switchToken = await tokenFor(siteA, 'scenes:apply');
+    const sw = await connect(switchToken);
+    await sw.c.publishAsync(`hearth/${siteA.siteid}/scenes/evening/apply`, 'go', { qos: 1 });
+    await expect.poll(() => received).toEqual([`hearth/${siteA.siteid}/scenes/evening/apply`]);
+
+    // Renaming lights needs site:admin: the broker closes the connection (MQTT 3.1.1 has no negative PUBACK).
+    const closed = once(sw.c, 'close');
+    sw.c.publish(`hearth/${siteA.siteid}/config/lights/rename`, 'Hall', { qos: 1 });
+    await closed;
+    sw.c.end(true);
+
+    // Site A's token on site B's topics: refused.
+    const other = await connect(switchToken);
+    const closedB = once(other.c, 'close');
+    other.c.publish(`hearth/${siteB.siteid}/scenes/x/apply`, 'go', { qos: 1 });
+    await closedB;
+    other.c.end(true);
+
+    // Revoked: new connections are refused and the open one can no longer subscribe.
+    await h.admin('DELETE', `/admin/tokens/${decodeJwt(readerToken).jti}`);
+    expect(await suback(reader.c, [`hearth/${siteA.siteid}/lights/#`])).toEqual([false]);
+    const again = mqtt.connect(h.mqttUrl, { username: 'device', password: readerToken, reconnectPeriod: 0 });
+    const [err] = (await once(again, 'error')) as [Error & { code?: number }];
+    expect(err.code).toBe(4);
+    again.end(true);
+    reader.c.end(true);
+    expect(received).toEqual([`hearth/${siteA.siteid}/scenes/evening/apply`]);
+  });
+
+  test('a password that is not a token is left to other plugins (anonymous refused here)', async () => {
+    const c = mqtt.connect(h.mqttUrl, { username: 'device', password: 'not-a-token', reconnectPeriod: 0 });
+    const [err] = (await once(c, 'error')) as [Error & { code?: number }];
+    expect(err.code).toBe(4);
+    c.end(true);
+  });
+});
+
+describe('verifyAccessToken export', () => {
+  test('translation-style check: scope and resource enforced', async () => {
+    const c = await adminClient(h, { scope: 'translate' });
+    const res = await fetch(`${h.auth}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:hearth:translation' }),
+    });
+    const token = ((await res.json()) as { access_token: string }).access_token;
+    const v = authExports!.verifyAccessToken;
+    expect(await v(token, { scope: 'translate' })).toMatchObject({
+      client_id: c.client_id,
+      scopes: ['translate'],
+    });
+    expect(await v(token, { resource: 'urn:hearth:translation', scope: 'translate' })).not.toBeNull();
+    expect(await v(token, { resource: `urn:hearth:site:${siteA.siteid}` })).toBeNull();
+    expect(await v(token, { scope: 'lights:read' })).toBeNull();
+    expect(await v('garbage')).toBeNull();
+  });
+});
