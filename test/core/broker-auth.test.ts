@@ -188,6 +188,31 @@ describe('embedded broker: ACLs', () => {
     await gone;
   });
 
+  it('asks sync and async ACL hooks in registration order until one decides', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    const asked: string[] = [];
+    const hook = (name: string, answer: 'allow' | 'deny' | 'pass', async: boolean) => ({
+      authorizeSubscribe: (_c: MqttClientInfo, topic: string) => {
+        asked.push(`${name}:${topic}`);
+        return async ? Promise.resolve(answer) : answer;
+      },
+    });
+    broker.forOwner('a').hooks(hook('a', 'pass', false));
+    broker.forOwner('b').hooks(hook('b', 'pass', true));
+    broker.forOwner('c').hooks({
+      authorizeSubscribe: (_c, topic) => {
+        asked.push(`c:${topic}`);
+        return topic === 'ok' ? 'allow' : 'deny';
+      },
+    });
+    broker.forOwner('d').hooks(hook('d', 'allow', false));
+    const c = await client(url);
+    await c.subscribeAsync('ok');
+    const err = await c.subscribeAsync('no').catch((e: { packet: { granted: number[] } }) => e);
+    expect('packet' in err && err.packet.granted).toEqual([0x80]);
+    expect(asked).toEqual(['a:ok', 'b:ok', 'c:ok', 'a:no', 'b:no', 'c:no']);
+  });
+
   it('in-process publishes bypass the ACL hooks', async () => {
     const { broker, url } = await start({ allowAnonymous: true });
     let asked = 0;

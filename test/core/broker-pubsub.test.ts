@@ -90,6 +90,40 @@ describe('embedded broker: retained messages', () => {
   });
 });
 
+describe('embedded broker: last will', () => {
+  it('publishes the will of a device that drops off, subject to the ACL hooks', async () => {
+    const { broker, url } = await start();
+    broker.forOwner('acl').hooks({
+      authorizePublish: (_c, topic) => (topic.startsWith('forbidden/') ? 'deny' : 'pass'),
+    });
+    const got: MqttMessage[] = [];
+    const last = deferred<void>();
+    await broker.forOwner('lighting').subscribe('+/bulb/availability', (m) => {
+      got.push(m);
+      if (m.topic === 'allowed/bulb/availability') last.resolve();
+    });
+    const will = (topic: string) => ({
+      will: { topic, payload: Buffer.from('offline'), qos: 0 as const, retain: false },
+    });
+    // aedes announces a disconnect on $SYS after it has dealt with the client's will.
+    const gone = new Map<string, () => void>();
+    await broker
+      .forOwner('sys')
+      .subscribe('$SYS/+/disconnect/clients', (m) => gone.get(m.payload.toString())?.());
+    const denied = await connect(url, { clientId: 'denied-bulb', ...will('forbidden/bulb/availability') });
+    const allowed = await connect(url, will('allowed/bulb/availability'));
+    const deniedGone = new Promise<void>((resolve) => gone.set('denied-bulb', resolve));
+    // An ungraceful drop (no DISCONNECT) makes the broker publish the will [MQTT-3.1.2-8].
+    denied.stream.destroy();
+    await deniedGone;
+    allowed.stream.destroy();
+    await last.promise;
+    expect(got.map((m) => [m.topic, m.payload.toString()])).toEqual([
+      ['allowed/bulb/availability', 'offline'],
+    ]);
+  });
+});
+
 describe('embedded broker: owners and dispose', () => {
   it('unsubscribe() stops one handler; dispose() removes the rest of that plugin', async () => {
     const { broker, url } = await start();
