@@ -90,7 +90,11 @@ export async function unpackBackup(
 
 /** Replaces the live state files by the staged ones (rename within one filesystem). */
 export async function swapIn(dataDir: string, staged: { dir: string; files: string[] }): Promise<void> {
-  for (const rel of await stateFiles(dataDir)) await rm(path.join(dataDir, rel), { force: true });
+  for (const rel of new Set([...(await stateFiles(dataDir)), ...staged.files])) {
+    await rm(path.join(dataDir, rel), { force: true });
+    // A pre-restore .bak must never be what recovery falls back to.
+    await rm(path.join(dataDir, `${rel}.bak`), { force: true });
+  }
   for (const rel of staged.files) {
     await mkdir(path.dirname(path.join(dataDir, rel)), { recursive: true, mode: 0o700 });
     await rename(path.join(staged.dir, rel), path.join(dataDir, rel));

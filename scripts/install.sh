@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs Hearth as a systemd service on Raspberry Pi OS / Debian. Run as root from a checkout:
+#   sudo bash scripts/install.sh
+set -euo pipefail
+
+PREFIX=/opt/hearth
+SERVICE=hearth
+MIN_NODE=20.19.0
+
+die() { echo "install: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "run as root (sudo bash scripts/install.sh)"
+command -v node >/dev/null || die "Node.js >= $MIN_NODE is required (Node 22 LTS recommended)"
+node -e "
+const [a,b,c]=process.versions.node.split('.').map(Number), [x,y,z]='$MIN_NODE'.split('.').map(Number);
+process.exit(a>x||(a===x&&(b>y||(b===y&&c>=z)))?0:1)" || die "Node $(node -v) is too old; need >= $MIN_NODE"
+command -v systemctl >/dev/null || die "systemd is required"
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+
+if ! id -u hearth >/dev/null 2>&1; then
+  useradd --system --home-dir /var/lib/hearth --no-create-home --shell /usr/sbin/nologin hearth
+fi
+# Serial Zigbee coordinators are owned by group dialout.
+getent group dialout >/dev/null && usermod -a -G dialout hearth
+
+mkdir -p "$PREFIX"
+# Copy the sources (no build step: the hub runs its TypeScript through tsx).
+tar -C "$src" --exclude=./node_modules --exclude=./data --exclude=./.git --exclude=./test-output -cf - . | tar -C "$PREFIX" -xf -
+cd "$PREFIX"
+npm ci --omit=dev --no-audit --no-fund
+chown -R root:root "$PREFIX"
+
+install -d -m 0750 -o root -g hearth /etc/hearth
+[ -f /etc/hearth/hearth.env ] || install -m 0640 -o root -g hearth /dev/null /etc/hearth/hearth.env
+
+install -m 0644 "$PREFIX/systemd/hearth.service" /etc/systemd/system/$SERVICE.service
+systemctl daemon-reload
+systemctl enable --now $SERVICE
+echo "Hearth is running. The first start printed the admin key and the site URL:"
+echo "  journalctl -u $SERVICE -o cat | grep -E 'Admin key|web UI'"
