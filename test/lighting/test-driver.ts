@@ -37,6 +37,7 @@ export class TestDriverControl {
   }
 
   async setState(protocolid: string, level: LightLevel): Promise<void> {
+    if (!this.started) throw new Error('test driver is stopped');
     this.onCommand?.(protocolid);
     this.commands.push({ protocolid, level, at: process.hrtime.bigint() });
     if (this.#gate) await this.#gate;

@@ -1,0 +1,193 @@
+/**
+ * The shared lighting-driver conformance suite (STYLE.md: one suite runs against every driver). A driver
+ * test calls `describeDriverConformance(name, makeSubject)`; the suite builds the driver through its
+ * factory with a recording sink and checks the contract of plugins/lighting/driver.ts.
+ */
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  ConnectionStatus,
+  DeviceInfo,
+  DriverFactory,
+  DriverSink,
+  LightingDriver,
+  LightLevel,
+} from '../../plugins/lighting/driver.ts';
+
+export interface ConformanceSubject {
+  factory: DriverFactory;
+  options: Record<string, unknown>;
+  /** Protocol id of a dimmable light the driver controls once started. */
+  light: string;
+  /** True when devices report levels on their own after a command (else readState must answer). */
+  reports: boolean;
+  /** Makes the (fake) device side emit a sensor event; sensor checks are skipped without it. */
+  pressButton?(): Promise<{ protocolid: string; event: string }>;
+  /** Takes the (fake) bridge/stick/broker down and back up; link checks are skipped without it. */
+  dropLink?(): Promise<void>;
+  restoreLink?(): Promise<void>;
+  /** Releases whatever the subject started (fake servers, ports). */
+  teardown?(): Promise<void>;
+}
+
+type Report =
+  | { kind: 'state'; protocolid: string; level: LightLevel }
+  | { kind: 'sensor'; protocolid: string; event: string }
+  | { kind: 'connection'; status: Omit<ConnectionStatus, 'since'> }
+  | { kind: 'devices'; devices: DeviceInfo[] };
+
+/** A sink that records every report and lets a check wait for one. */
+export class RecordingSink implements DriverSink {
+  readonly reports: Report[] = [];
+  #waiters: Array<{ test: (r: Report) => boolean; resolve: (r: Report) => void }> = [];
+
+  #push(r: Report): void {
+    this.reports.push(r);
+    for (const w of [...this.#waiters]) {
+      if (w.test(r)) {
+        this.#waiters.splice(this.#waiters.indexOf(w), 1);
+        w.resolve(r);
+      }
+    }
+  }
+  reportState(protocolid: string, level: LightLevel): void {
+    this.#push({ kind: 'state', protocolid, level: { ...level } });
+  }
+  reportSensorEvent(protocolid: string, event: string): void {
+    this.#push({ kind: 'sensor', protocolid, event });
+  }
+  reportConnection(status: Omit<ConnectionStatus, 'since'>): void {
+    this.#push({ kind: 'connection', status });
+  }
+  reportDevices(devices: DeviceInfo[]): void {
+    this.#push({ kind: 'devices', devices });
+  }
+  /** The first report, from `from` on, that matches. */
+  waitFor(test: (r: Report) => boolean, from = 0): Promise<Report> {
+    const seen = this.reports.slice(from).find(test);
+    return seen ? Promise.resolve(seen) : new Promise((resolve) => this.#waiters.push({ test, resolve }));
+  }
+}
+
+/** How far a reported level may be from the commanded one after the driver's scaling (0..100 % loses ~1.3). */
+const SCALE_TOLERANCE = 3;
+
+export function describeDriverConformance(
+  name: string,
+  makeSubject: () => Promise<ConformanceSubject>,
+): void {
+  describe(`lighting driver conformance: ${name}`, () => {
+    let subject: ConformanceSubject | null = null;
+    let driver: LightingDriver | null = null;
+    let abort: AbortController;
+    let sink: RecordingSink;
+
+    async function build(): Promise<{ s: ConformanceSubject; d: LightingDriver }> {
+      subject = await makeSubject();
+      sink = new RecordingSink();
+      abort = new AbortController();
+      driver = subject.factory({
+        id: 'conf',
+        options: subject.options,
+        sink,
+        log: pino({ level: 'silent' }),
+        signal: abort.signal,
+      });
+      return { s: subject, d: driver };
+    }
+
+    /** The level the device is in after a command: its report, or a read-back when it does not report. */
+    async function levelAfter(s: ConformanceSubject, d: LightingDriver, from: number): Promise<LightLevel> {
+      if (s.reports) {
+        const r = await sink.waitFor((x) => x.kind === 'state' && x.protocolid === s.light, from);
+        return (r as Extract<Report, { kind: 'state' }>).level;
+      }
+      expect(d.readState, 'a driver whose devices do not report must implement readState').toBeTypeOf(
+        'function',
+      );
+      const read = await d.readState!(s.light);
+      expect(read).not.toBeNull();
+      return read!;
+    }
+
+    afterEach(async () => {
+      abort?.abort();
+      await driver?.stop().catch(() => {});
+      await subject?.teardown?.();
+      driver = null;
+      subject = null;
+    });
+
+    it('does no I/O in the factory: not connected and no reports before start', async () => {
+      const { d } = await build();
+      expect(d.connection().connected).toBe(false);
+      expect(sink.reports.filter((r) => r.kind === 'state' || r.kind === 'sensor')).toEqual([]);
+    });
+
+    it('connects on start and lists its devices', async () => {
+      const { s, d } = await build();
+      await d.start();
+      expect(d.connection()).toMatchObject({ connected: true, since: expect.any(String) });
+      expect(Number.isNaN(Date.parse(d.connection().since))).toBe(false);
+      const devices = await d.listDevices();
+      expect(devices.map((x) => x.protocolid)).toContain(s.light);
+      for (const dev of devices) expect(['dimmable', 'binary', 'sensor']).toContain(dev.kind);
+    });
+
+    it('hands a level to the device and the device ends up at that level (on, dimmed, off)', async () => {
+      const { s, d } = await build();
+      await d.start();
+      for (const level of [
+        { on: true, bri: 255 },
+        { on: true, bri: 128 },
+        { on: true, bri: 1 },
+        { on: false, bri: 0 },
+      ]) {
+        const from = sink.reports.length;
+        await d.setState(s.light, level);
+        const got = await levelAfter(s, d, from);
+        expect(got.on).toBe(level.on);
+        expect(Math.abs(got.bri - level.bri)).toBeLessThanOrEqual(SCALE_TOLERANCE);
+        expect(got.on).toBe(got.bri > 0); // spec: on is false exactly when bri is 0
+      }
+    });
+
+    it('answers discover with an array of devices', async () => {
+      const { d } = await build();
+      await d.start();
+      const found = await d.discover({ durationMs: 50 });
+      expect(Array.isArray(found)).toBe(true);
+    });
+
+    it('reports sensor events', async (ctx) => {
+      const { s, d } = await build();
+      if (!s.pressButton) return ctx.skip();
+      await d.start();
+      const from = sink.reports.length;
+      const pressed = await s.pressButton();
+      const r = await sink.waitFor((x) => x.kind === 'sensor', from);
+      expect(r).toEqual({ kind: 'sensor', protocolid: pressed.protocolid, event: pressed.event });
+    });
+
+    it('reports the link going down and coming back', async (ctx) => {
+      const { s, d } = await build();
+      if (!s.dropLink || !s.restoreLink) return ctx.skip();
+      await d.start();
+      const from = sink.reports.length;
+      await s.dropLink();
+      await sink.waitFor((x) => x.kind === 'connection' && !x.status.connected, from);
+      expect(d.connection().connected).toBe(false);
+      await s.restoreLink();
+      await sink.waitFor((x) => x.kind === 'connection' && x.status.connected, from);
+      expect(d.connection().connected).toBe(true);
+    });
+
+    it('stops: not connected, and commands after stop are refused', async () => {
+      const { s, d } = await build();
+      await d.start();
+      await d.stop();
+      expect(d.connection().connected).toBe(false);
+      await expect(d.setState(s.light, { on: true, bri: 10 })).rejects.toThrow();
+    });
+  });
+}
