@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { decodeJwt } from 'jose';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -139,6 +138,12 @@ describe('site WebSocket', () => {
     expect(refused).toEqual({ status: 404 });
   });
 });
+
+/** mqtt.js clients are not typed as Node EventEmitters, so `events.once` does not accept them. */
+const once = (c: mqtt.MqttClient, event: 'connect' | 'error' | 'close') =>
+  new Promise<unknown[]>((resolve) => {
+    c.once(event, (...args: unknown[]) => resolve(args));
+  });
 
 describe('embedded MQTT broker with a site token as password', () => {
   /** Whether the broker granted each filter (mqtt.js reports a 0x80 SUBACK code as an error). */
