@@ -34,12 +34,12 @@ function limitValue(p: ParamReader, name: string): number | null | undefined {
 }
 
 function label(p: ParamReader, required: boolean): string | undefined {
-  const value = p.string('label');
-  if (value === undefined) {
+  const value = p.value('label');
+  if (value === undefined || value === null) {
     if (required) throw notSpecified('label');
     return undefined;
   }
-  if (value.length > LABEL_MAX) throw notSupported('label');
+  if (typeof value !== 'string' || value.length > LABEL_MAX) throw notSupported('label');
   return value;
 }
 
