@@ -1,0 +1,127 @@
+/** The web UI in a real browser (Debian chromium via playwright-core), live through the WebSocket. */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Json, type LightingHarness, startLighting } from './harness.ts';
+
+const OUT = path.resolve('test-output');
+let h: LightingHarness;
+let browser: Browser;
+let page: Page;
+let desk: Json;
+let hall: Json;
+let scene: Json;
+let group: Json;
+
+beforeAll(async () => {
+  h = await startLighting();
+  desk = (await h.call('POST', '/light', { name: 'Desk', type: 'dimmable', vendor: 'test', testid: 'd1' }))
+    .body;
+  hall = (await h.call('POST', '/light', { name: 'Hall', type: 'binary', vendor: 'test', testid: 'h1' }))
+    .body;
+  scene = (
+    await h.call('POST', '/scene', {
+      name: 'Reading',
+      state: [
+        { _id: desk._id, on: true, bri: 180 },
+        { _id: hall._id, on: true, bri: 255 },
+      ],
+    })
+  ).body;
+  group = (await h.call('POST', '/light/group', { name: 'Downstairs', lights: [desk._id, hall._id] })).body;
+  const button = (
+    await h.call('POST', '/sensor', { name: 'Wall switch', vendor: 'test', testid: 'b1', type: 'button' })
+  ).body;
+  await h.call('POST', '/sensor/event', { _id: button._id, event: '1' });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  // A phone-sized viewport: the page is meant for a phone on the LAN.
+  page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.t.stop();
+});
+
+const card = (id: string) => page.locator(`[data-light="${id}"]`);
+const lastCommand = () => h.driver.commands.at(-1);
+
+describe('web UI at /site/<key>', () => {
+  it('loads with the site lights, scenes, groups, events and drivers, and goes live', async () => {
+    const blocked: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(h.t.url) && !r.url().startsWith(h.t.url.replace('http', 'ws')))
+        blocked.push(r.url());
+    });
+    await page.goto(`${h.t.url}/site/${h.sitekey}`);
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    expect(await page.locator('#site-name').textContent()).toBe('Test');
+    expect(await page.locator('[data-light]').count()).toBe(2);
+    await page.locator(`[data-scene="${scene._id}"]`).waitFor();
+    await page.locator(`[data-group="${group._id}"]`).waitFor();
+    await page.locator('#events li', { hasText: 'Wall switch: 1' }).waitFor();
+    await page.locator('[data-connection="td"]', { hasText: 'connected' }).waitFor();
+    expect(blocked).toEqual([]); // no CDN or other third-party requests
+  });
+
+  it('toggles a light on and off', async () => {
+    await card(desk._id).getByRole('switch').click();
+    await expect.poll(() => lastCommand()).toMatchObject({ protocolid: 'd1', level: { on: true, bri: 255 } });
+    await page.locator(`[data-light="${desk._id}"].lit`).waitFor();
+    await card(hall._id).getByRole('switch').click();
+    await expect.poll(() => lastCommand()).toMatchObject({ protocolid: 'h1', level: { on: true, bri: 255 } });
+    await card(hall._id).getByRole('switch').click();
+    await expect.poll(() => lastCommand()).toMatchObject({ protocolid: 'h1', level: { on: false, bri: 0 } });
+  });
+
+  it('dims with the slider', async () => {
+    await card(desk._id).locator('input[type=range]').fill('64');
+    await expect.poll(() => lastCommand()).toMatchObject({ protocolid: 'd1', level: { on: true, bri: 64 } });
+    await expect.poll(async () => (await h.call('GET', '/light')).body[0].bri).toBe(64);
+  });
+
+  it('applies a scene and toggles a group', async () => {
+    await page.locator(`[data-scene="${scene._id}"]`).click();
+    await expect
+      .poll(() => h.driver.commands.slice(-2).map((c) => [c.protocolid, c.level.bri]))
+      .toEqual([
+        ['d1', 180],
+        ['h1', 255],
+      ]);
+    await expect.poll(() => card(desk._id).locator('input[type=range]').inputValue()).toBe('180');
+    await page.locator(`[data-group="${group._id}"]`).click();
+    await expect.poll(() => card(desk._id).getByRole('switch').isChecked()).toBe(false);
+    await expect.poll(() => card(hall._id).getByRole('switch').isChecked()).toBe(false);
+  });
+
+  it('shows a change made through the REST API without a reload', async () => {
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => navigations.push(f.url()));
+    await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 222 });
+    await expect.poll(() => card(desk._id).locator('input[type=range]').inputValue()).toBe('222');
+    expect(await card(desk._id).getByRole('switch').isChecked()).toBe(true);
+    h.driver.press('b1', 'long');
+    await page.locator('#events li', { hasText: 'Wall switch: long' }).waitFor();
+    expect(navigations).toEqual([]);
+    mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUT, 'lighting-web-ui.png'), fullPage: true });
+  });
+
+  it('answers an unknown key with 404 and no page', async () => {
+    const res = await page.goto(`${h.t.url}/site/not-a-key`);
+    expect(res?.status()).toBe(404);
+  });
+});
