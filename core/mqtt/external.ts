@@ -40,6 +40,8 @@ export function createExternalBroker(
   const subscriptions = new Map<string, Set<Handler>>();
   const connectHandlers = new Set<() => void>();
   let warnedHooks = false;
+  /** Rejecters of QoS 0 publishes still being written, failed when the connection closes. */
+  const lostWaiters = new Set<() => void>();
 
   client.on('connect', () => {
     log.info({ url: safeUrl }, 'connected to external mqtt broker');
@@ -59,6 +61,10 @@ export function createExternalBroker(
       MAX_RETRY_MS,
     );
   });
+  client.on('close', () => {
+    for (const fail of lostWaiters) fail();
+    lostWaiters.clear();
+  });
   client.on('offline', () => log.warn({ url: safeUrl }, 'external mqtt broker unreachable; retrying'));
   client.on('error', (err) => log.warn({ url: safeUrl, err: err.message }, 'external mqtt broker error'));
   client.on('message', (topic, payload, packet) => {
@@ -70,8 +76,18 @@ export function createExternalBroker(
 
   const transport: Transport = {
     mode: 'external',
-    async publish(topic, payload, { qos, retain }) {
-      await client.publishAsync(topic, payload, { qos, retain });
+    publish(topic, payload, { qos, retain }) {
+      if (qos === 1) return client.publishAsync(topic, payload, { qos, retain }).then(() => undefined);
+      return new Promise<void>((resolve, reject) => {
+        // mqtt.js waits for 'drain' on a full socket, which never comes once the socket died: fail then.
+        const fail = () => reject(new Error('mqtt: connection to the external broker lost'));
+        lostWaiters.add(fail);
+        client.publish(topic, payload, { qos, retain }, (err) => {
+          lostWaiters.delete(fail);
+          if (err) reject(err);
+          else resolve();
+        });
+      });
     },
     async subscribe(filter, handler) {
       let handlers = subscriptions.get(filter);

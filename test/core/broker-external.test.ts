@@ -40,6 +40,7 @@ describe.skipIf(!haveMosquitto)('external broker mode (Debian mosquitto)', () =>
     await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
     await service?.stop();
     service = undefined;
+    await mosq.start(); // in case a failed restart test left it stopped
   });
 
   /** Our service pointed at mosquitto; resolves once its shared client is connected. */
@@ -118,6 +119,7 @@ describe.skipIf(!haveMosquitto)('external broker mode (Debian mosquitto)', () =>
     await new Promise<void>((resolve) => api.onConnect(resolve));
 
     await mosq.stop();
+    await waitFor('external mqtt broker unreachable');
     // While mosquitto is down a QoS 0 publish fails fast instead of being replayed later.
     await expect(api.publish('restart/x', 'stale')).rejects.toThrow(/connection/i);
     await mosq.start();

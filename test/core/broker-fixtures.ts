@@ -113,7 +113,7 @@ export async function freePort(): Promise<number> {
 export interface Mosquitto {
   port: number;
   url: string;
-  /** Starts (or starts again) the same broker on the same port; resolves once it accepts TCP. */
+  /** Starts (or starts again) the same broker on the same port; resolves once it accepts TCP. No-op while running. */
   start(): Promise<void>;
   /** SIGTERM, resolved when the process has exited. */
   stop(): Promise<void>;
@@ -138,6 +138,7 @@ export async function mosquitto(user?: { username: string; password: string }): 
   let child: ChildProcess | undefined;
 
   const start = async () => {
+    if (child && child.exitCode === null) return;
     child = spawn(MOSQUITTO, ['-c', confPath], { stdio: 'ignore' });
     const proc = child;
     for (let attempt = 0; attempt < 100; attempt++) {
