@@ -88,7 +88,8 @@ export function mountAnnounce(router: HearthRouter, deps: AnnounceDeps): void {
             original: text,
           };
           await deps.mqtt.publish(topic, JSON.stringify(message), { qos: 1 });
-          lighting.broadcast(siteId, { type: 'announce', ...message });
+          // The site WebSocket's envelope is `{command, data}` (lighting/socket.ts).
+          lighting.broadcast(siteId, { command: 'announce', data: message });
           return {
             ok: true as const,
             lang,
