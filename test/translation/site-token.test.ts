@@ -21,10 +21,15 @@ afterAll(async () => {
 });
 
 async function token(scope: string, resource: string): Promise<string> {
-  const c = await adminClient(h.t, { scope, ...(resource.startsWith('urn:hearth:site') ? { resources: [resource] } : {}) });
+  const c = await adminClient(h.t, {
+    scope,
+    ...(resource.startsWith('urn:hearth:site') ? { resources: [resource] } : {}),
+  });
   const res = await fetch(`${h.t.listenerUrl('auth')}/oauth/token`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}` },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
   });
   const body = (await res.json()) as { access_token?: string };

@@ -29,12 +29,16 @@ export class UpstreamClient {
       : new http.Agent({ keepAlive: true, maxSockets: 32 });
   }
 
+  /** Requests in flight, destroyed by `close()` (plugin stop) instead of one abort listener per request. */
+  private readonly inFlight = new Set<http.ClientRequest>();
+
   /** Sends a request; network failures and timeouts become transient UpstreamErrors (never with headers). */
   request(
     method: 'GET' | 'POST',
     path: string,
     opts: { headers?: Record<string, string>; json?: unknown; signal?: AbortSignal } = {},
   ): Promise<UpstreamResponse> {
+    if (opts.signal?.aborted) return Promise.reject(new UpstreamError('transient', 'request aborted'));
     const url = new URL(path.replace(/^\//, ''), this.base);
     const payload = opts.json === undefined ? undefined : Buffer.from(JSON.stringify(opts.json));
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
@@ -44,15 +48,18 @@ export class UpstreamClient {
     }
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (err: UpstreamError) => {
-        if (settled) return;
+      const settle = () => {
+        if (settled) return false;
         settled = true;
         clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        this.inFlight.delete(req);
+        return true;
+      };
+      const fail = (err: UpstreamError) => {
+        if (!settle()) return;
         req.destroy();
         reject(err);
       };
-      const onAbort = () => fail(new UpstreamError('transient', 'request aborted'));
       const timer = setTimeout(
         () => fail(new UpstreamError('transient', `no answer within ${this.timeoutMs} ms`)),
         this.timeoutMs,
@@ -64,10 +71,7 @@ export class UpstreamClient {
           fail(new UpstreamError('transient', 'connection lost while reading the answer')),
         );
         res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          opts.signal?.removeEventListener('abort', onAbort);
+          if (!settle()) return;
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
@@ -78,13 +82,13 @@ export class UpstreamClient {
       req.on('error', (err: NodeJS.ErrnoException) =>
         fail(new UpstreamError('transient', `connection failed (${err.code ?? 'error'})`)),
       );
-      if (opts.signal?.aborted) return onAbort();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      this.inFlight.add(req);
       req.end(payload);
     });
   }
 
   close(): void {
+    for (const req of this.inFlight) req.destroy();
     this.agent.destroy();
   }
 }

@@ -1,0 +1,182 @@
+/**
+ * `npm run bench:translation`: the latency Hearth adds in front of a loopback upstream (p50/p99 at 1 and
+ * 20 concurrent clients; target ≤ 0.5 ms p50 added), cached-hit throughput, and the cost of usage
+ * accounting. Everything runs in this process on loopback; the figures are printed, never asserted.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { createStoreRoot } from '../../core/store/root.ts';
+import { UsageLedger } from '../../plugins/translation/accounting/usage-ledger.ts';
+import { startTestHub } from '../../test/helpers/hub.ts';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const WARMUP = 500;
+
+/** A DeepL-shaped upstream that answers at once (so only the proxy's own cost is measured). */
+async function instantUpstream(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { text?: string[] };
+      const out = JSON.stringify({
+        translations: (body.text ?? []).map((t) => ({
+          detected_source_language: 'EN',
+          text: t.toUpperCase(),
+        })),
+      });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+      res.end(out);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+            : reject(new Error(`status ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `total` requests with `concurrency` workers; returns sorted latencies (ms) and req/s. */
+async function load(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  concurrency: number,
+  total: number,
+) {
+  const latencies: number[] = [];
+  let left = total;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) latencies.push(await post(url, body, headers));
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { sorted: latencies.sort((a, b) => a - b), rps: total / seconds };
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const f = (n: number) => n.toFixed(3);
+
+async function main() {
+  const upstream = await instantUpstream();
+  const hub = async (cacheEntries: number) =>
+    startTestHub({
+      plugins: ['translation'],
+      config: {
+        log: { level: 'warn' },
+        plugins: {
+          translation: {
+            engines: [{ type: 'deepl', url: upstream.url, apiKey: 'bench-upstream-key' }],
+            cache: { maxEntries: cacheEntries },
+          },
+        },
+      },
+    });
+  const direct = `${upstream.url}/v2/translate`;
+  const body = JSON.stringify({
+    text: ['The washing machine has finished'],
+    target_lang: 'DE',
+    source_lang: 'EN',
+  });
+
+  // Overhead: the cache is off so every request goes through parse → auth → chain → upstream → respond.
+  const noCache = await hub(0);
+  const keyRes = await fetch(`${noCache.url}/v2/admin/developer-keys`, {
+    method: 'POST',
+    headers: { authorization: `DeepL-Auth-Key ${noCache.adminKey}`, 'content-type': 'application/json' },
+    body: '{"label":"bench"}',
+  });
+  const secret = ((await keyRes.json()) as { key: string }).key;
+  const auth = { authorization: `DeepL-Auth-Key ${secret}` };
+  const viaHearth = `${noCache.url}/v2/translate`;
+  console.log(
+    `translation overhead (${REQUESTS} requests per run after ${WARMUP} warm-up, loopback, in-process):`,
+  );
+  for (const concurrency of [1, 20]) {
+    await load(direct, body, {}, concurrency, WARMUP);
+    await load(viaHearth, body, auth, concurrency, WARMUP);
+    const d = await load(direct, body, {}, concurrency, REQUESTS);
+    const h = await load(viaHearth, body, auth, concurrency, REQUESTS);
+    console.log(
+      `  ${String(concurrency).padStart(2)} client(s): direct p50 ${f(pct(d.sorted, 50))} ms p99 ${f(pct(d.sorted, 99))} ms | ` +
+        `via Hearth p50 ${f(pct(h.sorted, 50))} ms p99 ${f(pct(h.sorted, 99))} ms | ` +
+        `added p50 ${f(pct(h.sorted, 50) - pct(d.sorted, 50))} ms p99 ${f(pct(h.sorted, 99) - pct(d.sorted, 99))} ms`,
+    );
+  }
+  await noCache.stop();
+
+  // Cached hits: the same announcement again and again.
+  const cached = await hub(5000);
+  const key2 = await fetch(`${cached.url}/v2/admin/developer-keys`, {
+    method: 'POST',
+    headers: { authorization: `DeepL-Auth-Key ${cached.adminKey}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  const auth2 = { authorization: `DeepL-Auth-Key ${((await key2.json()) as { key: string }).key}` };
+  await load(`${cached.url}/v2/translate`, body, auth2, 20, WARMUP);
+  const hits = await load(`${cached.url}/v2/translate`, body, auth2, 20, REQUESTS);
+  console.log(
+    `cached hits: ${Math.round(hits.rps)} req/s at 20 clients (p50 ${f(pct(hits.sorted, 50))} ms, p99 ${f(pct(hits.sorted, 99))} ms)`,
+  );
+  await cached.stop();
+  upstream.close();
+  agent.destroy();
+
+  // Usage accounting: reserve + record per request, with the real store's coalesced writes.
+  const dir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-usage-'));
+  const root = await createStoreRoot({ dataDir: dir, coalesceMs: 1000, log: pino({ level: 'silent' }) });
+  const ledger = await UsageLedger.open(root.forOwner('translation'));
+  const ops = 200_000;
+  const t0 = performance.now();
+  for (let i = 0; i < ops; i++) {
+    const account = `key:${i % 50}`;
+    ledger.reserve(account, 32, 1_000_000_000);
+    ledger.record(account, i % 3 ? '' : `tag${i % 7}`, 32);
+  }
+  const perOp = ((performance.now() - t0) * 1000) / ops;
+  const f0 = performance.now();
+  await ledger.flush();
+  console.log(
+    `usage accounting: ${perOp.toFixed(2)} µs per request (reserve + record, ${ops} requests, 50 keys); ` +
+      `one coalesced write ${(performance.now() - f0).toFixed(1)} ms`,
+  );
+  await root.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
