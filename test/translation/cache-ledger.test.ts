@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createStoreRoot } from '../../core/store/root.ts';
+import { characterCount, UsageLedger } from '../../plugins/translation/accounting/usage-ledger.ts';
+import { TranslationCache } from '../../plugins/translation/cache.ts';
+
+const entry = (text: string, at = 0) => ({ text, detectedSource: 'EN', modelTypeUsed: null, at });
+
+describe('translation cache', () => {
+  it('evicts the least recently used entry and expires old ones', () => {
+    const cache = new TranslationCache(2, 1000);
+    cache.set('a', entry('A'));
+    cache.set('b', entry('B'));
+    expect(cache.get('a', 10)?.text).toBe('A'); // a is now the most recent
+    cache.set('c', entry('C'));
+    expect(cache.get('b', 10)).toBeUndefined();
+    expect(cache.get('a', 10)?.text).toBe('A');
+    expect(cache.get('c', 1001)).toBeUndefined(); // older than the lifetime
+    expect(cache.size).toBe(1);
+    const off = new TranslationCache(0, 1000);
+    off.set('a', entry('A'));
+    expect(off.get('a')).toBeUndefined();
+  });
+});
+
+describe('usage ledger', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('counts code points, not UTF-16 units', () => {
+    expect(characterCount('Grüße 👋')).toBe(7);
+    expect(characterCount('')).toBe(0);
+  });
+
+  it('reserves against the limit, records once, releases on failure, and persists by day and tag', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-ledger-'));
+    dirs.push(dir);
+    const root = await createStoreRoot({ dataDir: dir, coalesceMs: 10, log: pino({ level: 'silent' }) });
+    const ledger = await UsageLedger.open(root.forOwner('translation'));
+    expect(ledger.reserve('key:a', 6, 10)).toBe(true);
+    expect(ledger.reserve('key:a', 5, 10)).toBe(false); // the pending 6 count too
+    ledger.release('key:a', 6);
+    expect(ledger.reserve('key:a', 10, 10)).toBe(true);
+    ledger.record('key:a', 'oven', 10);
+    expect(ledger.used('key:a')).toBe(10);
+    expect(ledger.reserve('key:a', 1, 10)).toBe(false); // at the limit
+    expect(ledger.reserve('key:a', 1, null)).toBe(true); // unlimited
+    expect(ledger.reserve('key:b', 1, 0)).toBe(false); // 0 blocks
+    await ledger.flush();
+    await root.close();
+    const file = JSON.parse(readFileSync(path.join(dir, 'translation.usage.json'), 'utf8'));
+    const today = new Date().toISOString().slice(0, 10);
+    expect(file.days[today]).toEqual({ 'key:a': { oven: 10 } });
+  });
+});
