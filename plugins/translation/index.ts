@@ -33,6 +33,8 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       configs.length > 0
         ? new EngineChain(configs.map(createEngine), ctx.config.routes, ctx.config.circuitBreaker, ctx.log)
         : null;
+    // Warm the language lists now (not awaited: an unreachable upstream must not hold the start up).
+    for (const engine of chain?.engines ?? []) void engine.languages();
     const cache = new TranslationCache(ctx.config.cache.maxEntries, ctx.config.cache.ttlMs);
     const service = new TranslateService(chain, cache, ledger, ctx.signal);
     if (!chain) {

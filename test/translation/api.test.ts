@@ -134,6 +134,65 @@ describe('POST /v2/translate over the wire', () => {
     expect(pair.body.message).toMatch(/No configured translation engine translates into 'IT'/);
   });
 
+  it('answers every validation rule with 400 {message} naming the parameter, in forms and JSON', async () => {
+    const forms: Array<[string, string]> = [
+      ['target_lang=de', "'text'"],
+      [`target_lang=de&${'text=a&'.repeat(51)}`, "'text'"],
+      ['text=a&target_lang=de&source_lang=xx', "'source_lang'"],
+      ['text=a&target_lang=de&formality=very', "'formality'"],
+      ['text=a&target_lang=en-us&formality=less', 'formality'],
+      ['text=a&target_lang=de&split_sentences=maybe', "'split_sentences'"],
+      ['text=a&target_lang=de&preserve_formatting=2', "'preserve_formatting'"],
+      ['text=a&target_lang=de&outline_detection=2', "'outline_detection'"],
+      ['text=a&target_lang=de&model_type=turbo', "'model_type'"],
+      ['text=a&target_lang=de&tag_handling=md', "'tag_handling'"],
+      ['text=a&target_lang=de&glossary_id=g', "'source_lang'"],
+      ['text=a&target_lang=de&source_lang=en&glossary_id=g&glossary_ids=h', "'glossary_id'"],
+      ['text=a&target_lang=de&source_lang=en&glossary_ids=1,2,3,4,5,6', "'glossary_ids'"],
+      ['text=a&target_lang=de&style_id=s', "'style_id'"],
+      ['text=a&target_lang=de&tag_handling=xml&tag_handling_version=v2', "'tag_handling_version'"],
+      ['text=a&target_lang=de&translation_memory_threshold=x', "'translation_memory_threshold'"],
+      ['text=a&target_lang=nl&custom_instructions=Be%20brief', "'custom_instructions'"],
+      [`text=a&target_lang=de&custom_instructions=${'x'.repeat(301)}`, "'custom_instructions'"],
+      [`text=a&target_lang=de&${'custom_instructions=x&'.repeat(11)}`, "'custom_instructions'"],
+      ['text=%3Ca%3Eb%3C%2Fc%3E&target_lang=de&tag_handling=xml', "'text'"],
+    ];
+    for (const [form, names] of forms) {
+      const res = await h.call('POST', '/v2/translate', { key: secret, form });
+      expect([res.status, res.body.message], form).toEqual([400, expect.stringContaining(names)]);
+      expect(Object.keys(res.body)).toEqual(['message']);
+      expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
+    }
+    const json: Array<[Record<string, unknown>, string]> = [
+      [{ text: 'a', target_lang: 5 }, "'target_lang'"],
+      [{ text: [null], target_lang: 'de' }, "'text'"],
+      [{ text: 'a', target_lang: 'de', show_billed_characters: 'often' }, "'show_billed_characters'"],
+      [{ text: 'a', target_lang: 'de', ignore_tags: { a: 1 } }, "'ignore_tags'"],
+      [
+        { text: 'a', target_lang: 'de', tag_handling: 'xml', tag_handling_version: 'v9' },
+        "'tag_handling_version'",
+      ],
+      [{ text: 'a', target_lang: 'de', custom_instructions: Array(11).fill('x') }, "'custom_instructions'"],
+      [{ text: 'a', target_lang: 'de', translation_memory_threshold: 150 }, "'translation_memory_threshold'"],
+    ];
+    for (const [body, names] of json) {
+      const res = await h.call('POST', '/v2/translate', { key: secret, json: body });
+      expect([res.status, res.body.message], JSON.stringify(body)).toEqual([
+        400,
+        expect.stringContaining(names),
+      ]);
+    }
+    const broken = await fetch(`${h.t.url}/v2/translate`, {
+      method: 'POST',
+      headers: { authorization: `DeepL-Auth-Key ${secret}`, 'content-type': 'application/json' },
+      body: '{"text": [',
+    });
+    expect([broken.status, await broken.json()]).toEqual([
+      400,
+      { message: 'Request body is not valid JSON.' },
+    ]);
+  });
+
   it('answers 404 for glossaries, style lists and translation memories that do not exist', async () => {
     const glossary = await h.call('POST', '/v2/translate', {
       key: secret,

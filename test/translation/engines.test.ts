@@ -325,6 +325,22 @@ describe('engine chain', () => {
   });
 });
 
+describe('language lists', () => {
+  it('never hold a translation up while an upstream is slow to list its languages', async () => {
+    const deepl = await upstream(fakeDeepl('k'));
+    deepl.trouble({ delayMs: 20_000, path: '/v2/languages' });
+    const chain = new EngineChain(
+      [engine('deepl', deepl.url, { apiKey: 'k', timeoutMs: 25_000 })],
+      [],
+      { failureThreshold: 5, cooldownMs: 1 },
+      log,
+    );
+    const answer = await chain.translate(job({ source: 'EN' }), signal);
+    expect(answer.result.translations[0]?.text).toBe('HELLO WORLD');
+    expect(deepl.calls('/v2/languages').length).toBeGreaterThan(0); // asked, still unanswered
+  });
+});
+
 describe('circuit breaker', () => {
   it('lets exactly one trial through when half-open and re-opens on its failure', () => {
     let now = 0;

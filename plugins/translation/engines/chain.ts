@@ -3,6 +3,7 @@ import { invalid, quotaExceeded, unavailable } from '../errors.ts';
 import { rootOf } from '../languages.ts';
 import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
 import { type BreakerOptions, CircuitBreaker } from './circuit-breaker.ts';
+import { ROUTING_WAIT_MS } from './language-support.ts';
 import { type Engine, type EngineJob, type EngineResult, UpstreamError } from './types.ts';
 
 /** An ordered engine list for a language pair; `*` matches anything, a root code (`EN`) its variants. */
@@ -21,6 +22,8 @@ export interface ChainAnswer {
   result: EngineResult;
   engine: Engine;
 }
+
+const routing = { maxWaitMs: ROUTING_WAIT_MS };
 
 const matches = (pattern: string, code: string | null) =>
   pattern === '*' ||
@@ -58,7 +61,7 @@ export class EngineChain {
     const routed = this.routeFor(job.source, job.target);
     const serving: Engine[] = [];
     for (const engine of routed) {
-      if ((await engine.languages()).serves(job.source, job.target)) serving.push(engine);
+      if ((await engine.languages(routing)).serves(job.source, job.target)) serving.push(engine);
     }
     if (serving.length === 0) {
       const from = job.source ? `from '${job.source}' ` : '';
@@ -68,7 +71,7 @@ export class EngineChain {
     const able: Engine[] = [];
     for (const engine of serving) {
       const caps = engine.capabilities;
-      if (strictFormality && !(caps.formality && (await engine.languages()).formality.has(job.target)))
+      if (strictFormality && !(caps.formality && (await engine.languages(routing)).formality.has(job.target)))
         continue;
       if (job.customInstructions.length > 0 && !caps.customInstructions) continue;
       if (job.modelType === 'quality_optimized' && !caps.qualityModel) continue;

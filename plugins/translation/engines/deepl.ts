@@ -56,7 +56,7 @@ export function createDeeplEngine(config: EngineConfig): Engine {
     id: config.id,
     type: 'deepl',
     capabilities: { tags: true, formality: true, customInstructions: true, qualityModel: true },
-    languages: () => languages.get(),
+    languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
       const res = await client.request('POST', '/v2/translate', { headers, json: deeplBody(job), signal });
       if (res.status !== 200) throw failure(res);

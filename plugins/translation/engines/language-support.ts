@@ -1,6 +1,9 @@
 import { FORMALITY_TARGETS, SOURCE_LANGUAGES, TARGET_LANGUAGES } from '../languages.ts';
 import type { LanguageSupport } from './types.ts';
 
+/** How long routing waits for an engine's first language list before using the fallback. */
+export const ROUTING_WAIT_MS = 1000;
+
 /** Support where every source can go to every target. */
 export function allPairs(
   sources: Iterable<string>,
@@ -36,6 +39,22 @@ export class LanguageCache {
     private readonly ttlMs = 3_600_000,
     private readonly retryMs = 30_000,
   ) {}
+
+  /**
+   * For routing: the last good list at once (refreshing it in the background when stale); before the first
+   * load has finished, waits for it at most `maxWaitMs` so a hanging upstream cannot hold requests up.
+   */
+  within(maxWaitMs: number): Promise<LanguageSupport> {
+    if (this.value) {
+      if (Date.now() - this.fetchedAt >= this.ttlMs) void this.get();
+      return Promise.resolve(this.value);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<LanguageSupport>((resolve) => {
+      timer = setTimeout(() => resolve(this.value ?? this.fallback()), maxWaitMs);
+    });
+    return Promise.race([this.get(), late]).finally(() => clearTimeout(timer));
+  }
 
   get(): Promise<LanguageSupport> {
     const age = Date.now() - this.fetchedAt;

@@ -1,6 +1,6 @@
 import { resolveSource, rootOf, TARGET_LANGUAGES } from '../languages.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
-import { LanguageCache } from './language-support.ts';
+import { LanguageCache, ROUTING_WAIT_MS } from './language-support.ts';
 import {
   type Engine,
   type EngineConfig,
@@ -120,9 +120,9 @@ export function createLibreEngine(config: EngineConfig): Engine {
     id: config.id,
     type: 'libretranslate',
     capabilities: { tags: false, formality: false, customInstructions: false, qualityModel: false },
-    languages: () => languages.get(),
+    languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
-      const support = await languages.get();
+      const support = await languages.within(ROUTING_WAIT_MS);
       if (job.source === null && !reachableFromAll.get(job.target))
         await checkDetectedPair(job, support, signal);
       const body: Record<string, unknown> = {

@@ -50,8 +50,11 @@ export interface Engine {
   readonly id: string;
   readonly type: 'deepl' | 'libretranslate' | 'openai';
   readonly capabilities: EngineCapabilities;
-  /** Cached; refreshed from the upstream when it exposes its languages. */
-  languages(): Promise<LanguageSupport>;
+  /**
+   * Cached; refreshed from the upstream when it exposes its languages. With `maxWaitMs` (routing) it never
+   * waits longer than that for an upstream that has not answered yet.
+   */
+  languages(opts?: { maxWaitMs?: number }): Promise<LanguageSupport>;
   translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
   close(): void;
 }
