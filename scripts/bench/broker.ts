@@ -2,13 +2,17 @@
  * Embedded broker throughput next to Debian's mosquitto, with the same mqtt.js clients: QoS 0, one
  * publisher, one subscriber, 64-byte payloads. Each broker runs in its own process (as on the Pi, where
  * clients are other devices); the clients share this process. The publisher keeps at most WINDOW
- * messages in flight so no broker has to drop or buffer without bound. Best of ROUNDS per broker.
+ * messages in flight so no broker has to drop or buffer without bound. Best of ROUNDS per broker, the
+ * brokers measured alternately so load from elsewhere on the machine hits both alike.
+ *
+ * Also prints the broker process' CPU time per message (from /proc), which varies far less with the
+ * machine's load than msgs/s does.
  *
  *   npm run bench:broker          (the lead's `npm run bench:core` imports benchBroker())
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
 import pino from 'pino';
@@ -18,18 +22,48 @@ import { MOSQUITTO, mosquitto } from '../../test/core/broker-fixtures.ts';
 const MESSAGES = 40_000;
 const WARMUP = 5_000;
 const WINDOW = 1_000;
-const ROUNDS = 2;
+const ROUNDS = 3;
 const LIMIT_MS = 20_000;
 const PAYLOAD = Buffer.alloc(64, 'x');
 
-/** Messages per second from the first publish to the last delivery (0 when the time limit hit first). */
-async function measure(url: string, count: number): Promise<number> {
+interface Target {
+  url: string;
+  pid: number | undefined;
+}
+interface Figures {
+  msgsPerSec: number;
+  cpuMicrosPerMsg: number;
+}
+
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process in µs (Linux /proc/<pid>/stat fields 14 and 15); NaN elsewhere. */
+function cpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Publishes `count` messages and waits for all of them (0 msgs/s when the time limit hit first). */
+async function measure(target: Target, count: number): Promise<Figures> {
   const opts = { reconnectPeriod: 0 };
-  const sub: MqttClient = await mqtt.connectAsync(url, opts);
-  const pub: MqttClient = await mqtt.connectAsync(url, opts);
+  const sub: MqttClient = await mqtt.connectAsync(target.url, opts);
+  const pub: MqttClient = await mqtt.connectAsync(target.url, opts);
   try {
     await sub.subscribeAsync('bench/t', { qos: 0 });
     let received = 0;
+    let sent = 0;
     let wake: (() => void) | null = null;
     const finished = new Promise<boolean>((resolve) => {
       const limit = setTimeout(() => resolve(false), LIMIT_MS);
@@ -45,8 +79,8 @@ async function measure(url: string, count: number): Promise<number> {
         }
       });
     });
+    const cpuBefore = cpuMicros(target.pid);
     const started = process.hrtime.bigint();
-    let sent = 0;
     while (sent < count) {
       if (sent - received >= WINDOW) {
         await new Promise<void>((resolve) => {
@@ -58,54 +92,65 @@ async function measure(url: string, count: number): Promise<number> {
     }
     const complete = await finished;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return complete ? Math.round(count / seconds) : 0;
+    const cpu = cpuMicros(target.pid) - cpuBefore;
+    return {
+      msgsPerSec: complete ? Math.round(count / seconds) : 0,
+      cpuMicrosPerMsg: Math.round((cpu / count) * 10) / 10,
+    };
   } finally {
     await Promise.all([sub.endAsync(true), pub.endAsync(true)]);
   }
 }
 
-async function best(url: string): Promise<number> {
-  await measure(url, WARMUP);
-  let top = 0;
-  for (let i = 0; i < ROUNDS; i++) top = Math.max(top, await measure(url, MESSAGES));
-  return top;
-}
-
 /** Our createBroker() in a child process of its own, like the hub. */
-async function spawnEmbedded(): Promise<{ url: string; child: ChildProcess }> {
+async function spawnEmbedded(): Promise<{ target: Target; child: ChildProcess }> {
   const self = fileURLToPath(import.meta.url);
   const child = spawn(process.execPath, ['--import', 'tsx', self, '--serve'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { url: `mqtt://127.0.0.1:${Number.parseInt(line.toString(), 10)}`, child };
+  return {
+    target: { url: `mqtt://127.0.0.1:${Number.parseInt(line.toString(), 10)}`, pid: child.pid },
+    child,
+  };
 }
 
 export async function benchBroker(): Promise<Record<string, number>> {
   const embedded = await spawnEmbedded();
-  let embeddedRate: number;
+  const mosq = existsSync(MOSQUITTO) ? await mosquitto() : null;
+  if (!mosq)
+    console.warn(`broker bench: ${MOSQUITTO} is absent; no mosquitto figure (apt-get install -y mosquitto)`);
   try {
-    embeddedRate = await best(embedded.url);
+    const targets = [embedded.target];
+    if (mosq) targets.push({ url: mosq.url, pid: mosq.pid() });
+    for (const target of targets) await measure(target, WARMUP);
+    const best: Figures[] = targets.map(() => ({ msgsPerSec: 0, cpuMicrosPerMsg: Number.POSITIVE_INFINITY }));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, target] of targets.entries()) {
+        const run = await measure(target, MESSAGES);
+        const top = best[i]!;
+        top.msgsPerSec = Math.max(top.msgsPerSec, run.msgsPerSec);
+        top.cpuMicrosPerMsg = Math.min(top.cpuMicrosPerMsg, run.cpuMicrosPerMsg);
+      }
+    }
+    const [ours, theirs] = best as [Figures, Figures | undefined];
+    const figures: Record<string, number> = {
+      embeddedMsgsPerSec: ours.msgsPerSec,
+      embeddedCpuMicrosPerMsg: ours.cpuMicrosPerMsg,
+    };
+    if (!theirs) return figures;
+    return {
+      ...figures,
+      mosquittoMsgsPerSec: theirs.msgsPerSec,
+      mosquittoCpuMicrosPerMsg: theirs.cpuMicrosPerMsg,
+      embeddedToMosquittoRatio:
+        theirs.msgsPerSec > 0 ? Math.round((ours.msgsPerSec / theirs.msgsPerSec) * 100) / 100 : 0,
+    };
   } finally {
     embedded.child.kill('SIGTERM');
     await once(embedded.child, 'exit');
+    await mosq?.cleanup();
   }
-  if (!existsSync(MOSQUITTO)) {
-    console.warn(`broker bench: ${MOSQUITTO} is absent; no mosquitto figure (apt-get install -y mosquitto)`);
-    return { embeddedMsgsPerSec: embeddedRate };
-  }
-  const mosq = await mosquitto();
-  let mosquittoRate: number;
-  try {
-    mosquittoRate = await best(mosq.url);
-  } finally {
-    await mosq.cleanup();
-  }
-  return {
-    embeddedMsgsPerSec: embeddedRate,
-    mosquittoMsgsPerSec: mosquittoRate,
-    embeddedToMosquittoRatio: mosquittoRate > 0 ? Math.round((embeddedRate / mosquittoRate) * 100) / 100 : 0,
-  };
 }
 
 /** Child mode: serve the embedded broker on an ephemeral port, print the port, stop on SIGTERM. */

@@ -117,6 +117,8 @@ export interface Mosquitto {
   start(): Promise<void>;
   /** SIGTERM, resolved when the process has exited. */
   stop(): Promise<void>;
+  /** The running process id (benchmarks read its CPU time). */
+  pid(): number | undefined;
   cleanup(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export async function mosquitto(user?: { username: string; password: string }): 
     url: `mqtt://127.0.0.1:${port}`,
     start,
     stop,
+    pid: () => child?.pid,
     async cleanup() {
       await stop();
       await rm(dir, { recursive: true, force: true });
