@@ -125,7 +125,8 @@ export class LightControl {
       if (level.on) e.lastOnBri = level.bri;
       d.levels[light._id] = e;
     });
-    this.#d.live.publish(light.siteid, 'setLightState', this.view(light));
+    if (this.#d.live.count(light.siteid) > 0)
+      this.#d.live.publish(light.siteid, 'setLightState', this.view(light));
   }
 
   forget(lightId: string): void {

@@ -3,6 +3,7 @@
  * (research §1.4). A socket only ever joins the site its key or token resolved to, so a client of one
  * site never sees another's events; slow clients are dropped by the core's bounded `sendJson`.
  */
+import { MAX_BUFFERED_BYTES } from '../../core/ws/socket.ts';
 import type { HearthSocket } from '../../core/ws/types.ts';
 
 export class Live {
@@ -26,12 +27,26 @@ export class Live {
     return this.send(siteId, { command, data });
   }
 
-  /** Sends a ready-made message to every subscriber of the site; returns how many accepted it. */
+  /**
+   * Sends a ready-made message to every subscriber of the site; returns how many accepted it. The JSON is
+   * built once for all subscribers; a socket over the core's buffer bound goes through `sendJson`, which
+   * drops it.
+   */
   send(siteId: string, message: unknown): number {
     const set = this.#subs.get(siteId);
     if (!set) return 0;
+    const text = JSON.stringify(message);
     let n = 0;
-    for (const s of set) if (s.sendJson(message)) n++;
+    for (const s of set) {
+      const raw = s.raw;
+      if (raw.readyState !== raw.OPEN) continue;
+      if (raw.bufferedAmount > MAX_BUFFERED_BYTES) {
+        s.sendJson(message);
+        continue;
+      }
+      raw.send(text);
+      n++;
+    }
     return n;
   }
 

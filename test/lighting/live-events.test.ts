@@ -121,4 +121,26 @@ describe('site WebSocket', () => {
     expect(await closed).toBe(4001);
     await expect(SiteSocket.open(`${other.api}/ws`)).rejects.toThrow('HTTP 404');
   });
+
+  it('drops a subscriber that stops reading instead of buffering without bound; others keep receiving', async () => {
+    const slow = await SiteSocket.open(`${h.api}/ws`);
+    const fast = await SiteSocket.open(`${h.api}/ws`);
+    await slow.next('hello');
+    await fast.next('hello');
+    const rawSocket = (slow.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    rawSocket.pause(); // the client stops reading: the server's send buffer fills up
+    const closed = new Promise<void>((r) => slow.ws.once('close', () => r()));
+    const big = { command: 'announce', data: { text: 'x'.repeat(64 * 1024) } };
+    let delivered = 2;
+    for (let i = 0; i < 400 && delivered === 2; i++) {
+      delivered = h.lighting.broadcast(h.siteid, big);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(delivered).toBe(1); // the slow one was dropped by the bounded send
+    rawSocket.resume();
+    await closed;
+    h.lighting.broadcast(h.siteid, { command: 'announce', data: { text: 'still here' } });
+    await fast.next('announce', (d) => d.text === 'still here');
+    await fast.close();
+  });
 });
