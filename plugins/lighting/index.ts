@@ -111,6 +111,7 @@ export default definePlugin<LightingConfig, LightingExports>({
         if (reason === 'deleted') {
           await drivers.removeSite(siteId);
           actions.forgetSite(siteId);
+          control.pruneLevels();
         }
       },
     });

@@ -137,6 +137,13 @@ export class LightControl {
     });
   }
 
+  /** Drops levels of lights that no longer exist (after a site is deleted). */
+  pruneLevels(): void {
+    const live = new Set(this.#d.catalog.data.lights.map((l) => l._id));
+    const gone = Object.keys(this.#d.state.data.levels).filter((id) => !live.has(id));
+    for (const id of gone) this.forget(id);
+  }
+
   stop(): void {
     for (const t of this.#timers.values()) clearTimeout(t);
     this.#timers.clear();

@@ -2,7 +2,7 @@
 
 import { HttpError } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';
-import { asObject, invalid, onlyFields } from '../domain/check.ts';
+import { asObject, invalid, onlyFields, str } from '../domain/check.ts';
 import { nextSubdef, parseSubdef } from '../domain/subdef.ts';
 import { connectionView } from '../drivers-host.ts';
 import { siteName } from '../sites.ts';
@@ -36,6 +36,21 @@ export function mountSite(r: HearthRouter, d: SiteDeps): void {
 
   r.get('/:key/connection', d.access.guard('lights:read'), (ctx) => {
     ctx.body = d.drivers.forSite(siteOf(ctx)).map(connectionView);
+  });
+
+  // Pairing: opens the driver's discovery / permit-join for a while and answers with what it found.
+  r.post('/:key/connection/discover', d.access.guard('site:admin'), async (ctx) => {
+    const body = asObject(jsonBody(ctx));
+    onlyFields(body, ['_id', 'duration']);
+    const id = str(body, '_id');
+    const duration = body.duration ?? 30;
+    if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1 || duration > 254) {
+      throw invalid('duration must be an integer number of seconds from 1 to 254');
+    }
+    const inst = d.drivers.forSite(siteOf(ctx)).find((i) => i.id === id);
+    if (!inst) throw new HttpError(404, 'not_found', `no driver with _id ${id} on this site`);
+    const devices = await inst.driver.discover({ durationMs: duration * 1000 });
+    ctx.body = { _id: inst.id, vendor: inst.type, devices };
   });
 
   r.get('/:key/subdef/next', d.access.guard('site:admin'), (ctx) => {
