@@ -40,11 +40,14 @@ export function createExternalBroker(
   const subscriptions = new Map<string, Set<Handler>>();
   const connectHandlers = new Set<() => void>();
   let warnedHooks = false;
+  /** The same error repeats on every retry during an outage: warn once per distinct message. */
+  let lastError = '';
   /** Rejecters of QoS 0 publishes still being written, failed when the connection closes. */
   const lostWaiters = new Set<() => void>();
 
   client.on('connect', () => {
     log.info({ url: safeUrl }, 'connected to external mqtt broker');
+    lastError = '';
     client.options.reconnectPeriod = FIRST_RETRY_MS;
     const filters = [...subscriptions.keys()];
     if (filters.length > 0) {
@@ -66,7 +69,11 @@ export function createExternalBroker(
     lostWaiters.clear();
   });
   client.on('offline', () => log.warn({ url: safeUrl }, 'external mqtt broker unreachable; retrying'));
-  client.on('error', (err) => log.warn({ url: safeUrl, err: err.message }, 'external mqtt broker error'));
+  client.on('error', (err) => {
+    const level = err.message === lastError ? 'debug' : 'warn';
+    lastError = err.message;
+    log[level]({ url: safeUrl, err: err.message }, 'external mqtt broker error');
+  });
   client.on('message', (topic, payload, packet) => {
     for (const [filter, handlers] of subscriptions) {
       if (!topicMatches(filter, topic)) continue;

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createBroker } from '../../core/mqtt/broker.ts';
-import type { BrokerService, MqttMessage } from '../../core/mqtt/types.ts';
+import type { BrokerOptions, BrokerService, MqttMessage } from '../../core/mqtt/types.ts';
 import {
   captureLog,
   connect,
@@ -191,5 +192,53 @@ describe.skipIf(!haveMosquitto)('external broker mode (Debian mosquitto)', () =>
     const [code] = (await once(ws, 'close')) as [number];
     expect(code).toBe(1011);
     await new Promise((resolve) => wss.close(resolve));
+  });
+});
+
+describe.skipIf(!haveMosquitto)('external broker mode over TLS (mqtts://)', () => {
+  const tlsDir = fileURLToPath(new URL('./broker-tls/', import.meta.url));
+  let mosq: Mosquitto;
+  let service: BrokerService | undefined;
+
+  beforeAll(async () => {
+    mosq = await mosquitto(USER, { certfile: `${tlsDir}server.pem`, keyfile: `${tlsDir}server.key` });
+  });
+  afterAll(async () => {
+    await mosq?.cleanup();
+  });
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+  });
+
+  async function startTls(external: Partial<NonNullable<BrokerOptions['external']>>) {
+    const captured = captureLog();
+    service = await createBroker({
+      host: '127.0.0.1',
+      port: 0,
+      allowAnonymous: false,
+      external: { url: mosq.url, ...USER, ...external },
+      log: captured.log,
+    });
+    return { api: service.forOwner('p'), ...captured };
+  }
+
+  it('trusts the broker through caFile and exchanges messages', async () => {
+    const { api } = await startTls({ caFile: `${tlsDir}ca.pem` });
+    await new Promise<void>((resolve) => api.onConnect(resolve));
+    const got = deferred<string>();
+    await api.subscribe('tls/echo', (m) => got.resolve(m.payload.toString()));
+    await api.publish('tls/echo', 'over tls', { qos: 1 });
+    expect(await got.promise).toBe('over tls');
+  });
+
+  it('refuses a certificate it cannot verify, unless rejectUnauthorized is false', async () => {
+    const strict = await startTls({});
+    await strict.waitFor('unable to verify the first certificate');
+    await expect(strict.api.publish('x', 'y')).rejects.toThrow(/connection/i);
+    await service?.stop();
+
+    const lax = await startTls({ rejectUnauthorized: false });
+    await new Promise<void>((resolve) => lax.api.onConnect(resolve));
   });
 });

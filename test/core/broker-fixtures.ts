@@ -122,10 +122,14 @@ export interface Mosquitto {
   cleanup(): Promise<void>;
 }
 
-/** Debian's mosquitto on 127.0.0.1: anonymous, or one user from a password file. */
-export async function mosquitto(user?: { username: string; password: string }): Promise<Mosquitto> {
+/** Debian's mosquitto on 127.0.0.1: anonymous, or one user from a password file; TLS with a cert and key. */
+export async function mosquitto(
+  user?: { username: string; password: string },
+  tls?: { certfile: string; keyfile: string },
+): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'hearth-mosquitto-'));
   const base = ['persistence false', 'log_dest none'];
+  if (tls) base.push(`certfile ${tls.certfile}`, `keyfile ${tls.keyfile}`);
   // Run as root (CI) mosquitto drops to its own user, which could not read our temp files.
   if (process.getuid?.() === 0) base.push('user root');
   if (user) {
@@ -172,7 +176,7 @@ export async function mosquitto(user?: { username: string; password: string }): 
   }
   return {
     port,
-    url: `mqtt://127.0.0.1:${port}`,
+    url: `${tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
     start,
     stop,
     pid: () => child?.pid,
