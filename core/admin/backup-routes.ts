@@ -8,7 +8,7 @@ import { archiveStream, BackupError, stageBackup, swapIn, unpackBackup } from '.
 export function mountBackup(router: HearthRouter, hub: Hub): void {
   router.get('/admin/backup', async (ctx) => {
     const staged = await hub.storeRoot().withWritesPaused(() => stageBackup(hub.dataDir));
-    const stream = archiveStream(staged.dir);
+    const stream = await archiveStream(staged.dir);
     const cleanup = () => void rm(staged.dir, { recursive: true, force: true });
     stream.once('end', cleanup);
     stream.once('error', cleanup);

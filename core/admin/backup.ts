@@ -2,7 +2,6 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'no
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import * as tar from 'tar';
 import { VERSION } from '../version.ts';
 
 export const MANIFEST = 'hearth-backup.json';
@@ -42,7 +41,8 @@ export async function stageBackup(dataDir: string): Promise<{ dir: string; files
   return { dir, files };
 }
 
-export function archiveStream(stagingDir: string): Readable {
+export async function archiveStream(stagingDir: string): Promise<Readable> {
+  const tar = await import('tar');
   // tar's stream is a Minipass, not a Node stream; Koa only pipes real Readables.
   return Readable.from(tar.c({ gzip: true, cwd: stagingDir, portable: true }, ['.']));
 }
@@ -60,6 +60,7 @@ export async function unpackBackup(
   const dir = await mkdtemp(path.join(dataDir, '.restore-'));
   try {
     // tar strips `..` and absolute paths unless preservePaths is set, so nothing lands outside `dir`.
+    const tar = await import('tar');
     await pipeline(archive, tar.x({ cwd: dir, strict: true }));
     let manifest: { format?: unknown; files?: unknown };
     try {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readConfigSources, validateConfig } from '../config/load.ts';
+import { pluginEnabled, readConfigSources, validateConfig } from '../config/load.ts';
 import type { HearthConfig } from '../config/types.ts';
-import { type AnyPlugin, discoverPlugins } from '../plugin/discover.ts';
+import { type AnyPlugin, discoverPlugins, pluginFolders } from '../plugin/discover.ts';
 
 export const pluginsDir = fileURLToPath(new URL('../../plugins/', import.meta.url));
 
@@ -18,13 +18,15 @@ export async function loadAll(opts: {
   overrides?: Record<string, unknown>;
   dir?: string;
 }): Promise<Loaded> {
-  const plugins = await discoverPlugins(opts.dir ?? pluginsDir);
+  const dir = opts.dir ?? pluginsDir;
   const raw = readConfigSources({
     file: opts.file,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.overrides ? { overrides: opts.overrides } : {}),
   });
-  const config = validateConfig(raw, plugins);
+  const plugins = await discoverPlugins(dir, (name) => pluginEnabled(raw, name));
+  const disabled = pluginFolders(dir).filter((name) => !pluginEnabled(raw, name));
+  const config = validateConfig(raw, plugins, disabled);
   config.dataDir = path.resolve(config.dataDir);
   return { config, plugins };
 }

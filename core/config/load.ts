@@ -49,6 +49,12 @@ export interface ConfigSources {
   overrides?: Json;
 }
 
+/** Whether the merged (unvalidated) config leaves a plugin enabled. */
+export function pluginEnabled(raw: Json, name: string): boolean {
+  const slice = isObject(raw.plugins) ? raw.plugins[name] : undefined;
+  return !(isObject(slice) && slice.enabled === false);
+}
+
 /** Defaults ← user file ← HEARTH_* environment ← overrides. Not validated yet. */
 export function readConfigSources(sources: ConfigSources = {}): Json {
   const env = sources.env ?? process.env;
@@ -86,6 +92,8 @@ function pluginSliceSchema(def: PluginDefinition<never, unknown>): JsonSchema {
 export function validateConfig(
   raw: Json,
   plugins: ReadonlyArray<PluginDefinition<never, unknown>>,
+  /** Installed but not loaded (disabled) plugins: only their `enabled`/`required` keys are checked. */
+  disabled: readonly string[] = [],
 ): HearthConfig {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
   const data = structuredClone(raw);
@@ -93,7 +101,7 @@ export function validateConfig(
   const validateCore = ajv.compile(coreSchema);
   if (!validateCore(data)) issues.push(...(validateCore.errors ?? []).map((e) => toIssue('', e)));
   const slices = isObject(data.plugins) ? data.plugins : {};
-  const known = new Set(plugins.map((p) => p.name));
+  const known = new Set([...plugins.map((p) => p.name), ...disabled]);
   for (const name of Object.keys(slices)) {
     if (!known.has(name)) issues.push({ path: `plugins.${name}`, message: 'is not a known plugin' });
   }
@@ -103,6 +111,11 @@ export function validateConfig(
     if (!validate(slices[def.name])) {
       issues.push(...(validate.errors ?? []).map((e) => toIssue(`plugins.${def.name}`, e)));
     }
+  }
+  const loaderOnly = ajv.compile({ type: 'object', properties: pluginLoaderProperties });
+  for (const name of disabled) {
+    if (!loaderOnly(slices[name]))
+      issues.push(...(loaderOnly.errors ?? []).map((e) => toIssue(`plugins.${name}`, e)));
   }
   if (issues.length > 0) throw new ConfigError(issues);
   return data as unknown as HearthConfig;

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../plugin/types.ts';
 
 const port = (title: string, def: number): JsonSchema => ({
   title,
-  description: `${title}; 0 picks a free port.`,
+  description: 'TCP port to listen on; 0 picks a free port.',
   type: 'integer',
   minimum: 0,
   maximum: 65535,

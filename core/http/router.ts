@@ -1,6 +1,5 @@
 import Router from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
-import type { HearthRouter, RouterOptions } from './types.ts';
+import type { HearthMiddleware, HearthRouter, RouterOptions } from './types.ts';
 
 /** A plugin's router: error shape and body parsing apply to its own matched routes only. */
 export function createRouter(opts: RouterOptions, defaultLimit: string): HearthRouter {
@@ -12,24 +11,40 @@ export function createRouter(opts: RouterOptions, defaultLimit: string): HearthR
       await next();
     });
   }
-  if (opts.body !== false) {
-    const limit = opts.body?.limit ?? defaultLimit;
-    router.use(
-      koaBody({
-        json: true,
-        urlencoded: opts.body?.form ?? true,
-        text: opts.body?.text ?? false,
-        multipart: false,
-        jsonLimit: limit,
-        formLimit: limit,
-        textLimit: limit,
-        // Strict: a JSON body must be an object or array; a bare `3` is malformed input here.
-        jsonStrict: true,
-        parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-      }),
-    );
-  }
+  if (opts.body !== false) router.use(lazyBodyParser(opts.body ?? {}, defaultLimit));
   return router;
+}
+
+/**
+ * koa-body, imported on the first request that carries a body: with its schema and multipart layers it
+ * is ~9 MB of resident memory an idle hub does not need.
+ */
+function lazyBodyParser(
+  opts: { limit?: string; form?: boolean; text?: boolean },
+  defaultLimit: string,
+): HearthMiddleware {
+  let parser: Promise<HearthMiddleware> | undefined;
+  const load = async (): Promise<HearthMiddleware> => {
+    const { HttpMethodEnum, koaBody } = await import('koa-body');
+    const limit = opts.limit ?? defaultLimit;
+    return koaBody({
+      json: true,
+      urlencoded: opts.form ?? true,
+      text: opts.text ?? false,
+      multipart: false,
+      jsonLimit: limit,
+      formLimit: limit,
+      textLimit: limit,
+      // Strict: a JSON body must be an object or array; a bare `3` is malformed input here.
+      jsonStrict: true,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }) as HearthMiddleware;
+  };
+  return async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
+    parser ??= load();
+    return (await parser)(ctx, next);
+  };
 }
 
 /** The methods any of these routers answers on `path` (for 405 + Allow). */

@@ -38,17 +38,29 @@ export function checkMetadata(value: unknown, folder: string | null): string[] {
 
 export class PluginMetadataError extends Error {}
 
-/** Imports every `plugins/<name>/index.ts` and checks its metadata. */
-export async function discoverPlugins(dir: string): Promise<AnyPlugin[]> {
+// From sources (tsx, tests) plugins are index.ts; from the build in dist/ they are index.js.
+const ENTRY = import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js';
+
+/** Folder names under `dir` that hold a plugin entry file. */
+export function pluginFolders(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  const found: AnyPlugin[] = [];
-  const folders = readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, ENTRY)))
     .map((d) => d.name)
     .sort();
-  for (const folder of folders) {
-    const entry = path.join(dir, folder, 'index.ts');
-    if (!existsSync(entry)) continue;
+}
+
+/**
+ * Imports `plugins/<name>/index.ts` for every folder `include` accepts (all by default) and checks each
+ * plugin's metadata. A disabled plugin is never imported: its code costs no memory and cannot fail.
+ */
+export async function discoverPlugins(
+  dir: string,
+  include: (folder: string) => boolean = () => true,
+): Promise<AnyPlugin[]> {
+  const found: AnyPlugin[] = [];
+  for (const folder of pluginFolders(dir).filter(include)) {
+    const entry = path.join(dir, folder, ENTRY);
     const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
     const problems = checkMetadata(mod.default, folder);
     if (problems.length > 0) {

@@ -1,0 +1,81 @@
+// `npm run bench:core`: cold start to ready, idle RSS, store throughput and embedded broker throughput
+// next to mosquitto. Prints figures; targets are in the README (start ≤ 1 s, RSS ≤ 60 MB, broker ≥ 0.7×).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pluginsDir } from '../../core/cli/boot.ts';
+import { discoverPlugins } from '../../core/plugin/discover.ts';
+import { benchBroker } from './broker.ts';
+import { benchStore } from './store.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+const rssMb = (pid: number): number => {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return Math.round((kb / 1024) * 10) / 10;
+};
+
+/** Spawns `hearth start` and measures spawn → banner (every listener up, every plugin started). */
+async function startOnce(env: Record<string, string>): Promise<{ ms: number; rss: number }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-'));
+  const t0 = performance.now();
+  // Exactly what `npm start` and the systemd unit run (after the build step).
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', 'dist/core/cli/main.js', 'start'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_HOST: '127.0.0.1',
+      HEARTH_PORT: '0',
+      HEARTH_ADMIN_PORT: '0',
+      HEARTH_MQTT_PORT: '0',
+      HEARTH_LOG_LEVEL: 'warn',
+      HEARTH_ADMIN_KEY: 'bench-admin-key-0123456789',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ms = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('is running')) resolve(performance.now() - t0);
+    });
+    child.once('exit', (code) => reject(new Error(`hub exited (${code}) before ready`)));
+  });
+  await new Promise((r) => setTimeout(r, 2000));
+  const rss = rssMb(child.pid as number);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+  return { ms, rss };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function startFigures(label: string, env: Record<string, string>): Promise<void> {
+  await startOnce(env); // warms the OS file cache, as every start after the first one has it
+  const runs: Array<{ ms: number; rss: number }> = [];
+  for (let i = 0; i < 5; i++) runs.push(await startOnce(env));
+  console.log(
+    `${label}: cold start to ready ${Math.round(median(runs.map((r) => r.ms)))} ms (median of 5), idle RSS ${median(runs.map((r) => r.rss))} MB`,
+  );
+}
+
+execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+const plugins = await discoverPlugins(pluginsDir);
+const coreAlone = Object.fromEntries(
+  plugins.map((p) => [`HEARTH_PLUGINS__${p.name.replace(/-/g, '_').toUpperCase()}__ENABLED`, 'false']),
+);
+console.log(`Hearth core benchmark on Node ${process.version}, ${new Date().toISOString()}`);
+await startFigures('core alone', coreAlone);
+await startFigures(`core + ${plugins.map((p) => p.name).join(', ')}`, {});
+
+const store = await benchStore();
+console.log('store (1,000-record file):');
+for (const [k, v] of Object.entries(store)) console.log(`  ${k}: ${Math.round(v)}`);
+
+const broker = await benchBroker();
+console.log('broker (QoS 0, one publisher, one subscriber, mqtt.js):');
+for (const [k, v] of Object.entries(broker)) console.log(`  ${k}: ${Math.round(v * 100) / 100}`);
