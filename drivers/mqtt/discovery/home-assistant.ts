@@ -1,0 +1,176 @@
+/**
+ * Home Assistant MQTT discovery: `<prefix>/<component>/[<node_id>/]<object_id>/config`. JSON-schema
+ * lights become `ha-json` devices; `device_automation` triggers become sensors (one per HA device, its
+ * triggers' payloads as events). An empty config payload removes the entity. Abbreviated keys and the
+ * `~` base topic are expanded as Home Assistant does.
+ */
+import type { HaTopics, HaTrigger, MqttDevice } from '../device.ts';
+import { jsonObject, optString, PayloadError } from '../payload.ts';
+import { HA_SCALES } from '../profiles/ha-json.ts';
+
+const ABBREVIATIONS: Record<string, string> = {
+  cmd_t: 'command_topic',
+  stat_t: 'state_topic',
+  avty_t: 'availability_topic',
+  avty: 'availability',
+  pl_avail: 'payload_available',
+  pl_not_avail: 'payload_not_available',
+  bri_scl: 'brightness_scale',
+  uniq_id: 'unique_id',
+  sup_clrm: 'supported_color_modes',
+  atype: 'automation_type',
+  t: 'topic',
+  pl: 'payload',
+  stype: 'subtype',
+  dev: 'device',
+  ids: 'identifiers',
+};
+
+function expand(raw: Record<string, unknown>): Record<string, unknown> {
+  const base = typeof raw['~'] === 'string' ? raw['~'] : undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const key = ABBREVIATIONS[k] ?? k;
+    let value = v;
+    if (base && typeof v === 'string' && key.endsWith('topic'))
+      value = v.startsWith('~') ? base + v.slice(1) : v.endsWith('~') ? v.slice(0, -1) + base : v;
+    if (typeof v === 'object' && v !== null && !Array.isArray(v))
+      value = expand({ ...(base ? { '~': base } : {}), ...(v as Record<string, unknown>) });
+    if (Array.isArray(v))
+      value = v.map((x) =>
+        typeof x === 'object' && x !== null
+          ? expand({ ...(base ? { '~': base } : {}), ...(x as Record<string, unknown>) })
+          : x,
+      );
+    out[key] = value;
+  }
+  return out;
+}
+
+const CONFIG = /^(light|device_automation)\/(?:([^/]+)\/)?([^/]+)\/config$/;
+
+export type HaChange = { upsert: MqttDevice } | { remove: string } | null;
+
+function availability(
+  c: Record<string, unknown>,
+): Pick<HaTopics, 'availabilityTopic' | 'payloadAvailable' | 'payloadNotAvailable'> {
+  const first = Array.isArray(c.availability)
+    ? (c.availability[0] as Record<string, unknown> | undefined)
+    : c;
+  const topic = first ? optString(first, first === c ? 'availability_topic' : 'topic') : undefined;
+  return {
+    ...(topic ? { availabilityTopic: topic } : {}),
+    payloadAvailable: (first && optString(first, 'payload_available')) ?? 'online',
+    payloadNotAvailable: (first && optString(first, 'payload_not_available')) ?? 'offline',
+  };
+}
+
+/** Remembers what each config topic announced, so removals and trigger groups resolve to devices. */
+export class HaDiscovery {
+  readonly #prefix: string;
+  /** config topic → protocol id (+ trigger for device automations) */
+  readonly #byTopic = new Map<string, { protocolid: string; trigger?: HaTrigger }>();
+  readonly #sensors = new Map<string, MqttDevice>();
+
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  get filter(): string {
+    return `${this.#prefix}/#`;
+  }
+
+  /** The change a message on the discovery prefix means; throws PayloadError on a malformed config. */
+  handle(topic: string, payload: Buffer): HaChange {
+    const m = CONFIG.exec(topic.slice(this.#prefix.length + 1));
+    if (!topic.startsWith(`${this.#prefix}/`) || !m) return null;
+    const [, component, node, object] = m;
+    if (payload.length === 0) return this.#removed(topic);
+    const c = expand(jsonObject(payload));
+    return component === 'light'
+      ? this.#light(topic, c, `${node ? `${node}_` : ''}${object}`)
+      : this.#trigger(topic, c, node ?? object!);
+  }
+
+  #light(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
+    if (c.schema !== 'json') throw new PayloadError('only schema "json" lights are supported');
+    const commandTopic = optString(c, 'command_topic');
+    if (!commandTopic) throw new PayloadError('light config without command_topic');
+    const scale = c.brightness_scale ?? 255;
+    if (!HA_SCALES.includes(scale as 255))
+      throw new PayloadError(`brightness_scale ${String(scale)} is not 100, 254 or 255`);
+    const modes = Array.isArray(c.supported_color_modes) ? c.supported_color_modes : [];
+    const dimmable = c.brightness === true || modes.some((x) => x !== 'onoff');
+    const stateTopic = optString(c, 'state_topic');
+    const protocolid = `ha:${optString(c, 'unique_id') ?? fallbackId}`;
+    const name = optString(c, 'name');
+    this.#byTopic.set(topic, { protocolid });
+    return {
+      upsert: {
+        protocolid,
+        profile: 'ha-json',
+        kind: dimmable ? 'dimmable' : 'binary',
+        address: protocolid.slice(3),
+        ...(name ? { name } : {}),
+        ha: {
+          commandTopic,
+          ...(stateTopic ? { stateTopic } : {}),
+          ...availability(c),
+          brightnessScale: scale as number,
+          triggers: [],
+        },
+      },
+    };
+  }
+
+  #trigger(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
+    if (c.automation_type !== 'trigger') throw new PayloadError('device_automation is not a trigger');
+    const triggerTopic = optString(c, 'topic');
+    if (!triggerTopic) throw new PayloadError('trigger without topic');
+    const payload = optString(c, 'payload');
+    const event = payload ?? `${optString(c, 'subtype') ?? 'button'}_${optString(c, 'type') ?? 'press'}`;
+    const dev = c.device as Record<string, unknown> | undefined;
+    const ids = dev?.identifiers;
+    const id =
+      Array.isArray(ids) && typeof ids[0] === 'string' ? ids[0] : typeof ids === 'string' ? ids : fallbackId;
+    const protocolid = `ha:${id}`;
+    const trigger: HaTrigger = { topic: triggerTopic, event, ...(payload !== undefined ? { payload } : {}) };
+    this.#byTopic.set(topic, { protocolid, trigger });
+    const name = dev && typeof dev.name === 'string' ? dev.name : undefined;
+    const sensor = this.#sensors.get(protocolid) ?? {
+      protocolid,
+      profile: 'ha-json' as const,
+      kind: 'sensor' as const,
+      address: id,
+      ...(name ? { name } : {}),
+      ha: { payloadAvailable: 'online', payloadNotAvailable: 'offline', brightnessScale: 255, triggers: [] },
+    };
+    return { upsert: this.#withTriggers(sensor) };
+  }
+
+  #withTriggers(sensor: MqttDevice): MqttDevice {
+    const triggers = [...this.#byTopic.values()]
+      .filter((e) => e.protocolid === sensor.protocolid && e.trigger)
+      .map((e) => e.trigger!);
+    const next: MqttDevice = {
+      ...sensor,
+      events: [...new Set(triggers.map((t) => t.event))],
+      ha: { ...sensor.ha!, triggers },
+    };
+    this.#sensors.set(sensor.protocolid, next);
+    return next;
+  }
+
+  #removed(topic: string): HaChange {
+    const entry = this.#byTopic.get(topic);
+    if (!entry) return null;
+    this.#byTopic.delete(topic);
+    const sensor = this.#sensors.get(entry.protocolid);
+    if (entry.trigger && sensor) {
+      const next = this.#withTriggers(sensor);
+      if (next.ha!.triggers.length > 0) return { upsert: next };
+      this.#sensors.delete(entry.protocolid);
+    }
+    return { remove: entry.protocolid };
+  }
+}

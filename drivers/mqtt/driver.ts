@@ -1,0 +1,229 @@
+/**
+ * The `mqtt` lighting driver: device profiles over one link, discovery, presence, resync. State comes
+ * only from the devices' own reports (the lighting plugin reconciles the silent ones); after every
+ * (re)connection each device is asked for its state (research §2.7 "full resync after any reconnect").
+ */
+import type { DriverFactory, LightingDriver, LightLevel } from '../../plugins/lighting/driver.ts';
+import { deviceFromProtocolId, deviceInfo, type MqttDevice } from './device.ts';
+import { type DeviceSource, DeviceTable, type Entry, mergeLevel } from './device-table.ts';
+import { Discovery } from './discovery/discovery.ts';
+import { externalLink } from './external-link.ts';
+import type { MqttLink } from './link.ts';
+import type { MqttDriverDeps } from './observer.ts';
+import { parseOptions } from './options.ts';
+import { PayloadError } from './payload.ts';
+import { profiles } from './profiles/index.ts';
+import type { Inbound } from './profiles/types.ts';
+
+const READ_WAIT_MS = 1000;
+/** start() waits this long at most for the devices to answer the first resync. */
+const RESYNC_WAIT_MS = 1000;
+
+export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactory {
+  return ({ id, options, sink, log, signal }): LightingDriver => {
+    const opts = parseOptions(options);
+    const observer = deps.observer?.(id);
+    const table = new DeviceTable();
+    const subscribed = new Map<string, Promise<() => Promise<void>>>();
+    const readers = new Map<string, Array<() => void>>();
+    let link: MqttLink | null = null;
+    let stopped = false;
+    let since = new Date().toISOString();
+
+    const detail = () => {
+      const all = table.all();
+      const unavailable = all.filter((e) => e.gone || e.online === false).map((e) => e.device.protocolid);
+      return { devices: all.length, unavailable, broker: opts.broker ? 'external' : 'hub' };
+    };
+    const report = () => sink.reportConnection({ connected: link?.connected ?? false, detail: detail() });
+
+    const subscribe = (topic: string) => {
+      if (!link || subscribed.has(topic)) return;
+      subscribed.set(topic, link.subscribe(topic, dispatch));
+    };
+    const unsubscribe = (topic: string) => {
+      const s = subscribed.get(topic);
+      subscribed.delete(topic);
+      void s?.then((u) => u()).catch(() => {});
+    };
+
+    const put = (device: MqttDevice, source: DeviceSource): Entry => {
+      const { entry, stale } = table.put(device, source);
+      for (const t of stale) unsubscribe(t);
+      for (const t of entry.topics) subscribe(t);
+      return entry;
+    };
+
+    /** Resolves when the device reports a level, or after `ms`. */
+    const nextReport = (protocolid: string, ms: number) =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, ms);
+        t.unref();
+        const wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+        readers.set(protocolid, [...(readers.get(protocolid) ?? []), wake]);
+      });
+
+    const query = (e: Entry) => {
+      if (!link?.connected) return;
+      for (const m of profiles[e.device.profile].query(e.device))
+        link.publish(m.topic, m.payload).catch((err: unknown) => log.debug({ err }, 'query not sent'));
+    };
+
+    const apply = (e: Entry, what: Inbound) => {
+      const pid = e.device.protocolid;
+      if (what.type === 'event') {
+        sink.reportSensorEvent(pid, what.event);
+        observer?.event?.(pid, what.event);
+      } else if (what.type === 'availability') {
+        if (e.online === what.online) return;
+        e.online = what.online;
+        observer?.availability?.(pid, what.online);
+        report();
+      } else {
+        const level: LightLevel = mergeLevel(e, what.on, what.bri);
+        e.level = level;
+        if (level.on) e.lastBri = level.bri;
+        if (e.online === null) e.online = true;
+        sink.reportState(pid, level);
+        observer?.state?.(pid, level);
+        for (const wake of readers.get(pid) ?? []) wake();
+        readers.delete(pid);
+      }
+    };
+
+    function dispatch(topic: string, payload: Buffer): void {
+      for (const e of table.forTopic(topic) ?? []) {
+        try {
+          for (const what of profiles[e.device.profile].parse(e.device, topic, payload)) apply(e, what);
+        } catch (err) {
+          // One device's garbage never affects another: log (without the payload) and drop.
+          if (!(err instanceof PayloadError)) throw err;
+          log.warn(
+            { device: e.device.protocolid, topic, reason: err.message },
+            'dropped a bad device payload',
+          );
+        }
+      }
+    }
+
+    const discovery = new Discovery(opts, log, {
+      upsert(device, source) {
+        const known = table.get(device.protocolid);
+        const fresh = !known || known.gone;
+        const e = put(device, source);
+        sink.reportDevices([deviceInfo(device)]);
+        observer?.discovered?.(device, source);
+        if (fresh) query(e);
+        report();
+      },
+      gone(protocolid) {
+        const e = table.get(protocolid);
+        if (!e || e.gone) return;
+        e.gone = true;
+        observer?.gone?.(protocolid);
+        report();
+      },
+      bridgeOnline(base, online) {
+        for (const e of table.all())
+          if (e.device.profile === 'zigbee2mqtt' && e.device.address.startsWith(`${base}/`))
+            apply(e, { type: 'availability', online });
+      },
+    });
+
+    const entryFor = (protocolid: string): Entry => {
+      const known = table.get(protocolid);
+      if (known) return known;
+      const device = deviceFromProtocolId(protocolid, opts);
+      if (!device) throw new Error(`mqtt: ${protocolid} names no known device or profile`);
+      const e = put(device, 'implicit');
+      query(e);
+      return e;
+    };
+
+    return {
+      async start() {
+        stopped = false;
+        if (opts.broker) link = externalLink(opts.broker, log);
+        else if (deps.inProcess) link = deps.inProcess();
+        else throw new Error('mqtt driver: no broker url and no in-process broker');
+        const l = link;
+        const firstConnect = new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, opts.connectWaitMs);
+          t.unref();
+          l.onStatus((up) => {
+            if (stopped || l !== link) return;
+            since = new Date().toISOString();
+            report();
+            if (up) {
+              clearTimeout(t);
+              resolve();
+              for (const e of table.all()) query(e);
+            }
+          });
+        });
+        for (const d of opts.devices) put(d, 'configured');
+        await discovery.subscribe(l);
+        await l.start();
+        await firstConnect;
+        await Promise.all(subscribed.values());
+        // The answers to the first resync arrive before start() resolves, not in the middle of a command.
+        const asked = table.all().filter((e) => profiles[e.device.profile].query(e.device).length > 0);
+        if (l.connected) await Promise.all(asked.map((e) => nextReport(e.device.protocolid, RESYNC_WAIT_MS)));
+      },
+      async stop() {
+        stopped = true;
+        const l = link;
+        link = null;
+        subscribed.clear();
+        await l?.stop();
+        since = new Date().toISOString();
+      },
+      async discover({ durationMs }) {
+        const before = new Set(
+          table
+            .all()
+            .filter((e) => !e.gone)
+            .map((e) => e.device.protocolid),
+        );
+        if (link?.connected) await discovery.permitJoin(link, durationMs);
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, durationMs);
+          const done = () => {
+            clearTimeout(t);
+            resolve();
+          };
+          signal.addEventListener('abort', done, { once: true });
+        });
+        return table
+          .all()
+          .filter((e) => !before.has(e.device.protocolid) && !e.gone)
+          .map((e) => deviceInfo(e.device));
+      },
+      async listDevices() {
+        return table.all().map((e) => deviceInfo(e.device));
+      },
+      async setState(protocolid, level) {
+        if (!link || stopped) throw new Error('mqtt driver is stopped');
+        const e = entryFor(protocolid);
+        if (e.device.kind === 'sensor') throw new Error(`mqtt: ${protocolid} is a sensor, not a light`);
+        for (const m of profiles[e.device.profile].command(e.device, level))
+          await link.publish(m.topic, m.payload);
+      },
+      async readState(protocolid) {
+        const e = table.get(protocolid);
+        if (!e || !link?.connected) return e?.level ?? null;
+        const reported = nextReport(protocolid, READ_WAIT_MS);
+        query(e);
+        await reported;
+        return e.level;
+      },
+      connection: () => ({ connected: !stopped && (link?.connected ?? false), since, detail: detail() }),
+    };
+  };
+}
+
+/** The driver with external brokers only (tests, other hosts); the plugin adds the in-process link. */
+export const createMqttDriver: DriverFactory = createMqttDriverFactory();

@@ -1,0 +1,77 @@
+/**
+ * Home Assistant MQTT light, JSON schema (research §2.4): `{"state":"ON","brightness":n}` on the command
+ * and state topics, `brightness_scale` 255 by default, presence on the availability topic. Device triggers
+ * (device_automation) become sensor events. There is no read command: state is expected retained.
+ */
+import {
+  briToLevel254,
+  briToPercent,
+  level254ToBri,
+  percentToBri,
+} from '../../../plugins/lighting/driver.ts';
+import type { HaTopics, MqttDevice } from '../device.ts';
+import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
+import type { Inbound, Profile } from './types.ts';
+
+/** The brightness scales Hearth converts with the shared helpers; discovery refuses any other. */
+export const HA_SCALES = [100, 254, 255] as const;
+
+function toWire(scale: number, bri: number): number {
+  if (scale === 100) return briToPercent(bri);
+  if (scale === 254) return briToLevel254(bri);
+  return bri;
+}
+
+function fromWire(scale: number, value: number): number {
+  if (scale === 100) return percentToBri(value);
+  if (scale === 254) return level254ToBri(value);
+  return Math.min(255, Math.max(0, Math.round(value)));
+}
+
+function topicsOf(d: MqttDevice): HaTopics {
+  if (!d.ha) throw new PayloadError(`device ${d.protocolid} has no Home Assistant topics`);
+  return d.ha;
+}
+
+export const haJson: Profile = {
+  topics(d) {
+    const ha = topicsOf(d);
+    const list = [ha.stateTopic, ha.availabilityTopic, ...ha.triggers.map((t) => t.topic)];
+    return [...new Set(list.filter((t): t is string => typeof t === 'string'))];
+  },
+
+  command(d, level) {
+    const ha = topicsOf(d);
+    if (!ha.commandTopic) throw new Error(`device ${d.protocolid} has no command topic`);
+    const body: Record<string, unknown> = { state: level.on ? 'ON' : 'OFF' };
+    if (level.on && d.kind === 'dimmable') body.brightness = toWire(ha.brightnessScale, level.bri);
+    return [{ topic: ha.commandTopic, payload: JSON.stringify(body) }];
+  },
+
+  query: () => [],
+
+  parse(d, topic, payload) {
+    const ha = topicsOf(d);
+    const out: Inbound[] = [];
+    for (const t of ha.triggers) {
+      if (t.topic !== topic) continue;
+      if (t.payload === undefined || t.payload === text(payload)) out.push({ type: 'event', event: t.event });
+    }
+    if (topic === ha.availabilityTopic) {
+      const s = text(payload);
+      if (s === ha.payloadAvailable) out.push({ type: 'availability', online: true });
+      else if (s === ha.payloadNotAvailable) out.push({ type: 'availability', online: false });
+      else throw new PayloadError('availability payload is neither available nor not available');
+    }
+    if (topic === ha.stateTopic) {
+      const obj = jsonObject(payload);
+      const state: Inbound = { type: 'state' };
+      const on = onOff(obj.state, 'state');
+      const value = optNumber(obj, 'brightness');
+      if (on !== undefined) state.on = on;
+      if (value !== undefined) state.bri = fromWire(ha.brightnessScale, value);
+      out.push(state);
+    }
+    return out;
+  },
+};

@@ -1,0 +1,83 @@
+/**
+ * What every simulated device shares: a real mqtt.js client with the device's last will, a log of the
+ * commands it received (with their retain flag: Hearth must never retain a command), and a way to die
+ * ungracefully so the broker publishes the will.
+ */
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+
+export interface SimOptions {
+  url: string;
+  username?: string;
+  password?: string;
+  /** Reconnect period of the device's client (real devices retry every few seconds). */
+  reconnectMs?: number;
+}
+
+export interface Received {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
+
+export interface SimDevice {
+  readonly client: MqttClient;
+  readonly received: Received[];
+  /** Waits until the device has received `n` commands in total. */
+  waitReceived(n: number): Promise<Received[]>;
+  /** Clean disconnect (no will). */
+  stop(): Promise<void>;
+  /** Drops the TCP connection without DISCONNECT: the broker publishes the will. */
+  crash(): void;
+}
+
+export function connectSim(
+  opts: SimOptions,
+  clientId: string,
+  will: { topic: string; payload: string; retain: boolean },
+): MqttClient {
+  const o: IClientOptions = {
+    clientId,
+    clean: true,
+    reconnectPeriod: opts.reconnectMs ?? 200,
+    keepalive: 30,
+    will: { topic: will.topic, payload: Buffer.from(will.payload), qos: 0, retain: will.retain },
+    ...(opts.username !== undefined ? { username: opts.username } : {}),
+    ...(opts.password !== undefined ? { password: opts.password } : {}),
+  };
+  return mqtt.connect(opts.url, o);
+}
+
+export function simDevice(client: MqttClient): SimDevice & { record(r: Received): void } {
+  const received: Received[] = [];
+  let waiters: Array<{ n: number; resolve: (r: Received[]) => void }> = [];
+  return {
+    client,
+    received,
+    record(r) {
+      received.push(r);
+      const ready = waiters.filter((w) => received.length >= w.n);
+      waiters = waiters.filter((w) => received.length < w.n);
+      for (const w of ready) w.resolve(received);
+    },
+    waitReceived(n) {
+      return received.length >= n
+        ? Promise.resolve(received)
+        : new Promise((resolve) => waiters.push({ n, resolve }));
+    },
+    async stop() {
+      await client.endAsync();
+    },
+    crash() {
+      client.options.reconnectPeriod = 0;
+      client.stream.destroy();
+      client.end(true);
+    },
+  };
+}
+
+/** Resolves once the client is connected (the first time). */
+export function connected(client: MqttClient): Promise<void> {
+  return client.connected
+    ? Promise.resolve()
+    : new Promise((resolve) => client.once('connect', () => resolve()));
+}

@@ -1,0 +1,86 @@
+/**
+ * A bulb that speaks Home Assistant's MQTT JSON light schema (research §2.4), the way ESPHome and many
+ * DIY firmwares do: announces itself on `homeassistant/light/<node>/<object>/config` (abbreviated keys,
+ * `~` base), takes `{"state","brightness"}` on `~/set`, reports retained on `~/state`, presence on
+ * `~/status`. Optionally announces a device trigger for its button.
+ */
+import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+
+export interface HaJsonBulb extends SimDevice {
+  readonly state: { state: 'ON' | 'OFF'; brightness: number };
+  press(): Promise<void>;
+  /** Publishes an empty config: Home Assistant's way of removing the entity. */
+  unannounce(): Promise<void>;
+}
+
+export async function startHaJsonBulb(
+  opts: SimOptions & { node: string; scale?: 100 | 255; prefix?: string },
+): Promise<HaJsonBulb> {
+  const prefix = opts.prefix ?? 'homeassistant';
+  const base = `esphome/${opts.node}`;
+  const scale = opts.scale ?? 255;
+  const client = connectSim(opts, opts.node, { topic: `${base}/status`, payload: 'offline', retain: true });
+  const sim = simDevice(client);
+  const state: { state: 'ON' | 'OFF'; brightness: number } = { state: 'OFF', brightness: scale };
+  const configTopic = `${prefix}/light/${opts.node}/light/config`;
+  const triggerTopic = `${prefix}/device_automation/${opts.node}/button_short/config`;
+  const device = { ids: [`esp-${opts.node}`], name: `ESP ${opts.node}` };
+  client.on('connect', () => {
+    client.subscribe(`${base}/set`);
+    client.publish(`${base}/status`, 'online', { retain: true });
+    client.publish(
+      configTopic,
+      JSON.stringify({
+        '~': base,
+        name: `Lamp ${opts.node}`,
+        uniq_id: `${opts.node}-light`,
+        schema: 'json',
+        cmd_t: '~/set',
+        stat_t: '~/state',
+        avty_t: '~/status',
+        brightness: true,
+        bri_scl: scale,
+        sup_clrm: ['brightness'],
+        dev: device,
+      }),
+      { retain: true },
+    );
+    client.publish(
+      triggerTopic,
+      JSON.stringify({
+        atype: 'trigger',
+        t: `${base}/button`,
+        pl: 'short',
+        type: 'button_short_press',
+        stype: 'button_1',
+        dev: device,
+      }),
+      { retain: true },
+    );
+    client.publish(`${base}/state`, JSON.stringify(state), { retain: true });
+  });
+  client.on('message', (topic, payload, packet) => {
+    sim.record({ topic, payload: payload.toString(), retain: packet.retain });
+    try {
+      const body = JSON.parse(payload.toString()) as { state?: string; brightness?: number };
+      if (typeof body.brightness === 'number')
+        state.brightness = Math.max(0, Math.min(scale, body.brightness));
+      if (body.state === 'ON' || body.state === 'OFF') state.state = body.state;
+    } catch {
+      return;
+    }
+    void client.publishAsync(`${base}/state`, JSON.stringify(state), { retain: true });
+  });
+  await connected(client);
+  return Object.assign(sim, {
+    get state() {
+      return { ...state };
+    },
+    async press() {
+      await client.publishAsync(`${base}/button`, 'short');
+    },
+    async unannounce() {
+      await client.publishAsync(configTopic, '', { retain: true });
+    },
+  });
+}

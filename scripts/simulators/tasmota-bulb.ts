@@ -1,0 +1,60 @@
+/**
+ * A Tasmota dimmable bulb (research §2.5): listens on `cmnd/<topic>/#`, answers POWER / Dimmer / STATE
+ * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
+ * `press()` sends a detached button action like a Tasmota with SetOption73.
+ */
+import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+
+export interface TasmotaBulb extends SimDevice {
+  readonly power: boolean;
+  readonly dimmer: number;
+  press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD'): Promise<void>;
+}
+
+export async function startTasmotaBulb(opts: SimOptions & { topic: string }): Promise<TasmotaBulb> {
+  const t = opts.topic;
+  const client = connectSim(opts, `DVES_${t}`, { topic: `tele/${t}/LWT`, payload: 'Offline', retain: true });
+  const sim = simDevice(client);
+  let power = false;
+  let dimmer = 100;
+  const publishState = async () => {
+    const state = JSON.stringify({ POWER: power ? 'ON' : 'OFF', Dimmer: dimmer });
+    await client.publishAsync(`stat/${t}/RESULT`, state);
+    await client.publishAsync(`stat/${t}/POWER`, power ? 'ON' : 'OFF');
+  };
+  client.on('connect', () => {
+    client.subscribe(`cmnd/${t}/#`);
+    client.publish(`tele/${t}/LWT`, 'Online', { retain: true });
+  });
+  client.on('message', (topic, payload, packet) => {
+    const command = topic.slice(`cmnd/${t}/`.length).toUpperCase();
+    const arg = payload.toString().trim().toUpperCase();
+    sim.record({ topic, payload: payload.toString(), retain: packet.retain });
+    if (command === 'POWER') {
+      if (arg === 'ON' || arg === '1') power = true;
+      else if (arg === 'OFF' || arg === '0') power = false;
+      else if (arg === 'TOGGLE' || arg === '2') power = !power;
+    } else if (command === 'DIMMER' && arg !== '') {
+      const n = Number(arg);
+      if (!Number.isInteger(n) || n < 0 || n > 100) return;
+      dimmer = n;
+      power = n > 0; // Tasmota: setting the dimmer switches the light (SetOption20 0)
+    } else if (command !== 'STATE' && command !== 'DIMMER') return;
+    void publishState();
+  });
+  await connected(client);
+  return Object.assign(sim, {
+    get power() {
+      return power;
+    },
+    get dimmer() {
+      return dimmer;
+    },
+    async press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD') {
+      await client.publishAsync(
+        `stat/${t}/RESULT`,
+        JSON.stringify({ [`Button${button}`]: { Action: action } }),
+      );
+    },
+  });
+}

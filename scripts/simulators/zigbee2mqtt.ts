@@ -1,0 +1,140 @@
+/**
+ * A zigbee2mqtt bridge (research §2.3) with dimmable bulbs and wall switches: retained `bridge/state`,
+ * `bridge/devices` and per-device availability; `<name>/set` and `<name>/get` for bulbs (brightness
+ * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does.
+ */
+import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+
+export interface Z2mDeviceSpec {
+  name: string;
+  type: 'bulb' | 'switch';
+}
+
+export interface Z2mBulbState {
+  state: 'ON' | 'OFF';
+  brightness: number;
+}
+
+export interface Zigbee2mqttSim extends SimDevice {
+  bulb(name: string): Z2mBulbState;
+  press(name: string, action: string): Promise<void>;
+  /** Republishes `bridge/devices` without the named devices (they left the network). */
+  remove(name: string): Promise<void>;
+  readonly permitJoins: number;
+}
+
+const exposes = (type: Z2mDeviceSpec['type']) =>
+  type === 'bulb'
+    ? [
+        {
+          type: 'light',
+          features: [
+            { name: 'state', property: 'state' },
+            { name: 'brightness', property: 'brightness', value_max: 254 },
+          ],
+        },
+      ]
+    : [
+        {
+          type: 'enum',
+          name: 'action',
+          property: 'action',
+          values: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
+        },
+      ];
+
+export async function startZigbee2mqtt(
+  opts: SimOptions & { base?: string; devices: Z2mDeviceSpec[] },
+): Promise<Zigbee2mqttSim> {
+  const base = opts.base ?? 'zigbee2mqtt';
+  const client = connectSim(opts, `z2m-${Math.random().toString(16).slice(2, 8)}`, {
+    topic: `${base}/bridge/state`,
+    payload: JSON.stringify({ state: 'offline' }),
+    retain: true,
+  });
+  const sim = simDevice(client);
+  let devices = [...opts.devices];
+  const bulbs = new Map<string, Z2mBulbState>();
+  for (const d of devices) if (d.type === 'bulb') bulbs.set(d.name, { state: 'OFF', brightness: 254 });
+  let permitJoins = 0;
+
+  const listing = () => [
+    {
+      ieee_address: '0x00124b0000000001',
+      type: 'Coordinator',
+      friendly_name: 'Coordinator',
+      definition: null,
+    },
+    ...devices.map((d, i) => ({
+      ieee_address: `0x00158d00000000${(i + 16).toString(16)}`,
+      type: d.type === 'bulb' ? 'Router' : 'EndDevice',
+      friendly_name: d.name,
+      interview_completed: true,
+      supported: true,
+      disabled: false,
+      definition: {
+        model: d.type === 'bulb' ? 'LED1545G12' : 'E1743',
+        vendor: 'IKEA',
+        exposes: exposes(d.type),
+      },
+    })),
+  ];
+  const publishBulb = (name: string) =>
+    client.publishAsync(`${base}/${name}`, JSON.stringify(bulbs.get(name)));
+
+  client.on('connect', () => {
+    client.subscribe([`${base}/+/set`, `${base}/+/get`, `${base}/bridge/request/#`]);
+    client.publish(`${base}/bridge/state`, JSON.stringify({ state: 'online' }), { retain: true });
+    client.publish(`${base}/bridge/devices`, JSON.stringify(listing()), { retain: true });
+    for (const d of devices)
+      client.publish(`${base}/${d.name}/availability`, JSON.stringify({ state: 'online' }), { retain: true });
+  });
+  client.on('message', (topic, payload, packet) => {
+    sim.record({ topic, payload: payload.toString(), retain: packet.retain });
+    if (topic === `${base}/bridge/request/permit_join`) {
+      permitJoins++;
+      void client.publishAsync(
+        `${base}/bridge/response/permit_join`,
+        JSON.stringify({ data: JSON.parse(payload.toString()), status: 'ok' }),
+      );
+      return;
+    }
+    const [, name, verb] = /^.+\/([^/]+)\/(set|get)$/.exec(topic) ?? [];
+    const bulb = name ? bulbs.get(name) : undefined;
+    if (!bulb || !name) return;
+    if (verb === 'set') {
+      let body: { state?: string; brightness?: number };
+      try {
+        body = JSON.parse(payload.toString());
+      } catch {
+        return;
+      }
+      if (typeof body.brightness === 'number') bulb.brightness = Math.max(0, Math.min(254, body.brightness));
+      if (body.state === 'ON' || body.state === 'OFF') bulb.state = body.state;
+      if (body.state === 'TOGGLE') bulb.state = bulb.state === 'ON' ? 'OFF' : 'ON';
+    }
+    void publishBulb(name);
+  });
+  await connected(client);
+  return Object.assign(sim, {
+    bulb(name: string) {
+      const b = bulbs.get(name);
+      if (!b) throw new Error(`no bulb ${name}`);
+      return { ...b };
+    },
+    async press(name: string, action: string) {
+      await client.publishAsync(`${base}/${name}`, JSON.stringify({ action, battery: 87, linkquality: 120 }));
+      await client.publishAsync(
+        `${base}/${name}`,
+        JSON.stringify({ action: '', battery: 87, linkquality: 120 }),
+      );
+    },
+    async remove(name: string) {
+      devices = devices.filter((d) => d.name !== name);
+      await client.publishAsync(`${base}/bridge/devices`, JSON.stringify(listing()), { retain: true });
+    },
+    get permitJoins() {
+      return permitJoins;
+    },
+  });
+}

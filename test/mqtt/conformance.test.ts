@@ -1,0 +1,85 @@
+/**
+ * The shared lighting-driver conformance suite against the MQTT driver, once per profile family, each
+ * with a simulated device (a real mqtt.js client) on a real broker; the link checks stop and restart it.
+ */
+import { createMqttDriver } from '../../drivers/mqtt/driver.ts';
+import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
+import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
+import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { describeDriverConformance } from '../drivers/conformance.ts';
+import { startAedes } from './fixtures.ts';
+
+const fast = (url: string) => ({ url, reconnectMinMs: 100, reconnectMaxMs: 400 });
+
+describeDriverConformance('mqtt: zigbee2mqtt bulb and wall switch', async () => {
+  const broker = await startAedes();
+  const z2m = await startZigbee2mqtt({
+    url: broker.url,
+    devices: [
+      { name: 'bulb', type: 'bulb' },
+      { name: 'switch', type: 'switch' },
+    ],
+  });
+  return {
+    factory: createMqttDriver,
+    options: {
+      broker: fast(broker.url),
+      devices: [{ protocolid: 'zigbee2mqtt:bulb' }, { protocolid: 'zigbee2mqtt:switch', kind: 'sensor' }],
+    },
+    light: 'zigbee2mqtt:bulb',
+    reports: true,
+    async pressButton() {
+      await z2m.press('switch', 'on');
+      return { protocolid: 'zigbee2mqtt:switch', event: 'on' };
+    },
+    dropLink: () => broker.stop(),
+    restoreLink: () => broker.start(),
+    async teardown() {
+      z2m.crash();
+      await broker.stop();
+    },
+  };
+});
+
+describeDriverConformance('mqtt: tasmota bulb', async () => {
+  const broker = await startAedes();
+  const bulb = await startTasmotaBulb({ url: broker.url, topic: 'tasmota_desk' });
+  return {
+    factory: createMqttDriver,
+    options: { broker: fast(broker.url), devices: [{ protocolid: 'tasmota:tasmota_desk' }] },
+    light: 'tasmota:tasmota_desk',
+    reports: true,
+    async pressButton() {
+      await bulb.press(1, 'SINGLE');
+      return { protocolid: 'tasmota:tasmota_desk', event: 'button1-single' };
+    },
+    dropLink: () => broker.stop(),
+    restoreLink: () => broker.start(),
+    async teardown() {
+      bulb.crash();
+      await broker.stop();
+    },
+  };
+});
+
+describeDriverConformance('mqtt: shelly gen1 dimmer', async () => {
+  const broker = await startAedes();
+  const dimmer = await startShellyDimmer({ url: broker.url, id: 'shellydimmer2-E8DB84' });
+  const light = 'shelly1:shellydimmer2-E8DB84:light:0';
+  return {
+    factory: createMqttDriver,
+    options: { broker: fast(broker.url), devices: [{ protocolid: light }] },
+    light,
+    reports: true,
+    async pressButton() {
+      await dimmer.press('S');
+      return { protocolid: light, event: 'input0-single' };
+    },
+    dropLink: () => broker.stop(),
+    restoreLink: () => broker.start(),
+    async teardown() {
+      dimmer.crash();
+      await broker.stop();
+    },
+  };
+});
