@@ -36,6 +36,16 @@ chown -R root:root "$PREFIX"
 install -d -m 0750 -o root -g hearth /etc/hearth
 [ -f /etc/hearth/hearth.env ] || install -m 0640 -o root -g hearth /dev/null /etc/hearth/hearth.env
 
+# `hearth <command>` for the operator: runs as the service user, on the service's data and settings.
+cat > /usr/local/bin/hearth <<'SH'
+#!/bin/sh
+set -a
+[ -r /etc/hearth/hearth.env ] && . /etc/hearth/hearth.env
+set +a
+exec runuser -u hearth -- env HEARTH_DATA_DIR=/var/lib/hearth node /opt/hearth/dist/core/cli/main.js "$@"
+SH
+chmod 0755 /usr/local/bin/hearth
+
 install -m 0644 "$PREFIX/systemd/hearth.service" /etc/systemd/system/$SERVICE.service
 systemctl daemon-reload
 systemctl enable --now $SERVICE
