@@ -48,16 +48,24 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
     log.info({ host: opts.host, port }, 'mqtt broker listening');
   }
 
+  const assertRunning = () => {
+    if (stopped) throw new Error('mqtt: the broker has stopped');
+  };
   const transport: Transport = {
     mode: 'embedded',
-    publish: (topic, payload, { qos, retain }) =>
-      new Promise((resolve, reject) => {
+    publish: async (topic, payload, { qos, retain }) => {
+      assertRunning();
+      return new Promise((resolve, reject) => {
         // aedes.publish delivers on behalf of the server: no authorizePublish for in-process publishers.
         aedes.publish({ cmd: 'publish', topic, payload, qos, retain, dup: false }, (err) =>
           err ? reject(err) : resolve(),
         );
-      }),
-    subscribe: (filter, handler) => subscribeInProcess(aedes, filter, handler),
+      });
+    },
+    subscribe: async (filter, handler) => {
+      assertRunning();
+      return subscribeInProcess(aedes, filter, handler);
+    },
     addHooks: (owner, hooks) => chain.add(owner, hooks),
     removeHooks: (owner) => chain.removeOwner(owner),
     addConnectHandler(handler) {

@@ -30,7 +30,7 @@ export function assertTopicFilter(filter: string): void {
  * with a wildcard [MQTT-4.7.2-1], so `#` never delivers `$SYS/...`.
  */
 export function topicMatches(filter: string, topic: string): boolean {
-  if (topic.startsWith('$') && (filter.startsWith('+') || filter.startsWith('#'))) return false;
+  if (hidesDollarTopic(filter, topic)) return false;
   const f = filter.split('/');
   const t = topic.split('/');
   for (let i = 0; i < f.length; i++) {

@@ -135,6 +135,14 @@ describe('embedded broker: stop', () => {
     expect(refused).toBe('ECONNREFUSED');
   });
 
+  it('in-process calls after stop() reject with a clear error', async () => {
+    const { broker } = await start();
+    const api = broker.forOwner('late');
+    await broker.stop();
+    await expect(api.publish('a', 'b')).rejects.toThrow('mqtt: the broker has stopped');
+    await expect(api.subscribe('a', () => {})).rejects.toThrow('mqtt: the broker has stopped');
+  });
+
   it('starts no TCP listener with enabled: false, but in-process delivery works', async () => {
     const { broker } = await start({ enabled: false });
     expect(broker.port).toBe(0);
