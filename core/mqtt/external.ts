@@ -20,7 +20,9 @@ export function createExternalBroker(
   opts: BrokerOptions & { external: NonNullable<BrokerOptions['external']> },
 ) {
   const { log, external } = opts;
-  const url = new URL(external.url);
+  const url = URL.parse(external.url);
+  // The URL may carry user:password, so it never goes into the error (or the log).
+  if (!url) throw new TypeError('mqtt.external.url is not a valid URL (mqtt://, mqtts://, ws:// or wss://)');
   const safeUrl = `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`; // no user:pass
   const options: IClientOptions = {
     clientId: `hearth-${randomBytes(6).toString('hex')}`,
@@ -114,6 +116,8 @@ export function createExternalBroker(
         try {
           await client.subscribeAsync(filter, { qos: 1 });
         } catch (err) {
+          // Lost connection: kept, and subscribed again by the 'connect' listener.
+          if (!(err instanceof Error && 'packet' in err)) return remove;
           // Refused by the broker's ACL (SUBACK 0x80): keep nothing, so it is not retried on reconnect.
           handlers.delete(handler);
           if (handlers.size === 0 && subscriptions.get(filter) === handlers) subscriptions.delete(filter);

@@ -24,6 +24,21 @@ if (!haveMosquitto) {
 
 const USER = { username: 'hearth', password: 'mosq-Secret-42' };
 
+describe('external broker mode: configuration', () => {
+  it('refuses a malformed URL without repeating it (it may hold a password)', async () => {
+    const { log } = captureLog();
+    const attempt = createBroker({
+      host: '127.0.0.1',
+      port: 0,
+      allowAnonymous: false,
+      external: { url: 'mqtt://user:pa ss-Secret@[broken' },
+      log,
+    });
+    await expect(attempt).rejects.toThrow('mqtt.external.url is not a valid URL');
+    await expect(attempt).rejects.not.toThrow(/Secret/);
+  });
+});
+
 describe.skipIf(!haveMosquitto)('external broker mode (Debian mosquitto)', () => {
   let mosq: Mosquitto;
   let service: BrokerService | undefined;
