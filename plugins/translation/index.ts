@@ -29,9 +29,17 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
 
     const keys = await DeveloperKeys.open(ctx.store);
     const ledger = await UsageLedger.open(ctx.store);
+    const attempts = ctx.metrics.counter('engine_attempts', 'Engine calls by engine and outcome');
+    const observe = (engine: string, outcome: string) => attempts.inc({ engine, outcome });
     const chain =
       configs.length > 0
-        ? new EngineChain(configs.map(createEngine), ctx.config.routes, ctx.config.circuitBreaker, ctx.log)
+        ? new EngineChain(
+            configs.map(createEngine),
+            ctx.config.routes,
+            ctx.config.circuitBreaker,
+            ctx.log,
+            observe,
+          )
         : null;
     // Warm the language lists now (not awaited: an unreachable upstream must not hold the start up).
     for (const engine of chain?.engines ?? []) void engine.languages();
@@ -41,8 +49,8 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
       ctx.log.warn(NO_ENGINE_MESSAGE);
     }
-    ctx.metrics.gauge('translation_cache_hits', 'Translations answered from the cache', () => cache.hits);
-    ctx.metrics.gauge('translation_cache_entries', 'Translations held in the cache', () => cache.size);
+    ctx.metrics.gauge('cache_hits', 'Translations answered from the cache', () => cache.hits);
+    ctx.metrics.gauge('cache_entries', 'Translations held in the cache', () => cache.size);
 
     const router = ctx.http.router('main', { body: false, errorBody: ({ message }) => ({ message }) });
     // spec: successful and 400 responses carry X-Trace-ID (set first so error responses keep it).

@@ -1,14 +1,15 @@
 /**
  * `npm run bench:translation`: the latency Hearth adds in front of a loopback upstream (p50/p99 at 1 and
  * 20 concurrent clients; target ≤ 0.5 ms p50 added), cached-hit throughput, and the cost of usage
- * accounting. Everything runs in this process on loopback; the figures are printed, never asserted.
+ * accounting. Everything runs on loopback (upstream and load generator on their own threads); the figures
+ * are printed, never asserted.
  */
 
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { createStoreRoot } from '../../core/store/root.ts';
 import { UsageLedger } from '../../plugins/translation/accounting/usage-ledger.ts';
@@ -17,58 +18,102 @@ import { startTestHub } from '../../test/helpers/hub.ts';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const WARMUP = 500;
 
-/** A DeepL-shaped upstream that answers at once (so only the proxy's own cost is measured). */
-async function instantUpstream(): Promise<{ url: string; close(): void }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { text?: string[] };
-      const out = JSON.stringify({
-        translations: (body.text ?? []).map((t) => ({
-          detected_source_language: 'EN',
-          text: t.toUpperCase(),
-        })),
+/**
+ * The upstream and the load generator each run on their own thread (worker with its own event loop), so
+ * Hearth's thread only does Hearth's work and "direct" and "via Hearth" have the same parties.
+ * Both are plain functions sent to the worker as source: they must not use anything from this module.
+ */
+function upstreamThread() {
+  const { parentPort } = require('node:worker_threads');
+  const http = require('node:http');
+  const server = http.createServer(
+    (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+        const out = JSON.stringify({
+          translations: (body.text ?? []).map((t: string) => ({
+            detected_source_language: 'EN',
+            text: t.toUpperCase(),
+          })),
+        });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+        res.end(out);
       });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
-      res.end(out);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+    },
+  );
+  server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          ...headers,
+function loadThread() {
+  const { parentPort } = require('node:worker_threads');
+  const http = require('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const post = (url: string, body: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            ...headers,
+          },
         },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          res.statusCode === 200
-            ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
-            : reject(new Error(`status ${res.statusCode}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+        (res: import('node:http').IncomingMessage) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+              : reject(new Error(`status ${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  parentPort.on(
+    'message',
+    async (job: {
+      url: string;
+      body: string;
+      headers: Record<string, string>;
+      concurrency: number;
+      total: number;
+    }) => {
+      const latencies: number[] = [];
+      let left = job.total;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: job.concurrency }, async () => {
+          while (left-- > 0) latencies.push(await post(job.url, job.body, job.headers));
+        }),
+      );
+      parentPort.postMessage({
+        sorted: latencies.sort((a, b) => a - b),
+        rps: job.total / ((performance.now() - t0) / 1000),
+      });
+    },
+  );
 }
 
-/** Runs `total` requests with `concurrency` workers; returns sorted latencies (ms) and req/s. */
+// tsx (esbuild keepNames) wraps functions in `__name(...)`: the worker gets a no-op shim for it.
+const thread = (fn: () => void) =>
+  new Worker(`const __name = (f) => f; (${fn.toString()})()`, { eval: true });
+
+async function instantUpstream(): Promise<{ url: string; close(): Promise<number> }> {
+  const worker = thread(upstreamThread);
+  const [port] = (await once(worker, 'message')) as [number];
+  return { url: `http://127.0.0.1:${port}`, close: () => worker.terminate() };
+}
+
+const loader = thread(loadThread);
+
+/** Runs `total` requests with `concurrency` clients on the load thread; sorted latencies (ms) and req/s. */
 async function load(
   url: string,
   body: string,
@@ -76,16 +121,9 @@ async function load(
   concurrency: number,
   total: number,
 ) {
-  const latencies: number[] = [];
-  let left = total;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (left-- > 0) latencies.push(await post(url, body, headers));
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  return { sorted: latencies.sort((a, b) => a - b), rps: total / seconds };
+  loader.postMessage({ url, body, headers, concurrency, total });
+  const [result] = (await once(loader, 'message')) as [{ sorted: number[]; rps: number }];
+  return result;
 }
 
 const pct = (sorted: number[], p: number) =>
@@ -125,7 +163,7 @@ async function main() {
   const auth = { authorization: `DeepL-Auth-Key ${secret}` };
   const viaHearth = `${noCache.url}/v2/translate`;
   console.log(
-    `translation overhead (${REQUESTS} requests per run after ${WARMUP} warm-up, loopback, in-process):`,
+    `translation overhead (${REQUESTS} requests per run after ${WARMUP} warm-up, loopback; upstream and clients on their own threads):`,
   );
   for (const concurrency of [1, 20]) {
     await load(direct, body, {}, concurrency, WARMUP);
@@ -148,14 +186,17 @@ async function main() {
     body: '{}',
   });
   const auth2 = { authorization: `DeepL-Auth-Key ${((await key2.json()) as { key: string }).key}` };
-  await load(`${cached.url}/v2/translate`, body, auth2, 20, WARMUP);
-  const hits = await load(`${cached.url}/v2/translate`, body, auth2, 20, REQUESTS);
-  console.log(
-    `cached hits: ${Math.round(hits.rps)} req/s at 20 clients (p50 ${f(pct(hits.sorted, 50))} ms, p99 ${f(pct(hits.sorted, 99))} ms)`,
-  );
+  for (const concurrency of [1, 20]) {
+    await load(`${cached.url}/v2/translate`, body, auth2, concurrency, WARMUP);
+    const hits = await load(`${cached.url}/v2/translate`, body, auth2, concurrency, REQUESTS);
+    console.log(
+      `cached hits, ${String(concurrency).padStart(2)} client(s): ${Math.round(hits.rps)} req/s ` +
+        `(p50 ${f(pct(hits.sorted, 50))} ms, p99 ${f(pct(hits.sorted, 99))} ms)`,
+    );
+  }
   await cached.stop();
-  upstream.close();
-  agent.destroy();
+  await upstream.close();
+  await loader.terminate();
 
   // Usage accounting: reserve + record per request, with the real store's coalesced writes.
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-usage-'));

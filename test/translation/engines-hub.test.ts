@@ -86,6 +86,16 @@ describe('failover and circuit breaker through the hub', () => {
     });
     const usage = await h.call('GET', '/v2/usage', { key: secret });
     expect(usage.body.character_count).toBe('onetwothree'.length); // failed requests are not billed
+    const scrape = await fetch(`${h.t.adminUrl}/metrics`, {
+      headers: { authorization: `Basic ${Buffer.from(`metrics:${h.t.adminKey}`).toString('base64')}` },
+    });
+    const metrics = await scrape.text();
+    expect(metrics).toMatch(
+      /hearth_translation_engine_attempts_total\{[^}]*engine="deepl"[^}]*outcome="transient"[^}]*\} 2/,
+    );
+    expect(metrics).toMatch(
+      /hearth_translation_engine_attempts_total\{[^}]*engine="libretranslate"[^}]*outcome="ok"[^}]*\} 3/,
+    );
   });
 
   it('uses an OpenAI-compatible engine for custom instructions and rejects a wrong answer count', async () => {

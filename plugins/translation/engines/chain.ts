@@ -42,6 +42,8 @@ export class EngineChain {
     private readonly routes: Route[],
     breaker: BreakerOptions,
     private readonly log: Logger,
+    /** Told the outcome of every engine attempt (metrics). */
+    private readonly observe: (engine: string, outcome: string) => void = () => {},
   ) {
     for (const engine of engines) this.breakers.set(engine.id, new CircuitBreaker(breaker));
   }
@@ -93,6 +95,7 @@ export class EngineChain {
     for (const engine of await this.candidates(job)) {
       const breaker = this.breakers.get(engine.id)!;
       if (!breaker.tryAcquire()) {
+        this.observe(engine.id, 'circuit_open');
         failures.push({
           engine: engine.id,
           error: new UpstreamError('transient', 'circuit open after failures'),
@@ -102,6 +105,7 @@ export class EngineChain {
       try {
         const result = await this.run(engine, job, signal);
         breaker.success();
+        this.observe(engine.id, 'ok');
         return { result, engine };
       } catch (err) {
         if (!(err instanceof UpstreamError)) {
@@ -110,6 +114,7 @@ export class EngineChain {
         }
         if (err.kind === 'rejected' || err.kind === 'unsupported') breaker.success();
         else breaker.failure();
+        this.observe(engine.id, err.kind);
         this.log.warn({ engine: engine.id, kind: err.kind, err: err.message }, 'translation engine failed');
         failures.push({ engine: engine.id, error: err });
         if (signal.aborted) break;

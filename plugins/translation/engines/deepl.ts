@@ -25,7 +25,10 @@ export function createDeeplEngine(config: EngineConfig): Engine {
     try {
       message = scrub((JSON.parse(res.body) as { message?: unknown }).message);
     } catch {}
-    const said = message ? `: ${message}` : '';
+    // research §3.1: DeepL's X-Trace-ID identifies the call when asking DeepL support.
+    const trace = res.headers['x-trace-id'];
+    const said =
+      (message ? `: ${message}` : '') + (typeof trace === 'string' ? ` (DeepL trace ${trace})` : '');
     // research §1.5: 456 is the quota; 403 means our upstream key was refused.
     if (res.status === 456) return new UpstreamError('quota', `DeepL quota exceeded${said}`);
     if (res.status === 403) return new UpstreamError('quota', 'DeepL refused the configured upstream key');
