@@ -4,11 +4,10 @@
  */
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
-import type { LightFields, SensorFields } from './domain/bodies.ts';
+import type { LightFields } from './domain/bodies.ts';
 import { newId } from './domain/ids.ts';
 import type {
   ActionRecord,
-  ActionSpec,
   ConfigDoc,
   GroupRecord,
   LightRecord,
@@ -17,7 +16,7 @@ import type {
   SensorRecord,
 } from './types.ts';
 
-const missing = (what: string, id: string) =>
+export const missing = (what: string, id: string) =>
   new HttpError(404, 'not_found', `no ${what} with _id ${id} on this site`);
 
 export class Catalog {
@@ -82,7 +81,8 @@ export class Catalog {
     for (const id of ids) this.light(siteId, id);
   }
 
-  #checkDuplicate(
+  /** A vendor id is unique per site among lights (or among sensors). */
+  checkDuplicate(
     siteId: string,
     vendor: string,
     protocolid: string,
@@ -97,7 +97,7 @@ export class Catalog {
   }
 
   async addLight(siteId: string, f: LightFields): Promise<LightRecord> {
-    this.#checkDuplicate(siteId, f.vendor, f.protocolid, 'lights');
+    this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights');
     const light: LightRecord = { _id: newId(), siteid: siteId, ...f };
     await this.#doc.commit((d) => {
       d.lights.push(light);
@@ -107,7 +107,7 @@ export class Catalog {
 
   async modifyLight(siteId: string, id: string, f: LightFields): Promise<LightRecord> {
     this.light(siteId, id);
-    this.#checkDuplicate(siteId, f.vendor, f.protocolid, 'lights', id);
+    this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights', id);
     await this.#doc.commit((d) => {
       const i = d.lights.findIndex((x) => x._id === id);
       if (i >= 0) d.lights[i] = { _id: id, siteid: siteId, ...f };
@@ -197,64 +197,6 @@ export class Catalog {
     });
   }
 
-  async addSensor(siteId: string, f: SensorFields): Promise<SensorRecord> {
-    this.#checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors');
-    const sensor: SensorRecord = { _id: newId(), siteid: siteId, ...f, actions: {} };
-    await this.#doc.commit((d) => {
-      d.sensors.push(sensor);
-    });
-    return sensor;
-  }
-
-  async modifySensor(siteId: string, id: string, f: SensorFields): Promise<SensorRecord> {
-    this.sensor(siteId, id);
-    this.#checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors', id);
-    await this.#doc.commit((d) => {
-      const s = d.sensors.find((x) => x._id === id);
-      if (s) Object.assign(s, f);
-    });
-    return this.sensor(siteId, id);
-  }
-
-  async deleteSensor(siteId: string, id: string): Promise<void> {
-    this.sensor(siteId, id);
-    await this.#doc.commit((d) => {
-      d.sensors = d.sensors.filter((x) => x._id !== id);
-    });
-  }
-
-  /** The action's target must exist on the site; the event is added to the sensor's list if new. */
-  async addAction(siteId: string, sensorId: string, event: string, spec: ActionSpec): Promise<SensorRecord> {
-    this.sensor(siteId, sensorId);
-    if (spec.type === 'light') this.light(siteId, spec._id);
-    else if (spec.type === 'scene') this.scene(siteId, spec._id);
-    else this.group(siteId, spec._id);
-    const action = { ...spec, actionid: newId() } as ActionRecord;
-    await this.#doc.commit((d) => {
-      const s = d.sensors.find((x) => x._id === sensorId);
-      if (!s) return;
-      s.actions[event] = [...(s.actions[event] ?? []), action];
-      if (!s.events.includes(event)) s.events.push(event);
-    });
-    return this.sensor(siteId, sensorId);
-  }
-
-  async removeAction(siteId: string, sensorId: string, actionId: string): Promise<SensorRecord> {
-    const sensor = this.sensor(siteId, sensorId);
-    const found = Object.values(sensor.actions).some((list) => list.some((a) => a.actionid === actionId));
-    if (!found) throw missing('action', actionId);
-    await this.#doc.commit((d) => {
-      const s = d.sensors.find((x) => x._id === sensorId);
-      if (!s) return;
-      for (const [event, list] of Object.entries(s.actions)) {
-        const kept = list.filter((a) => a.actionid !== actionId);
-        if (kept.length) s.actions[event] = kept;
-        else delete s.actions[event];
-      }
-    });
-    return this.sensor(siteId, sensorId);
-  }
-
   /** The sensor a driver means by `vendor` + protocol id on a site. */
   sensorByDevice(siteId: string, vendor: string, protocolid: string): SensorRecord | undefined {
     return this.#doc.data.sensors.find(
@@ -263,7 +205,7 @@ export class Catalog {
   }
 }
 
-function dropActions(d: ConfigDoc, match: (a: ActionRecord) => boolean): void {
+export function dropActions(d: ConfigDoc, match: (a: ActionRecord) => boolean): void {
   for (const s of d.sensors) {
     for (const [event, list] of Object.entries(s.actions)) {
       const kept = list.filter((a) => !match(a));

@@ -18,6 +18,7 @@ import { mountSceneDesigned, mountSceneDocumented } from './routes/scenes.ts';
 import { mountSensors } from './routes/sensors.ts';
 import { mountSite } from './routes/site.ts';
 import { loadWebFiles, mountWebAssets, mountWebPage } from './routes/web.ts';
+import { SensorCatalog } from './sensor-catalog.ts';
 import { SiteActions } from './site-actions.ts';
 import { Sites } from './sites.ts';
 import { mountSocket } from './socket.ts';
@@ -72,6 +73,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     const deps: SiteDeps = {
       sites,
       catalog,
+      sensorCatalog: new SensorCatalog(configDoc, catalog),
       control,
       actions,
       drivers,

@@ -17,7 +17,7 @@ export function mountSensors(r: HearthRouter, d: SiteDeps): void {
   });
 
   r.post('/:key/sensor', d.access.guard('site:admin'), async (ctx) => {
-    const sensor = await d.catalog.addSensor(siteOf(ctx), parseSensorCreate(jsonBody(ctx)));
+    const sensor = await d.sensorCatalog.addSensor(siteOf(ctx), parseSensorCreate(jsonBody(ctx)));
     ctx.status = 201;
     ctx.body = sensorView(sensor);
   });
@@ -26,23 +26,23 @@ export function mountSensors(r: HearthRouter, d: SiteDeps): void {
     const body = asObject(jsonBody(ctx));
     const current = d.catalog.sensor(siteOf(ctx), str(body, '_id'));
     const fields = parseSensorModify(body, current);
-    ctx.body = sensorView(await d.catalog.modifySensor(siteOf(ctx), current._id, fields));
+    ctx.body = sensorView(await d.sensorCatalog.modifySensor(siteOf(ctx), current._id, fields));
   });
 
   r.delete('/:key/sensor/:id', d.access.guard('site:admin'), async (ctx) => {
-    await d.catalog.deleteSensor(siteOf(ctx), param(ctx, 'id'));
+    await d.sensorCatalog.deleteSensor(siteOf(ctx), param(ctx, 'id'));
     ctx.status = 204;
   });
 
   r.post('/:key/sensor/action', d.access.guard('site:admin'), async (ctx) => {
     const { sensorId, event, action } = parseActionAdd(jsonBody(ctx));
-    const sensor = await d.catalog.addAction(siteOf(ctx), sensorId, event, action);
+    const sensor = await d.sensorCatalog.addAction(siteOf(ctx), sensorId, event, action);
     ctx.status = 201;
     ctx.body = sensorView(sensor);
   });
 
   r.delete('/:key/sensor/:id/action/:actionid', d.access.guard('site:admin'), async (ctx) => {
-    const sensor = await d.catalog.removeAction(siteOf(ctx), param(ctx, 'id'), param(ctx, 'actionid'));
+    const sensor = await d.sensorCatalog.removeAction(siteOf(ctx), param(ctx, 'id'), param(ctx, 'actionid'));
     ctx.body = sensorView(sensor);
   });
 
