@@ -122,6 +122,11 @@ export const coreSchema: JsonSchema = {
                 },
                 username: { title: 'Username', description: 'Broker username.', type: 'string' },
                 password: { title: 'Password', description: 'Broker password.', type: 'string' },
+                caFile: {
+                  title: 'CA certificate file',
+                  description: 'PEM file of the CA that signed the broker certificate (a private CA).',
+                  type: 'string',
+                },
                 rejectUnauthorized: {
                   title: 'Verify TLS',
                   description: 'Verify the broker certificate.',

@@ -8,6 +8,7 @@ export interface ExternalBrokerConfig {
   username?: string;
   password?: string;
   rejectUnauthorized?: boolean;
+  caFile?: string;
 }
 
 export interface PluginSlice {
