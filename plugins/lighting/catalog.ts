@@ -22,8 +22,17 @@ export const missing = (what: string, id: string) =>
 export class Catalog {
   readonly #doc: DocStore<ConfigDoc>;
 
+  /** Told after every committed change of a site's configuration (the WebSocket's `siteChanged`). */
+  onChange: (siteId: string) => void = () => {};
+
   constructor(doc: DocStore<ConfigDoc>) {
     this.#doc = doc;
+  }
+
+  /** Applies and durably writes a change of one site, then tells `onChange`. */
+  async commit(siteId: string, mutate: (d: ConfigDoc) => void): Promise<void> {
+    await this.#doc.commit(mutate);
+    this.onChange(siteId);
   }
 
   get data(): Readonly<ConfigDoc> {
@@ -99,7 +108,7 @@ export class Catalog {
   async addLight(siteId: string, f: LightFields): Promise<LightRecord> {
     this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights');
     const light: LightRecord = { _id: newId(), siteid: siteId, ...f };
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       d.lights.push(light);
     });
     return light;
@@ -108,7 +117,7 @@ export class Catalog {
   async modifyLight(siteId: string, id: string, f: LightFields): Promise<LightRecord> {
     this.light(siteId, id);
     this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights', id);
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       const i = d.lights.findIndex((x) => x._id === id);
       if (i >= 0) d.lights[i] = { _id: id, siteid: siteId, ...f };
     });
@@ -118,7 +127,7 @@ export class Catalog {
   /** Also drops the light from scenes, groups and actions, so no reference dangles. */
   async deleteLight(siteId: string, id: string): Promise<void> {
     this.light(siteId, id);
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       d.lights = d.lights.filter((x) => x._id !== id);
       for (const s of d.scenes) s.state = s.state.filter((e) => e._id !== id);
       for (const g of d.groups) g.lights = g.lights.filter((l) => l !== id);
@@ -132,7 +141,7 @@ export class Catalog {
       state.map((e) => e._id),
     );
     const scene: SceneRecord = { _id: newId(), siteid: siteId, name, state };
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       d.scenes.push(scene);
     });
     return scene;
@@ -149,7 +158,7 @@ export class Catalog {
         siteId,
         change.state.map((e) => e._id),
       );
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       const s = d.scenes.find((x) => x._id === id);
       if (s && change.name !== undefined) s.name = change.name;
       if (s && change.state !== undefined) s.state = change.state;
@@ -159,7 +168,7 @@ export class Catalog {
 
   async deleteScene(siteId: string, id: string): Promise<void> {
     this.scene(siteId, id);
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       d.scenes = d.scenes.filter((x) => x._id !== id);
       dropActions(d, (a) => a.type === 'scene' && a._id === id);
     });
@@ -168,7 +177,7 @@ export class Catalog {
   async addGroup(siteId: string, name: string, lights: string[]): Promise<GroupRecord> {
     this.#checkLights(siteId, lights);
     const group: GroupRecord = { _id: newId(), siteid: siteId, name, lights };
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       d.groups.push(group);
     });
     return group;
@@ -181,7 +190,7 @@ export class Catalog {
   ): Promise<GroupRecord> {
     this.group(siteId, id);
     if (change.lights) this.#checkLights(siteId, change.lights);
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       const g = d.groups.find((x) => x._id === id);
       if (g && change.name !== undefined) g.name = change.name;
       if (g && change.lights !== undefined) g.lights = change.lights;
@@ -191,7 +200,7 @@ export class Catalog {
 
   async deleteGroup(siteId: string, id: string): Promise<void> {
     this.group(siteId, id);
-    await this.#doc.commit((d) => {
+    await this.commit(siteId, (d) => {
       d.groups = d.groups.filter((x) => x._id !== id);
       dropActions(d, (a) => a.type === 'group/toggle' && a._id === id);
     });

@@ -16,7 +16,7 @@ import { mountGroups } from './routes/groups.ts';
 import { mountLightDesigned, mountLightDocumented } from './routes/lights.ts';
 import { mountSceneDesigned, mountSceneDocumented } from './routes/scenes.ts';
 import { mountSensors } from './routes/sensors.ts';
-import { mountSite } from './routes/site.ts';
+import { mountSite, siteData } from './routes/site.ts';
 import { loadWebFiles, mountWebAssets, mountWebPage } from './routes/web.ts';
 import { SensorCatalog } from './sensor-catalog.ts';
 import { SiteActions } from './site-actions.ts';
@@ -73,12 +73,16 @@ export default definePlugin<LightingConfig, LightingExports>({
     const deps: SiteDeps = {
       sites,
       catalog,
-      sensorCatalog: new SensorCatalog(configDoc, catalog),
+      sensorCatalog: new SensorCatalog(catalog),
       control,
       actions,
       drivers,
       access,
       subdefBase: config.subdefBase,
+    };
+    // Configuration changes reach open pages and apps as `siteChanged` with the whole site.
+    catalog.onChange = (siteId) => {
+      if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));
     };
     const api = ctx.http.router('main', { prefix: '/api/site', errorBody });
     mountSite(api, deps);

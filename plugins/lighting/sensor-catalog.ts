@@ -1,23 +1,20 @@
 /** Sensors and the actions bound to their events; the same validate-then-commit rule as the catalog. */
-import type { DocStore } from '../../core/store/types.ts';
 import { type Catalog, missing } from './catalog.ts';
 import type { SensorFields } from './domain/bodies.ts';
 import { newId } from './domain/ids.ts';
-import type { ActionRecord, ActionSpec, ConfigDoc, SensorRecord } from './types.ts';
+import type { ActionRecord, ActionSpec, SensorRecord } from './types.ts';
 
 export class SensorCatalog {
-  readonly #doc: DocStore<ConfigDoc>;
   readonly #catalog: Catalog;
 
-  constructor(doc: DocStore<ConfigDoc>, catalog: Catalog) {
-    this.#doc = doc;
+  constructor(catalog: Catalog) {
     this.#catalog = catalog;
   }
 
   async addSensor(siteId: string, f: SensorFields): Promise<SensorRecord> {
     this.#catalog.checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors');
     const sensor: SensorRecord = { _id: newId(), siteid: siteId, ...f, actions: {} };
-    await this.#doc.commit((d) => {
+    await this.#catalog.commit(siteId, (d) => {
       d.sensors.push(sensor);
     });
     return sensor;
@@ -26,7 +23,7 @@ export class SensorCatalog {
   async modifySensor(siteId: string, id: string, f: SensorFields): Promise<SensorRecord> {
     this.#catalog.sensor(siteId, id);
     this.#catalog.checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors', id);
-    await this.#doc.commit((d) => {
+    await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === id);
       if (s) Object.assign(s, f);
     });
@@ -35,7 +32,7 @@ export class SensorCatalog {
 
   async deleteSensor(siteId: string, id: string): Promise<void> {
     this.#catalog.sensor(siteId, id);
-    await this.#doc.commit((d) => {
+    await this.#catalog.commit(siteId, (d) => {
       d.sensors = d.sensors.filter((x) => x._id !== id);
     });
   }
@@ -47,7 +44,7 @@ export class SensorCatalog {
     else if (spec.type === 'scene') this.#catalog.scene(siteId, spec._id);
     else this.#catalog.group(siteId, spec._id);
     const action = { ...spec, actionid: newId() } as ActionRecord;
-    await this.#doc.commit((d) => {
+    await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === sensorId);
       if (!s) return;
       s.actions[event] = [...(s.actions[event] ?? []), action];
@@ -60,7 +57,7 @@ export class SensorCatalog {
     const sensor = this.#catalog.sensor(siteId, sensorId);
     const found = Object.values(sensor.actions).some((list) => list.some((a) => a.actionid === actionId));
     if (!found) throw missing('action', actionId);
-    await this.#doc.commit((d) => {
+    await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === sensorId);
       if (!s) return;
       for (const [event, list] of Object.entries(s.actions)) {

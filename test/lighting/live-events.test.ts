@@ -106,6 +106,21 @@ describe('site WebSocket', () => {
     await Promise.all([mine.close(), theirs.close()]);
   });
 
+  it('pushes siteChanged after configuration changes, also on the /site/<key>/ws alias', async () => {
+    const ws = await SiteSocket.open(`${h.t.url}/site/${h.sitekey}/ws`);
+    await ws.next('hello');
+    const added = (
+      await h.call('POST', '/light', { name: 'Porch', type: 'binary', vendor: 'test', testid: 'p9' })
+    ).body;
+    const changed = await ws.next('siteChanged', (d) =>
+      d.lights.some((l: { _id: string }) => l._id === added._id),
+    );
+    expect(changed.data).toMatchObject({ siteid: h.siteid, name: 'Test' });
+    await h.call('DELETE', `/light/${added._id}`);
+    await ws.next('siteChanged', (d) => !d.lights.some((l: { _id: string }) => l._id === added._id));
+    await ws.close();
+  });
+
   it('refuses unknown keys at the upgrade with 404', async () => {
     await expect(SiteSocket.open(`${h.t.url}/api/site/not-a-key/ws`)).rejects.toThrow('HTTP 404');
     // The site id is not a key: without a token verifier it is refused the same way.

@@ -113,6 +113,10 @@ describe('web UI at /site/<key>', () => {
     await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 222 });
     await expect.poll(() => card(desk._id).locator('input[type=range]').inputValue()).toBe('222');
     expect(await card(desk._id).getByRole('switch').isChecked()).toBe(true);
+    const added = (
+      await h.call('POST', '/light', { name: 'Porch', type: 'binary', vendor: 'test', testid: 'p1' })
+    ).body;
+    await card(added._id).waitFor();
     h.driver.press('b1', 'long');
     await page.locator('#events li', { hasText: 'Wall switch: long' }).waitFor();
     expect(navigations).toEqual([]);

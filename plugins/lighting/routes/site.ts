@@ -31,6 +31,7 @@ export function mountSite(r: HearthRouter, d: SiteDeps): void {
     const body = asObject(jsonBody(ctx));
     onlyFields(body, ['siteid', 'name', 'lights', 'scenes', 'groups', 'sensors']);
     await d.sites.rename(siteOf(ctx), siteName(body.name));
+    d.catalog.onChange(siteOf(ctx));
     ctx.body = siteData(d, siteOf(ctx));
   });
 

@@ -122,11 +122,18 @@ function keepLight(light) {
 const handlers = {
   hello(d) {
     state.name = d.name;
-    state.lights.clear();
-    for (const l of d.lights) keepLight(l);
+    const before = state.lights;
+    state.lights = new Map();
+    for (const l of d.lights) {
+      l.lastBri = l.on ? l.bri : before.get(l._id)?.lastBri;
+      state.lights.set(l._id, l);
+    }
     state.scenes = d.scenes;
     state.groups = d.groups;
     state.connections = new Map(d.connections.map((c) => [c._id, c]));
+  },
+  siteChanged(d) {
+    handlers.hello({ ...d, connections: [...state.connections.values()] });
   },
   setLightState: keepLight,
   connection: (c) => state.connections.set(c._id, c),
