@@ -27,6 +27,11 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     if (configs.some((c) => c.type === 'deepl' && !c.apiKey))
       throw new Error('a deepl engine needs an "apiKey"');
 
+    const ids = new Set(configs.map((c) => c.id));
+    if (ids.size !== configs.length) throw new Error('engine ids must be unique');
+    const unknown = ctx.config.routes.flatMap((r) => r.engines).find((id) => !ids.has(id));
+    if (unknown !== undefined) throw new Error(`a route names engine "${unknown}", which is not configured`);
+
     const keys = await DeveloperKeys.open(ctx.store);
     const ledger = await UsageLedger.open(ctx.store);
     const attempts = ctx.metrics.counter('engine_attempts', 'Engine calls by engine and outcome');

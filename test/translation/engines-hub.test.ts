@@ -47,6 +47,25 @@ describe('no engine configured (the embedded default)', () => {
   });
 });
 
+describe('engine configuration mistakes', () => {
+  it('disable the plugin with a clear reason instead of translating wrongly', async () => {
+    for (const translation of [
+      { engines: [{ type: 'libretranslate' }], routes: [{ target: 'DE', engines: ['deepl'] }] },
+      { engines: [{ type: 'openai' }] },
+      { engines: [{ type: 'deepl' }] },
+    ]) {
+      const h = await hub({ translation });
+      const ready = (await (await fetch(`${h.t.url}/ready`)).json()) as {
+        plugins: Array<{ name: string; status: string; error?: string }>;
+      };
+      expect(ready.plugins.find((p) => p.name === 'translation')).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/not configured|needs a "model"|needs an "apiKey"/),
+      });
+    }
+  });
+});
+
 describe('failover and circuit breaker through the hub', () => {
   it('fails over on slowness and errors, opens the circuit, and reports a degraded plugin when all fail', async () => {
     const slow = await fake(fakeDeepl('k'));
