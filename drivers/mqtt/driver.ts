@@ -33,7 +33,12 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
     const detail = () => {
       const all = table.all();
       const unavailable = all.filter((e) => e.gone || e.online === false).map((e) => e.device.protocolid);
-      return { devices: all.length, unavailable, broker: opts.broker ? 'external' : 'hub' };
+      return {
+        devices: all.length,
+        unavailable,
+        broker: opts.broker ? 'external' : 'hub',
+        ...observer?.detail?.(),
+      };
     };
     const report = () => sink.reportConnection({ connected: link?.connected ?? false, detail: detail() });
 
@@ -139,6 +144,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       const device = deviceFromProtocolId(protocolid, opts);
       if (!device) throw new Error(`mqtt: ${protocolid} names no known device or profile`);
       const e = put(device, 'implicit');
+      observer?.discovered?.(device, 'implicit');
       query(e);
       return e;
     };

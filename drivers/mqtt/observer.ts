@@ -12,6 +12,8 @@ export interface DriverObserver {
   availability?(protocolid: string, online: boolean): void;
   state?(protocolid: string, level: LightLevel): void;
   event?(protocolid: string, event: string): void;
+  /** Extra fields for the connection detail (e.g. which devices are new). */
+  detail?(): Record<string, unknown>;
 }
 
 export interface MqttDriverDeps {

@@ -81,3 +81,8 @@ export function connected(client: MqttClient): Promise<void> {
     ? Promise.resolve()
     : new Promise((resolve) => client.once('connect', () => resolve()));
 }
+
+/** Adds members to a simulator object, keeping getters live (Object.assign would copy their values once). */
+export function extend<T extends object, E extends object>(target: T, extra: E): T & E {
+  return Object.defineProperties(target, Object.getOwnPropertyDescriptors(extra)) as T & E;
+}

@@ -4,7 +4,7 @@
  * `~` base), takes `{"state","brightness"}` on `~/set`, reports retained on `~/state`, presence on
  * `~/status`. Optionally announces a device trigger for its button.
  */
-import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
 
 export interface HaJsonBulb extends SimDevice {
   readonly state: { state: 'ON' | 'OFF'; brightness: number };
@@ -72,7 +72,7 @@ export async function startHaJsonBulb(
     void client.publishAsync(`${base}/state`, JSON.stringify(state), { retain: true });
   });
   await connected(client);
-  return Object.assign(sim, {
+  return extend(sim, {
     get state() {
       return { ...state };
     },

@@ -3,7 +3,7 @@
  * `{ison,brightness}` on `…/light/0/status`, `…/command` `update` republishes, `…/online` as last will,
  * presses on `…/input_event/0`.
  */
-import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
 
 export interface ShellyDimmer extends SimDevice {
   readonly ison: boolean;
@@ -41,7 +41,7 @@ export async function startShellyDimmer(opts: SimOptions & { id: string }): Prom
     void status();
   });
   await connected(client);
-  return Object.assign(sim, {
+  return extend(sim, {
     get ison() {
       return ison;
     },

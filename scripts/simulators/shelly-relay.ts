@@ -3,7 +3,7 @@
  * `Switch.GetStatus`), answers on `<src>/rpc`, `NotifyStatus` on `<prefix>/events/rpc`, input presses as
  * `NotifyEvent`, `<prefix>/online` true/false as retained last will.
  */
-import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
 
 export interface ShellyRelay extends SimDevice {
   readonly output: boolean;
@@ -42,7 +42,7 @@ export async function startShellyRelay(opts: SimOptions & { prefix: string }): P
     } else if (req.method === 'Switch.GetStatus') void reply(status());
   });
   await connected(client);
-  return Object.assign(sim, {
+  return extend(sim, {
     get output() {
       return output;
     },

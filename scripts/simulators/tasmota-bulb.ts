@@ -3,7 +3,7 @@
  * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
  * `press()` sends a detached button action like a Tasmota with SetOption73.
  */
-import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
 
 export interface TasmotaBulb extends SimDevice {
   readonly power: boolean;
@@ -43,7 +43,7 @@ export async function startTasmotaBulb(opts: SimOptions & { topic: string }): Pr
     void publishState();
   });
   await connected(client);
-  return Object.assign(sim, {
+  return extend(sim, {
     get power() {
       return power;
     },

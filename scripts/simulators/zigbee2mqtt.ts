@@ -3,7 +3,7 @@
  * `bridge/devices` and per-device availability; `<name>/set` and `<name>/get` for bulbs (brightness
  * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does.
  */
-import { connected, connectSim, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
 
 export interface Z2mDeviceSpec {
   name: string;
@@ -116,7 +116,7 @@ export async function startZigbee2mqtt(
     void publishBulb(name);
   });
   await connected(client);
-  return Object.assign(sim, {
+  return extend(sim, {
     bulb(name: string) {
       const b = bulbs.get(name);
       if (!b) throw new Error(`no bulb ${name}`);

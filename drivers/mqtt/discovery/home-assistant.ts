@@ -85,6 +85,8 @@ export class HaDiscovery {
     const m = CONFIG.exec(topic.slice(this.#prefix.length + 1));
     if (!topic.startsWith(`${this.#prefix}/`) || !m) return null;
     const [, component, node, object] = m;
+    // Hearth's own announcements (plugins/mqtt-devices ha-publish.ts) must not come back as devices.
+    if (node?.startsWith('hearth_')) return null;
     if (payload.length === 0) return this.#removed(topic);
     const c = expand(jsonObject(payload));
     return component === 'light'

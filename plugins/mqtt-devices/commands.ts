@@ -1,0 +1,121 @@
+/** `hearth mqtt ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
+import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
+
+const messageOf = (body: unknown) =>
+  typeof body === 'object' && body !== null && 'message' in body
+    ? String(body.message)
+    : JSON.stringify(body);
+
+async function call(io: CliIo, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await io.admin.request(method, path, body);
+  if (res.status >= 400) {
+    io.err(`error: ${messageOf(res.body)} (HTTP ${res.status})`);
+    return null;
+  }
+  return res.body ?? {};
+}
+
+/** `--name value` options (repeatable) and the remaining words. */
+export function options(args: string[]): { flags: Map<string, string[]>; words: string[]; json: boolean } {
+  const flags = new Map<string, string[]>();
+  const words: string[] = [];
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--json') json = true;
+    else if (a.startsWith('--') && i + 1 < args.length)
+      flags.set(a.slice(2), [...(flags.get(a.slice(2)) ?? []), args[++i]!]);
+    else words.push(a);
+  }
+  return { flags, words, json };
+}
+
+interface CredentialOut {
+  username: string;
+  site: string;
+  topics: string[] | null;
+  password?: string;
+  created?: string;
+}
+
+export const mqttCommands: CliCommand[] = [
+  {
+    name: 'mqtt credentials add',
+    usage: 'hearth mqtt credentials add <username> --site <site id or name> [--topic <filter>]... [--json]',
+    summary: 'Creates a device credential for the hub broker and prints its password (shown once)',
+    async run(args, io) {
+      const { flags, words, json } = options(args);
+      const site = flags.get('site')?.[0];
+      if (words.length !== 1 || !site) {
+        io.err(`usage: ${this.usage}`);
+        return 2;
+      }
+      const topics = flags.get('topic');
+      const c = (await call(io, 'POST', '/admin/mqtt/credentials', {
+        username: words[0],
+        site,
+        ...(topics ? { topics } : {}),
+      })) as CredentialOut | null;
+      if (!c) return 1;
+      if (json) io.out(JSON.stringify(c));
+      else {
+        io.out(`username: ${c.username}`);
+        io.out(`password: ${c.password}`);
+        io.out(`site:     ${c.site}`);
+        io.out(`topics:   ${c.topics ? c.topics.join(' ') : '(any device topic, and hearth/<site>/#)'}`);
+      }
+      return 0;
+    },
+  },
+  {
+    name: 'mqtt credentials list',
+    usage: 'hearth mqtt credentials list [--json]',
+    summary: 'Lists device credentials (passwords are never shown again)',
+    async run(args, io) {
+      const list = (await call(io, 'GET', '/admin/mqtt/credentials')) as CredentialOut[] | null;
+      if (!list) return 1;
+      if (options(args).json) io.out(JSON.stringify(list));
+      else
+        for (const c of list)
+          io.out(`${c.username}  site ${c.site}  ${c.topics ? c.topics.join(' ') : 'per-site'}`);
+      return 0;
+    },
+  },
+  {
+    name: 'mqtt credentials remove',
+    usage: 'hearth mqtt credentials remove <username>',
+    summary: 'Removes a device credential; the device is refused from its next publish or subscribe',
+    async run(args, io) {
+      const name = args[0];
+      if (!name) {
+        io.err(`usage: ${this.usage}`);
+        return 2;
+      }
+      if ((await call(io, 'DELETE', `/admin/mqtt/credentials/${encodeURIComponent(name)}`)) === null)
+        return 1;
+      io.out(`removed ${name}`);
+      return 0;
+    },
+  },
+  {
+    name: 'mqtt devices',
+    usage: 'hearth mqtt devices [--site <site>] [--json]',
+    summary: 'Lists the MQTT devices Hearth knows (new and unavailable ones are marked)',
+    async run(args, io) {
+      const { flags, json } = options(args);
+      const site = flags.get('site')?.[0];
+      const q = site ? `?site=${encodeURIComponent(site)}` : '';
+      const list = (await call(io, 'GET', `/admin/mqtt/devices${q}`)) as Array<
+        Record<string, unknown>
+      > | null;
+      if (!list) return 1;
+      if (json) io.out(JSON.stringify(list));
+      else
+        for (const d of list)
+          io.out(
+            `${String(d.mqttid)}  ${String(d.kind)}  site ${String(d.site)}${d.new ? '  NEW' : ''}${d.available === false ? '  unavailable' : ''}`,
+          );
+      return 0;
+    },
+  },
+];

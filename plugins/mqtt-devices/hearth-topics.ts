@@ -1,0 +1,150 @@
+/**
+ * Hearth's own topics on the bus (README "Topics"), for Node-RED, Home Assistant and scripts:
+ *   hearth/<site>/light/<id>/state         retained  {"state":"ON","brightness":128,"on":true,"bri":128}
+ *   hearth/<site>/light/<id>/availability  retained  online | offline
+ *   hearth/<site>/light/<id>/set           in        {"on":true,"bri":128} or {"state":"ON","brightness":128}
+ *   hearth/<site>/sensor/<id>/action       out       the event name (not retained)
+ *   hearth/<site>/sensor/<id>/event        in        {"event":"1"}: the generic sensor topic
+ *   hearth/<site>/status                   retained  online | offline
+ * `<id>` is the device's mqttid (`/`, `+`, `#`, `%` percent-encoded) for devices, the lighting sensor
+ * `_id` on the generic sensor topic. Commands are never retained by Hearth, and retained commands
+ * received are ignored (ghost switching, research §2.5).
+ */
+import type { Logger } from 'pino';
+import type { MqttApi, MqttMessage } from '../../core/mqtt/types.ts';
+import type { LightLevel } from '../lighting/driver.ts';
+
+const MAX_IN = 1024;
+
+export const topicId = (id: string) =>
+  id.replace(/[/+#%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+export const fromTopicId = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+};
+
+export interface HearthTopicDeps {
+  /** Commands a device light of the site; rejects when the site has no such device or link. */
+  setLight(site: string, protocolid: string, level: LightLevel | 'on'): Promise<void>;
+  postSensorEvent(site: string, sensorId: string, event: string): Promise<void>;
+}
+
+/** `{"on","bri"}` or Home Assistant JSON `{"state","brightness"}` (0..255); `'on'` = on at its last level. */
+export function parseCommand(payload: Buffer): LightLevel | 'on' | null {
+  if (payload.length > MAX_IN) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof body !== 'object' || body === null) return null;
+  const b = body as Record<string, unknown>;
+  const on =
+    typeof b.on === 'boolean' ? b.on : b.state === 'ON' ? true : b.state === 'OFF' ? false : undefined;
+  const rawBri = b.bri ?? b.brightness;
+  if (
+    rawBri !== undefined &&
+    (typeof rawBri !== 'number' || !Number.isInteger(rawBri) || rawBri < 0 || rawBri > 255)
+  )
+    return null;
+  const bri = rawBri as number | undefined;
+  if (on === false || bri === 0) return { on: false, bri: 0 };
+  if (bri !== undefined) return { on: true, bri };
+  return on === true ? 'on' : null;
+}
+
+export class HearthTopics {
+  readonly #mqtt: MqttApi;
+  readonly #log: Logger;
+  readonly #deps: HearthTopicDeps;
+
+  constructor(mqtt: MqttApi, log: Logger, deps: HearthTopicDeps) {
+    this.#mqtt = mqtt;
+    this.#log = log;
+    this.#deps = deps;
+  }
+
+  #publish(topic: string, payload: string, retain: boolean): void {
+    this.#mqtt
+      .publish(topic, payload, { retain })
+      .catch((err: unknown) => this.#log.debug({ err, topic }, 'hearth topic not published'));
+  }
+
+  state(site: string, protocolid: string, level: LightLevel): void {
+    const body = { state: level.on ? 'ON' : 'OFF', brightness: level.bri, on: level.on, bri: level.bri };
+    this.#publish(`hearth/${site}/light/${topicId(protocolid)}/state`, JSON.stringify(body), true);
+  }
+
+  availability(site: string, protocolid: string, online: boolean): void {
+    this.#publish(
+      `hearth/${site}/light/${topicId(protocolid)}/availability`,
+      online ? 'online' : 'offline',
+      true,
+    );
+  }
+
+  /** Removes a device's retained topics (device forgotten or moved to another site). */
+  forget(site: string, protocolid: string): void {
+    this.#publish(`hearth/${site}/light/${topicId(protocolid)}/state`, '', true);
+    this.#publish(`hearth/${site}/light/${topicId(protocolid)}/availability`, '', true);
+  }
+
+  event(site: string, id: string, event: string): void {
+    this.#publish(`hearth/${site}/sensor/${topicId(id)}/action`, event, false);
+  }
+
+  siteStatus(site: string, online: boolean): void {
+    this.#publish(`hearth/${site}/status`, online ? 'online' : 'offline', true);
+  }
+
+  async listen(): Promise<void> {
+    await this.#mqtt.subscribe('hearth/+/light/+/set', (m) => this.#command(m));
+    await this.#mqtt.subscribe('hearth/+/sensor/+/event', (m) => this.#sensorEvent(m));
+  }
+
+  #command(m: MqttMessage): void {
+    const [, site, , raw] = m.topic.split('/');
+    const id = raw ? fromTopicId(raw) : null;
+    if (m.retain || !site || !id) return;
+    const level = parseCommand(m.payload);
+    if (!level) {
+      this.#log.warn({ topic: m.topic }, 'dropped a bad command on a hearth topic');
+      return;
+    }
+    this.#deps
+      .setLight(site, id, level)
+      .catch((err: unknown) =>
+        this.#log.warn({ topic: m.topic, reason: (err as Error).message }, 'hearth topic command failed'),
+      );
+  }
+
+  #sensorEvent(m: MqttMessage): void {
+    const [, site, , raw] = m.topic.split('/');
+    const id = raw ? fromTopicId(raw) : null;
+    if (m.retain || !site || !id) return;
+    let event: unknown;
+    try {
+      event =
+        m.payload.length <= MAX_IN
+          ? (JSON.parse(m.payload.toString('utf8')) as { event?: unknown }).event
+          : null;
+    } catch {
+      event = null;
+    }
+    if (typeof event !== 'string' || event === '' || event.length > 64) {
+      this.#log.warn({ topic: m.topic }, 'dropped a bad sensor event: expected {"event":"<1..64 chars>"}');
+      return;
+    }
+    const name = event;
+    this.#deps
+      .postSensorEvent(site, id, name)
+      .then(() => this.event(site, id, name))
+      .catch((err: unknown) =>
+        this.#log.warn({ topic: m.topic, reason: (err as Error).message }, 'sensor event refused'),
+      );
+  }
+}

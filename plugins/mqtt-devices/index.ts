@@ -1,0 +1,175 @@
+/**
+ * MQTT bulbs, wall switches and sensors (issue 4): registers the `mqtt` lighting driver (one instance per
+ * site, on the hub's broker or an external one), keeps the device registry (discovered devices marked new,
+ * vanished ones unavailable), owns device credentials and the broker hooks that check them, and bridges
+ * Hearth's own `hearth/<site>/…` topics (README).
+ */
+
+import { definePlugin } from '../../core/plugin/types.ts';
+import { createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
+import { inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
+import type { DriverObserver } from '../../drivers/mqtt/observer.ts';
+import type { LightingExports } from '../lighting/types.ts';
+import { brokerHooks } from './broker-access.ts';
+import { mqttCommands } from './commands.ts';
+import { configSchema, type MqttDevicesConfig } from './config.ts';
+import { Credentials, type CredentialsDoc } from './credentials.ts';
+import { haConfigs, publishHa } from './ha-publish.ts';
+import { HearthTopics } from './hearth-topics.ts';
+import { Instances } from './instances.ts';
+import { type DeviceRecord, Registry, type RegistryDoc } from './registry.ts';
+import { mountRoutes } from './routes.ts';
+
+export default definePlugin<MqttDevicesConfig, Record<string, never>>({
+  name: 'mqtt-devices',
+  version: '0.1.0',
+  description:
+    'MQTT lights, switches and sensors (zigbee2mqtt, Home Assistant, Tasmota, Shelly), device credentials, hearth/<site>/ topics.',
+  requires: ['lighting'],
+  optional: ['auth'],
+  configSchema,
+  commands: mqttCommands,
+  async start(ctx) {
+    const { config, log } = ctx;
+    const lighting: LightingExports = ctx.use('lighting');
+    if (config.broker.password) ctx.redact.value(config.broker.password);
+    const credentials = new Credentials(
+      await ctx.store.open<CredentialsDoc>('credentials', { credentials: [] }),
+    );
+    const registryDoc = await ctx.store.open<RegistryDoc>('devices', { devices: [] });
+    const registry = new Registry(registryDoc);
+    const instances = new Instances(lighting, registry, config, log);
+    ctx.mqtt.hooks(brokerHooks(credentials, (key) => lighting.sites.resolveKey(key)));
+
+    const siteName = (site: string) => lighting.sites.get(site)?.name ?? site;
+    const announce = (r: DeviceRecord) =>
+      config.publishHomeAssistant
+        ? publishHa(ctx.mqtt, haConfigs(config.homeAssistantPrefix, siteName(r.site), r)).catch(
+            (err: unknown) => log.warn({ err }, 'Home Assistant discovery not published'),
+          )
+        : Promise.resolve();
+
+    const topics = new HearthTopics(ctx.mqtt, log, {
+      async setLight(site, protocolid, level) {
+        const r = registry.get(protocolid);
+        const driver = instances.driver(site);
+        // hearth/<site>/… only reaches that site's devices (the ACL already keeps clients in their site).
+        if (!r || r.site !== site || !driver) throw new Error(`no MQTT device ${protocolid} on site ${site}`);
+        const target = level === 'on' ? { on: true, bri: r.level?.on ? r.level.bri : 255 } : level;
+        await driver.setState(protocolid, target);
+      },
+      postSensorEvent: (site, sensorId, event) => lighting.postSensorEvent(site, sensorId, event),
+    });
+
+    /** Reports about a device go out under the site the registry assigns it to, once. */
+    const mine = (site: string, protocolid: string) => {
+      const r = registry.get(protocolid);
+      return !r || r.site === site;
+    };
+    const observer = (driverId: string): DriverObserver => {
+      const site = Instances.siteOf(driverId);
+      return {
+        discovered(device, source) {
+          void registry.seen(site, device, source).then((isNew) => {
+            const r = registry.get(device.protocolid);
+            if (isNew) log.info({ device: device.protocolid, site, source }, 'new MQTT device discovered');
+            if (r && r.site === site) void announce(r);
+          });
+        },
+        gone(protocolid) {
+          registry.gone(protocolid);
+          if (mine(site, protocolid)) topics.availability(site, protocolid, false);
+        },
+        availability(protocolid, online) {
+          registry.availability(protocolid, online);
+          if (mine(site, protocolid)) topics.availability(site, protocolid, online);
+        },
+        state(protocolid, level) {
+          if (!mine(site, protocolid)) return;
+          registry.level(protocolid, level);
+          topics.state(site, protocolid, level);
+        },
+        event(protocolid, event) {
+          if (mine(site, protocolid)) topics.event(site, protocolid, event);
+        },
+        detail: () => ({
+          new: registry
+            .forSite(site)
+            .filter((r) => r.new)
+            .map((r) => r.protocolid),
+        }),
+      };
+    };
+    lighting.registerDriverType(
+      'mqtt',
+      createMqttDriverFactory({ inProcess: () => inProcessLink(ctx.mqtt), observer }),
+    );
+
+    /** Retained topics die with the embedded broker: republish what Hearth knows (research §5.1). */
+    const republish = () => {
+      for (const site of instances.sites()) topics.siteStatus(site, true);
+      for (const r of registry.all()) {
+        if (r.level) topics.state(r.site, r.protocolid, r.level);
+        if (r.available !== null || r.gone)
+          topics.availability(r.site, r.protocolid, r.available === true && !r.gone);
+        void announce(r);
+      }
+    };
+
+    const startSite = async (site: string) => {
+      try {
+        await instances.start(site);
+        topics.siteStatus(site, true);
+      } catch (err) {
+        log.error({ err, site }, 'mqtt driver failed to start');
+        ctx.notices.set(`driver-${site}`, `the MQTT driver of site ${siteName(site)} failed to start`);
+      }
+    };
+    for (const s of lighting.sites.list()) await startSite(s.siteid);
+    if (config.discoverySite && !instances.discoverySite())
+      ctx.notices.set('discovery-site', `MQTT discovery is off: no site named ${config.discoverySite}`);
+    ctx.bus.on('lighting.site.created', ({ siteId }) => startSite(siteId));
+    ctx.bus.on('lighting.site.deleted', async ({ siteId }) => {
+      await instances.stop(siteId);
+      topics.siteStatus(siteId, false);
+      await registry.removeSite(siteId);
+      await credentials.removeSite(siteId);
+    });
+    await topics.listen();
+    ctx.mqtt.onConnect(republish);
+
+    mountRoutes(ctx.http.router('admin', { prefix: '/admin/mqtt' }), {
+      lighting,
+      credentials,
+      registry,
+      zigbee2mqttBase: config.zigbee2mqttBase,
+      async devicesChanged(sites) {
+        for (const s of new Set(sites)) await instances.restart(s);
+      },
+      async forgetDevice(site, protocolid) {
+        topics.forget(site, protocolid);
+        const r = registry.get(protocolid);
+        if (config.publishHomeAssistant && r)
+          await publishHa(
+            ctx.mqtt,
+            haConfigs(config.homeAssistantPrefix, siteName(site), { ...r, site }),
+            true,
+          );
+      },
+    });
+
+    return {
+      async stop() {
+        for (const site of instances.sites()) topics.siteStatus(site, false);
+        await instances.stopAll();
+        await registryDoc.flush();
+      },
+      health() {
+        const down = instances.sites().filter((s) => !instances.driver(s)?.connection().connected);
+        return down.length === 0
+          ? { status: 'ok' }
+          : { status: 'degraded', detail: `MQTT drivers not connected: ${down.join(', ')}` };
+      },
+    };
+  },
+});

@@ -1,0 +1,178 @@
+/**
+ * The MQTT devices Hearth knows, per site: found by discovery (marked `new` until the operator accepts
+ * them), registered by the operator, or named by a light's `mqttid`. Devices that disappear are marked
+ * unavailable, never deleted. Membership changes are committed; presence and levels are coalesced.
+ */
+
+import { HttpError } from '../../core/http/errors.ts';
+import type { DocStore } from '../../core/store/types.ts';
+import type { MqttDevice } from '../../drivers/mqtt/device.ts';
+import type { DeviceSource } from '../../drivers/mqtt/device-table.ts';
+import type { LightLevel } from '../lighting/driver.ts';
+
+export interface DeviceRecord {
+  protocolid: string;
+  site: string;
+  device: MqttDevice;
+  source: DeviceSource | 'registered';
+  new: boolean;
+  /** null until the device said anything about its presence. */
+  available: boolean | null;
+  /** Discovery no longer lists it. */
+  gone: boolean;
+  level: LightLevel | null;
+  firstSeen: string;
+  lastSeen: string;
+}
+
+export interface RegistryDoc {
+  devices: DeviceRecord[];
+}
+
+export const deviceView = (r: DeviceRecord) => ({
+  protocolid: r.protocolid,
+  mqttid: r.protocolid,
+  site: r.site,
+  profile: r.device.profile,
+  kind: r.device.kind,
+  ...(r.device.name !== undefined ? { name: r.device.name } : {}),
+  ...(r.device.events !== undefined ? { events: r.device.events } : {}),
+  source: r.source,
+  new: r.new,
+  available: r.gone ? false : r.available,
+  gone: r.gone,
+  ...(r.level ? { on: r.level.on, bri: r.level.bri } : {}),
+  firstSeen: r.firstSeen,
+  lastSeen: r.lastSeen,
+});
+
+export class Registry {
+  readonly #doc: DocStore<RegistryDoc>;
+
+  constructor(doc: DocStore<RegistryDoc>) {
+    this.#doc = doc;
+  }
+
+  all(): DeviceRecord[] {
+    return this.#doc.data.devices;
+  }
+  forSite(site: string): DeviceRecord[] {
+    return this.#doc.data.devices.filter((d) => d.site === site);
+  }
+  get(protocolid: string): DeviceRecord | undefined {
+    return this.#doc.data.devices.find((d) => d.protocolid === protocolid);
+  }
+  require(protocolid: string): DeviceRecord {
+    const r = this.get(protocolid);
+    if (!r) throw new HttpError(404, 'not_found', `no MQTT device ${protocolid}`);
+    return r;
+  }
+
+  /** A device seen by a driver of `site`. Returns true when it is new to Hearth. */
+  async seen(site: string, device: MqttDevice, source: DeviceSource): Promise<boolean> {
+    const now = new Date().toISOString();
+    const known = this.get(device.protocolid);
+    if (known) {
+      this.#doc.update(() => {
+        // An operator's registration keeps its own topics; discovery refreshes its own.
+        if (known.source !== 'registered' && source !== 'implicit') known.device = device;
+        known.gone = false;
+        known.lastSeen = now;
+      });
+      return false;
+    }
+    const record: DeviceRecord = {
+      protocolid: device.protocolid,
+      site,
+      device,
+      source,
+      new: source !== 'implicit',
+      available: null,
+      gone: false,
+      level: null,
+      firstSeen: now,
+      lastSeen: now,
+    };
+    await this.#doc.commit((d) => {
+      d.devices.push(record);
+    });
+    return record.new;
+  }
+
+  async register(site: string, device: MqttDevice): Promise<DeviceRecord> {
+    if (this.get(device.protocolid))
+      throw new HttpError(409, 'conflict', `MQTT device ${device.protocolid} is already known`);
+    const now = new Date().toISOString();
+    const record: DeviceRecord = {
+      protocolid: device.protocolid,
+      site,
+      device,
+      source: 'registered',
+      new: false,
+      available: null,
+      gone: false,
+      level: null,
+      firstSeen: now,
+      lastSeen: now,
+    };
+    await this.#doc.commit((d) => {
+      d.devices.push(record);
+    });
+    return record;
+  }
+
+  async patch(
+    protocolid: string,
+    change: { site?: string; new?: boolean; name?: string },
+  ): Promise<DeviceRecord> {
+    const r = this.require(protocolid);
+    await this.#doc.commit(() => {
+      if (change.site !== undefined) r.site = change.site;
+      if (change.new !== undefined) r.new = change.new;
+      if (change.name !== undefined) r.device = { ...r.device, name: change.name };
+    });
+    return r;
+  }
+
+  async remove(protocolid: string): Promise<DeviceRecord> {
+    const r = this.require(protocolid);
+    await this.#doc.commit((d) => {
+      d.devices = d.devices.filter((x) => x.protocolid !== protocolid);
+    });
+    return r;
+  }
+
+  async removeSite(site: string): Promise<void> {
+    if (!this.#doc.data.devices.some((d) => d.site === site)) return;
+    await this.#doc.commit((d) => {
+      d.devices = d.devices.filter((x) => x.site !== site);
+    });
+  }
+
+  availability(protocolid: string, online: boolean): void {
+    const r = this.get(protocolid);
+    if (r && r.available !== online)
+      this.#doc.update(() => {
+        r.available = online;
+        r.lastSeen = new Date().toISOString();
+      });
+  }
+
+  gone(protocolid: string): void {
+    const r = this.get(protocolid);
+    if (r && !r.gone)
+      this.#doc.update(() => {
+        r.gone = true;
+      });
+  }
+
+  level(protocolid: string, level: LightLevel): void {
+    const r = this.get(protocolid);
+    if (!r) return;
+    this.#doc.update(() => {
+      r.level = level;
+      r.available = true;
+      r.lastSeen = new Date().toISOString();
+    });
+  }
+}

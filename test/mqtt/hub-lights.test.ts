@@ -1,0 +1,49 @@
+/**
+ * Through the real hub: a simulated Tasmota bulb authenticates with a device credential, the operator
+ * adds it as a light on the site API (`mqttid`), PUT /light/state reaches the bulb as a non-retained
+ * command, and the bulb's own report confirms the level.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
+import { eventually, type MqttHub, startMqttHub } from './hub.ts';
+
+describe('mqtt-devices through the hub', () => {
+  let h: MqttHub;
+  let bulb: TasmotaBulb | null = null;
+  beforeEach(async () => {
+    h = await startMqttHub();
+  });
+  afterEach(async () => {
+    await bulb?.stop();
+    bulb = null;
+    await h.stop();
+  });
+
+  it('drives a Tasmota bulb from the site API and confirms from its report', async () => {
+    const password = await h.credential('desk-bulb', ['cmnd/desk/#', 'stat/desk/#', 'tele/desk/#']);
+    bulb = await startTasmotaBulb({ url: h.t.mqttUrl, topic: 'desk', username: 'desk-bulb', password });
+    const created = await h.site('POST', '/light', {
+      name: 'Desk',
+      type: 'dimmable',
+      vendor: 'mqtt',
+      mqttid: 'tasmota:desk',
+    });
+    expect(created.status).toBe(201);
+    const put = await h.site('PUT', '/light/state', { _id: created.body._id, on: true, bri: 128 });
+    expect(put.status).toBe(200);
+    await eventually(() => bulb!.power && bulb!.dimmer === 50, 'the bulb to switch on at 50 %');
+    const light = await eventually(async () => {
+      const l = (await h.site('GET', '/light')).body[0];
+      return l.on ? l : undefined;
+    }, 'the reported level');
+    expect(light).toMatchObject({ on: true, bri: 128, mqttid: 'tasmota:desk' });
+    const commands = bulb.received.filter((r) => r.topic.startsWith('cmnd/desk/') && r.payload !== '');
+    expect(commands.length).toBeGreaterThan(0);
+    expect(commands.every((c) => !c.retain)).toBe(true);
+    // The device is remembered for the next start.
+    const devices = await h.t.admin('GET', '/admin/mqtt/devices');
+    expect(devices.body).toEqual([
+      expect.objectContaining({ mqttid: 'tasmota:desk', source: 'implicit', new: false }),
+    ]);
+  });
+});
