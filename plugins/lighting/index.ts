@@ -58,7 +58,10 @@ export default definePlugin<LightingConfig, LightingExports>({
         if (sensor) void actions.sensorEvent(inst.siteId, sensor, event);
         else log.debug({ driver: inst.id, event }, 'event from an unknown sensor ignored');
       },
-      connection: (inst) => live.publish(inst.siteId, 'connection', connectionView(inst)),
+      connection: (inst) => {
+        live.publish(inst.siteId, 'connection', connectionView(inst));
+        if (inst.status.connected) void control.resync(inst);
+      },
     });
     control = new LightControl({
       catalog,

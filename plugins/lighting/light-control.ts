@@ -106,6 +106,24 @@ export class LightControl {
     this.#confirm(light, level ?? this.entry(lightId).desired);
   }
 
+  /**
+   * Full resync after a driver (re)connects (research §2.7: push channels die silently, so what happened
+   * meanwhile is read back rather than trusted). Drivers that cannot read are left alone.
+   */
+  async resync(inst: DriverInstance): Promise<void> {
+    const read = inst.driver.readState?.bind(inst.driver);
+    if (!read) return;
+    for (const light of this.#d.catalog.data.lights) {
+      if (!this.#d.drivers.serves(inst, light)) continue;
+      try {
+        const level = await read(light.protocolid);
+        if (level) this.#confirm(light, level);
+      } catch (err) {
+        this.#d.log.warn({ err, light: light._id, driver: inst.id }, 'resync read failed');
+      }
+    }
+  }
+
   /** A device report from a driver: applies to every light that driver serves with that protocol id. */
   report(inst: DriverInstance, protocolid: string, level: LightLevel): void {
     for (const light of this.#d.catalog.data.lights) {

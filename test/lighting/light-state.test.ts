@@ -50,6 +50,22 @@ describe('reported state', () => {
   });
 });
 
+describe('resync', () => {
+  it('reads every light back when the driver reconnects, and pushes what changed meanwhile', async () => {
+    h.driver.behaviour = 'report';
+    h.driver.readable = true;
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    h.driver.setConnected(false);
+    h.driver.unseenChange('L', { on: true, bri: 66 });
+    expect(await level(lamp._id)).not.toEqual({ on: true, bri: 66 });
+    h.driver.setConnected(true);
+    await ws.next('setLightState', (d) => d._id === lamp._id && d.bri === 66);
+    expect(await level(lamp._id)).toEqual({ on: true, bri: 66 });
+    await ws.close();
+  });
+});
+
 describe('coalescing', () => {
   it('sends only the last of the commands that arrive while the driver is busy', async () => {
     h.driver.behaviour = 'report';

@@ -56,6 +56,11 @@ export class TestDriverControl {
     this.sink.reportState(protocolid, level);
   }
 
+  /** A device changed while the link was down: nothing is reported, only a read-back can see it. */
+  unseenChange(protocolid: string, level: LightLevel): void {
+    this.levels.set(protocolid, level);
+  }
+
   setConnected(connected: boolean): void {
     this.connected = connected;
     this.sink.reportConnection({ connected, detail: { link: 'loopback' } });
