@@ -1,10 +1,10 @@
 import type { UsageLedger } from './accounting/usage-ledger.ts';
 import { characterCount } from './accounting/usage-ledger.ts';
-import type { TranslationCache } from './cache.ts';
+import type { CachedTranslation, TranslationCache } from './cache.ts';
 import type { EngineChain } from './engines/chain.ts';
 import { invalid, notFoundError, quotaExceeded } from './errors.ts';
 import type { TranslateRequest } from './request/types.ts';
-import { prepareMarkup } from './tags/markup.ts';
+import { type PreparedMarkup, prepareMarkup } from './tags/markup.ts';
 
 /** Who is billed: a developer key, a site token's client, or a site (announcements). */
 export interface Account {
@@ -44,6 +44,9 @@ function optionsKey(req: TranslateRequest): string {
  * from memory, the rest go to the engine chain in one batch, and usage is recorded once on success.
  */
 export class TranslateService {
+  /** Translations under way, by cache key. */
+  private readonly inFlight = new Map<string, Promise<CachedTranslation>>();
+
   constructor(
     private readonly chain: EngineChain | null,
     private readonly cache: TranslationCache,
@@ -87,42 +90,72 @@ export class TranslateService {
     }
   }
 
-  private async resolve(req: TranslateRequest, prepared: ReturnType<typeof prepareMarkup>[] | null) {
+  /**
+   * Cached texts come from memory; a text another request is already translating with the same options
+   * waits for that answer (a burst of identical announcements makes one upstream call); the rest go to
+   * the chain in one batch.
+   */
+  private async resolve(
+    req: TranslateRequest,
+    prepared: PreparedMarkup[] | null,
+  ): Promise<CachedTranslation[]> {
     const prefix = `${optionsKey(req)}\u0000`;
     const now = Date.now();
-    const results = req.texts.map((text) => this.cache.get(prefix + text, now));
+    const results: Array<CachedTranslation | Promise<CachedTranslation> | undefined> = req.texts.map(
+      (text) => this.cache.get(prefix + text, now) ?? this.inFlight.get(prefix + text),
+    );
     const missing = results.flatMap((r, i) => (r ? [] : [i]));
-    const chain = this.chain;
-    if (missing.length > 0 && chain) {
-      const texts = missing.map((i) => req.texts[i] ?? '');
-      const answer = await chain.translate(
-        {
-          texts,
-          source: req.source,
-          target: req.target,
-          formality: req.formality,
-          context: req.context,
-          customInstructions: req.customInstructions,
-          modelType: req.modelType,
-          splitSentences: req.splitSentences,
-          preserveFormatting: req.preserveFormatting,
-          tags: req.tags,
-          prepared: prepared ? missing.map((i) => prepared[i]!) : null,
-        },
-        this.signal,
-      );
+    if (missing.length > 0) {
+      const batch = this.translateBatch(req, prepared, missing, prefix, now);
       missing.forEach((index, j) => {
-        const t = answer.result.translations[j];
-        const entry = {
-          text: t?.text ?? '',
-          detectedSource: t?.detectedSource ?? null,
-          modelTypeUsed: answer.result.modelTypeUsed,
-          at: now,
-        };
-        results[index] = entry;
-        this.cache.set(prefix + texts[j], entry);
+        const key = prefix + (req.texts[index] ?? '');
+        const one = batch.then((entries) => entries[j]!);
+        one.catch(() => {}); // the batch's own await reports the error
+        if (!this.inFlight.has(key)) {
+          this.inFlight.set(key, one);
+          one.finally(() => this.inFlight.delete(key)).catch(() => {});
+        }
+        results[index] = one;
       });
     }
-    return results.map((r) => r ?? { text: '', detectedSource: null, modelTypeUsed: null, at: now });
+    return Promise.all(results as Array<CachedTranslation | Promise<CachedTranslation>>);
+  }
+
+  private async translateBatch(
+    req: TranslateRequest,
+    prepared: PreparedMarkup[] | null,
+    missing: number[],
+    prefix: string,
+    now: number,
+  ): Promise<CachedTranslation[]> {
+    const chain = this.chain!;
+    const texts = missing.map((i) => req.texts[i] ?? '');
+    const answer = await chain.translate(
+      {
+        texts,
+        source: req.source,
+        target: req.target,
+        formality: req.formality,
+        context: req.context,
+        customInstructions: req.customInstructions,
+        modelType: req.modelType,
+        splitSentences: req.splitSentences,
+        preserveFormatting: req.preserveFormatting,
+        tags: req.tags,
+        prepared: prepared ? missing.map((i) => prepared[i]!) : null,
+      },
+      this.signal,
+    );
+    return texts.map((text, j) => {
+      const t = answer.result.translations[j];
+      const entry = {
+        text: t?.text ?? '',
+        detectedSource: t?.detectedSource ?? null,
+        modelTypeUsed: answer.result.modelTypeUsed,
+        at: now,
+      };
+      this.cache.set(prefix + text, entry);
+      return entry;
+    });
   }
 }

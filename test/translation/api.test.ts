@@ -247,6 +247,19 @@ describe('POST /v2/translate over the wire', () => {
     expect(upstream.calls('/v2/translate').length).toBe(before + 2); // another option, another cache entry
   });
 
+  it('makes one upstream call for a burst of identical requests', async () => {
+    upstream.trouble({ delayMs: 1000, times: 1, path: '/v2/translate' });
+    const before = upstream.calls('/v2/translate').length;
+    const body = { text: ['Someone is at the door'], target_lang: 'DE', source_lang: 'EN' };
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => h.call('POST', '/v2/translate', { key: secret, json: body })),
+    );
+    expect(burst.map((r) => r.body.translations?.[0]?.text)).toEqual(
+      Array(10).fill('SOMEONE IS AT THE DOOR'),
+    );
+    expect(upstream.calls('/v2/translate').length).toBe(before + 1);
+  });
+
   it('never leaks the upstream key, even when the upstream fails', async () => {
     upstream.trouble({ status: 456, body: '{"message":"Quota exceeded"}', path: '/v2/translate' });
     lt.trouble({ status: 500, body: '{"error":"down"}', path: '/translate' });
