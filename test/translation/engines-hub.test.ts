@@ -141,6 +141,12 @@ describe('failover and circuit breaker through the hub', () => {
     const ok = await h.call('POST', '/v2/translate', { key: secret, json });
     expect(ok.body.translations[0].text).toBe('[Dinner is ready]');
     expect(lt.calls('/translate')).toHaveLength(0);
+    const targets = (await h.call('GET', '/v2/languages?type=target', { key: secret })).body as Array<{
+      language: string;
+      supports_formality: boolean;
+    }>;
+    expect(targets.find((l) => l.language === 'DE')?.supports_formality).toBe(true); // via the LLM
+    expect(targets.find((l) => l.language === 'EN-US')?.supports_formality).toBe(false); // DeepL's rule
     wrong = true;
     const bad = await h.call('POST', '/v2/translate', {
       key: secret,

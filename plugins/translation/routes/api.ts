@@ -2,7 +2,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import type { EngineChain } from '../engines/chain.ts';
 import { invalid, notSupported } from '../errors.ts';
-import { languageName } from '../languages.ts';
+import { FORMALITY_TARGETS, languageName } from '../languages.ts';
 import { requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
@@ -102,7 +102,9 @@ export async function summarize(chain: EngineChain | null) {
     for (const s of support.sources) sources.add(s);
     for (const t of support.targets) {
       targets.add(t);
-      if (engine.capabilities.formality && support.formality.has(t)) formality.add(t);
+      // The request validation follows DeepL's formality list, so only those targets can claim it.
+      if (engine.capabilities.formality && support.formality.has(t) && FORMALITY_TARGETS.has(t))
+        formality.add(t);
     }
   }
   return { sources, targets, formality };
