@@ -91,7 +91,8 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         const level: LightLevel = mergeLevel(e, what.on, what.bri);
         e.level = level;
         if (level.on) e.lastBri = level.bri;
-        if (e.online === null) e.online = true;
+        // A device that reports is present, whatever its last will said before.
+        if (e.online !== true) apply(e, { type: 'availability', online: true });
         sink.reportState(pid, level);
         observer?.state?.(pid, level);
         for (const wake of readers.get(pid) ?? []) wake();

@@ -144,7 +144,10 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       registry,
       zigbee2mqttBase: config.zigbee2mqttBase,
       async devicesChanged(sites) {
-        for (const s of new Set(sites)) await instances.restart(s);
+        for (const s of new Set(sites)) {
+          await instances.restart(s);
+          await Promise.all(registry.forSite(s).map(announce));
+        }
       },
       async forgetDevice(site, protocolid) {
         topics.forget(site, protocolid);

@@ -1,0 +1,125 @@
+/**
+ * Discovery through the real hub: zigbee2mqtt's bridge/devices and Home Assistant configs put devices on
+ * the discovery site, marked new (admin API and the site's GET /connection); devices that vanish from the
+ * list or withdraw their config, and devices whose last will fires, are marked unavailable, never deleted.
+ */
+import mqtt from 'mqtt';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
+import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
+import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
+
+describe('discovery and availability', () => {
+  let h: MqttHub;
+  const stops: Array<() => Promise<void> | void> = [];
+  beforeEach(async () => {
+    h = await startMqttHub({ mqtt: { allowAnonymous: true } });
+  });
+  afterEach(async () => {
+    for (const s of stops.splice(0)) await s();
+    await h.stop();
+  });
+
+  const devices = async () => (await h.t.admin('GET', '/admin/mqtt/devices')).body as Json[];
+  const device = async (id: string) => (await devices()).find((d) => d.mqttid === id);
+
+  it('zigbee2mqtt devices appear as new on the discovery site; a removed one becomes unavailable', async () => {
+    const z2m = await startZigbee2mqtt({
+      url: h.t.mqttUrl,
+      devices: [
+        { name: 'hall', type: 'bulb' },
+        { name: 'hall switch', type: 'switch' },
+      ],
+    });
+    stops.push(() => z2m.stop());
+    await eventually(
+      async () => ((await devices()).length === 2 ? true : undefined),
+      'two discovered devices',
+    );
+    expect(await device('zigbee2mqtt:hall')).toMatchObject({
+      site: h.siteid,
+      kind: 'dimmable',
+      new: true,
+      source: 'zigbee2mqtt',
+    });
+    expect(await device('zigbee2mqtt:hall switch')).toMatchObject({
+      kind: 'sensor',
+      new: true,
+      events: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
+    });
+    const conn = (await h.site('GET', '/connection')).body.find((c: Json) => c.vendor === 'mqtt');
+    expect(conn.detail.new.sort()).toEqual(['zigbee2mqtt:hall', 'zigbee2mqtt:hall switch']);
+
+    // The operator accepts one; it is no longer new.
+    const accepted = await h.t.admin(
+      'PATCH',
+      `/admin/mqtt/devices/${encodeURIComponent('zigbee2mqtt:hall')}`,
+      { new: false },
+    );
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.new).toBe(false);
+
+    await z2m.remove('hall switch');
+    const gone = await eventually(async () => {
+      const d = await device('zigbee2mqtt:hall switch');
+      return d?.gone ? d : undefined;
+    }, 'the removed switch to be marked');
+    expect(gone).toMatchObject({ available: false, gone: true });
+    expect(await device('zigbee2mqtt:hall')).toMatchObject({ gone: false, new: false });
+  });
+
+  it('a Home Assistant light is discovered, withdrawn (unavailable, kept), and its last will marks it offline', async () => {
+    const bulb = await startHaJsonBulb({ url: h.t.mqttUrl, node: 'esp1' });
+    await eventually(() => device('ha:esp1-light'), 'the HA light');
+    await eventually(
+      async () => ((await device('ha:esp1-light'))?.available === true ? true : undefined),
+      'online',
+    );
+    expect(await device('ha:esp-esp1')).toMatchObject({ kind: 'sensor', events: ['short'] });
+
+    bulb.crash(); // ungraceful: the broker publishes `esphome/esp1/status offline`
+    await eventually(
+      async () => ((await device('ha:esp1-light'))?.available === false ? true : undefined),
+      'the last will',
+    );
+    const conn = (await h.site('GET', '/connection')).body.find((c: Json) => c.vendor === 'mqtt');
+    expect(conn.detail.unavailable).toContain('ha:esp1-light');
+
+    const again = await startHaJsonBulb({ url: h.t.mqttUrl, node: 'esp1' });
+    stops.push(() => again.stop());
+    await eventually(
+      async () => ((await device('ha:esp1-light'))?.available === true ? true : undefined),
+      'back online',
+    );
+    await again.unannounce();
+    const withdrawn = await eventually(async () => {
+      const d = await device('ha:esp1-light');
+      return d?.gone ? d : undefined;
+    }, 'the withdrawn config');
+    expect(withdrawn.available).toBe(false);
+  });
+
+  it('a Tasmota LWT Offline is published as unavailable on the hearth availability topic', async () => {
+    const bulb = await startTasmotaBulb({ url: h.t.mqttUrl, topic: 'porch' });
+    await h.t.admin('POST', '/admin/mqtt/devices', {
+      mqttid: 'tasmota:porch',
+      site: h.siteid,
+      name: 'Porch',
+    });
+    const watcher = await mqtt.connectAsync(h.t.mqttUrl, { password: h.sitekey, username: 'watcher' });
+    stops.push(() => watcher.endAsync());
+    const seen: string[] = [];
+    watcher.on('message', (t, p) => seen.push(`${t} ${p.toString()}`));
+    await watcher.subscribeAsync(`hearth/${h.siteid}/light/+/availability`);
+    const topic = `hearth/${h.siteid}/light/tasmota:porch/availability`;
+    await eventually(() => seen.includes(`${topic} online`), 'online');
+    bulb.crash();
+    await eventually(() => seen.includes(`${topic} offline`), 'offline');
+    expect(await device('tasmota:porch')).toMatchObject({
+      available: false,
+      name: 'Porch',
+      source: 'registered',
+    });
+  });
+});
