@@ -106,7 +106,12 @@ export const configSchema: JsonSchema = {
       default: {},
       additionalProperties: false,
       properties: {
-        max: int('Maximum records', 'Oldest dropped first.', 50000, 100),
+        max: int(
+          'Maximum records',
+          'Oldest dropped first; the file is rewritten at most once per coalescing window.',
+          10000,
+          100,
+        ),
         retention_days: int('Retention', 'Days.', 30, 1),
       },
     },

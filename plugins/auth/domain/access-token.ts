@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
+import { decodeJws, signEs256, verifyEs256 } from './jws.ts';
 import type { KeyRing } from './keys.ts';
 import { newId } from './secrets.ts';
 
@@ -21,6 +21,10 @@ export interface MintInput {
   ttlSec: number;
 }
 
+const CLOCK_SKEW_SEC = 30;
+const str = (v: unknown): v is string => typeof v === 'string';
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
 /** RFC 9068 JWT access tokens (`typ: at+jwt`), signed with the key ring's current key. */
 export function createTokenSigner(keys: KeyRing, issuer: () => string) {
   return {
@@ -38,30 +42,42 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         scope: input.scopes.join(' '),
       };
       // RFC 9068 §2.1: header typ "at+jwt"
-      const token = await new SignJWT({ ...claims })
-        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-        .sign(key.privateKey);
+      const token = signEs256({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
       return { token, claims };
     },
 
-    /** Signature, `typ`, `iss`, `exp` and presence of every claim; returns null for anything else. */
+    /** Signature, `alg`, `typ`, `iss`, `exp` and presence of every claim; returns null for anything else. */
     async verify(token: string): Promise<AccessTokenClaims | null> {
-      try {
-        const { kid } = decodeProtectedHeader(token);
-        const key = kid ? keys.byKid(kid) : undefined;
-        if (!key) return null;
-        const { payload } = await jwtVerify(token, key.publicKey, {
-          issuer: issuer(),
-          typ: 'at+jwt', // RFC 9068 §4: reject tokens of another type
-          algorithms: [key.alg],
-          requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti', 'client_id'],
-        });
-        if (typeof payload.aud !== 'string' || typeof payload.client_id !== 'string') return null;
-        return payload as unknown as AccessTokenClaims;
-      } catch (err) {
-        if (err instanceof errors.JOSEError || err instanceof TypeError) return null;
-        throw err;
-      }
+      const jws = decodeJws(token);
+      if (!jws) return null;
+      const { header, payload: p } = jws;
+      // RFC 9068 §4: reject other token types; RFC 8725 §3.1: only the algorithm of the key
+      if (header.typ !== 'at+jwt' || !str(header.kid)) return null;
+      const key = keys.byKid(header.kid);
+      if (!key || header.alg !== key.alg || header.crit !== undefined) return null;
+      if (!verifyEs256(jws.input, jws.sig, key.publicKey)) return null;
+      if (
+        !str(p.iss) ||
+        !str(p.sub) ||
+        !str(p.aud) ||
+        !str(p.jti) ||
+        !str(p.client_id) ||
+        !num(p.exp) ||
+        !num(p.iat)
+      )
+        return null;
+      const now = Math.floor(Date.now() / 1000);
+      if (p.iss !== issuer() || p.exp <= now || p.iat > now + CLOCK_SKEW_SEC) return null;
+      return {
+        iss: p.iss,
+        sub: p.sub,
+        aud: p.aud,
+        exp: p.exp,
+        iat: p.iat,
+        jti: p.jti,
+        client_id: p.client_id,
+        scope: str(p.scope) ? p.scope : '',
+      };
     },
   };
 }

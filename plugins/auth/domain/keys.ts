@@ -1,15 +1,9 @@
+import type { KeyObject } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type CryptoKey,
-  calculateJwkThumbprint,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  type JWK,
-  type KeyObject,
-} from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { privateKeyFromJwk, publicKeyFromJwk } from './jws.ts';
 
 const ALG = 'ES256';
 const FILE = 'signing-keys.json';
@@ -29,14 +23,12 @@ interface KeyFile {
   keys: StoredKey[];
 }
 
-type Key = KeyObject | CryptoKey;
-
 export interface LoadedKey {
   kid: string;
   alg: string;
   status: 'current' | 'previous';
-  privateKey: Key;
-  publicKey: Key;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
   publicJwk: JWK;
 }
 
@@ -68,8 +60,8 @@ async function load(stored: StoredKey, status: LoadedKey['status']): Promise<Loa
     kid: stored.kid,
     alg: stored.alg,
     status,
-    privateKey: (await importJWK(stored.private_jwk, stored.alg)) as Key,
-    publicKey: (await importJWK(publicJwk, stored.alg)) as Key,
+    privateKey: privateKeyFromJwk(stored.private_jwk),
+    publicKey: publicKeyFromJwk(publicJwk),
     publicJwk,
   };
 }

@@ -75,9 +75,8 @@ export function mountIntrospectRevoke(router: HearthRouter, s: AuthServices): vo
     const caller = authenticateClient(s, ctx, body);
     if (caller.token_endpoint_auth_method === 'none') throw invalidClient('public clients cannot introspect');
     const result = await introspect(s, caller, required(body, 'token'));
-    void s.audit.record(result.active ? 'token.introspected' : 'token.introspect_denied', {
-      client_id: caller.id,
-    });
+    // Only refusals are audited: a resource server may introspect on every request.
+    if (!result.active) void s.audit.record('token.introspect_denied', { client_id: caller.id });
     noStore(ctx);
     ctx.body = result;
   });

@@ -40,6 +40,7 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     backend_kind: 'mint',
     revocable: true,
     issued_at: new Date(claims.iat * 1000).toISOString(),
+    t: claims.iat * 1000,
     expires_at: new Date(claims.exp * 1000).toISOString(),
     agent_chain: [],
     consent_client_id: input.consentGrantId ? input.client.id : '',

@@ -9,6 +9,8 @@ export interface AuditInput {
   detail?: string;
 }
 
+export type AuditEventView = Omit<AuditEvent, 't'>;
+
 export interface AuditQuery {
   action?: string;
   actor_id?: string;
@@ -20,9 +22,10 @@ export interface AuditQuery {
 }
 
 /** The audit trail (action names from the research note §1.2), in a bounded log of its own. */
-export function createAudit(log: LogStore<AuditEvent>) {
+export function createAudit(log: LogStore<AuditEvent>, retentionMs: number) {
   return {
     record(action: string, input: AuditInput = {}): Promise<void> {
+      const now = Date.now();
       return log.append({
         id: newId(),
         action,
@@ -31,21 +34,24 @@ export function createAudit(log: LogStore<AuditEvent>) {
         ip: input.ip ?? '',
         detail: input.detail ?? '',
         trace_id: '',
-        created_at: new Date().toISOString(),
+        created_at: new Date(now).toISOString(),
+        t: now,
       });
     },
-    query(q: AuditQuery): AuditEvent[] {
-      const out: AuditEvent[] = [];
+    query(q: AuditQuery): AuditEventView[] {
+      const out: AuditEventView[] = [];
       let skip = q.offset;
+      const floor = Math.max(q.sinceMs, Date.now() - retentionMs);
       for (let n = log.items.length - 1; n >= 0 && out.length < q.limit; n--) {
         const e = log.items[n]!;
-        const t = Date.parse(e.created_at);
-        if (t < q.sinceMs || (q.untilMs !== undefined && t > q.untilMs)) continue;
+        if (e.t < floor) break; // oldest first
+        if (q.untilMs !== undefined && e.t > q.untilMs) continue;
         if (q.action && e.action !== q.action) continue;
         if (q.actor_id && e.actor_id !== q.actor_id) continue;
         if (q.client_id && e.client_id !== q.client_id) continue;
         if (skip-- > 0) continue;
-        out.push(e);
+        const { t: _t, ...view } = e;
+        out.push(view);
       }
       return out;
     },

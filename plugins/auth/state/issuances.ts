@@ -11,14 +11,20 @@ export interface IssuanceQuery {
   offset?: number;
 }
 
-export type IssuanceView = Omit<Issuance, 'family_id' | 'consent_grant_id'> & { revoked_at?: string };
+const REINDEX_SLACK = 1000;
+
+export type IssuanceView = Omit<Issuance, 'family_id' | 'consent_grant_id' | 't'> & { revoked_at?: string };
 
 /**
  * Issued access tokens and their revocations. Both live in bounded logs written apart from the
  * configuration document, so issuing a token never rewrites a large file (research §0.5); the revoked
  * `jti` set is in memory so verification needs no I/O and a revocation applies at once.
  */
-export function createIssuanceRegistry(log: LogStore<Issuance>, revocations: LogStore<Revocation>) {
+export function createIssuanceRegistry(
+  log: LogStore<Issuance>,
+  revocations: LogStore<Revocation>,
+  retentionMs: number,
+) {
   const byJti = new Map<string, Issuance>();
   const byId = new Map<string, Issuance>();
   const revoked = new Map<string, string>();
@@ -35,7 +41,7 @@ export function createIssuanceRegistry(log: LogStore<Issuance>, revocations: Log
   index();
 
   const view = (i: Issuance): IssuanceView => {
-    const { family_id: _f, consent_grant_id: _c, ...rest } = i;
+    const { family_id: _f, consent_grant_id: _c, t: _t, ...rest } = i;
     const at = revoked.get(i.jti);
     return at ? { ...rest, revoked_at: at } : rest;
   };
@@ -45,6 +51,8 @@ export function createIssuanceRegistry(log: LogStore<Issuance>, revocations: Log
       byJti.set(i.jti, i);
       byId.set(i.id, i);
       await log.append(i);
+      // The log drops its oldest entries when full; forget them here too, in batches.
+      if (byJti.size > log.items.length + REINDEX_SLACK) index();
     },
     isRevoked: (jti: string): boolean => revoked.has(jti),
     /** Revokes one token; returns false when it was already revoked. */
@@ -65,6 +73,7 @@ export function createIssuanceRegistry(log: LogStore<Issuance>, revocations: Log
     query(q: IssuanceQuery): IssuanceView[] {
       const out: IssuanceView[] = [];
       let skip = q.offset ?? 0;
+      const floor = Math.max(q.sinceMs ?? 0, Date.now() - retentionMs);
       // Newest first.
       for (let n = log.items.length - 1; n >= 0 && out.length < q.limit; n--) {
         const i = log.items[n]!;
@@ -72,7 +81,7 @@ export function createIssuanceRegistry(log: LogStore<Issuance>, revocations: Log
         if (q.user && i.subject_user_id !== q.user) continue;
         if (q.resource && i.resource_id !== q.resource) continue;
         if (q.jti && i.jti !== q.jti) continue;
-        if (q.sinceMs !== undefined && Date.parse(i.issued_at) < q.sinceMs) continue;
+        if (i.t < floor) break; // oldest first: everything before this is older still
         if (skip > 0) {
           skip--;
           continue;

@@ -113,6 +113,8 @@ export interface Issuance {
   /** Internal links for cascades (not part of IssuanceView). */
   family_id?: string;
   consent_grant_id?: string;
+  /** issued_at as epoch ms: the log's age check runs on every append, so it must be cheap. */
+  t: number;
 }
 
 export interface Revocation {
@@ -131,4 +133,6 @@ export interface AuditEvent {
   detail: string;
   trace_id: string;
   created_at: string;
+  /** created_at as epoch ms (cheap age check; not part of auditEventView). */
+  t: number;
 }
