@@ -4,7 +4,13 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStoreRoot } from '../../core/store/root.ts';
-import { characterCount, UsageLedger } from '../../plugins/translation/accounting/usage-ledger.ts';
+import {
+  characterCount,
+  MAX_TAGS_PER_DAY,
+  OTHER_TAGS,
+  RETENTION_DAYS,
+  UsageLedger,
+} from '../../plugins/translation/accounting/usage-ledger.ts';
 import { TranslationCache } from '../../plugins/translation/cache.ts';
 
 const entry = (text: string, at = 0) => ({ text, detectedSource: 'EN', modelTypeUsed: null, at });
@@ -56,5 +62,27 @@ describe('usage ledger', () => {
     const file = JSON.parse(readFileSync(path.join(dir, 'translation.usage.json'), 'utf8'));
     const today = new Date().toISOString().slice(0, 10);
     expect(file.days[today]).toEqual({ 'key:a': { oven: 10 } });
+  });
+
+  it('bounds client-chosen tags per day and drops days past the retention', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-ledger-'));
+    dirs.push(dir);
+    const root = await createStoreRoot({ dataDir: dir, coalesceMs: 10, log: pino({ level: 'silent' }) });
+    const ledger = await UsageLedger.open(root.forOwner('translation'));
+    const old = new Date(Date.now() - (RETENTION_DAYS + 2) * 86_400_000);
+    ledger.record('key:a', '', 5, old);
+    for (let i = 0; i < MAX_TAGS_PER_DAY + 5; i++) ledger.record('key:a', `tag${i}`, 1);
+    const today = new Date().toISOString().slice(0, 10);
+    const tags = ledger.days[today]?.['key:a'] ?? {};
+    expect(Object.keys(tags)).toHaveLength(MAX_TAGS_PER_DAY + 1);
+    expect(tags[OTHER_TAGS]).toBe(5);
+    expect(tags.tag0).toBe(1);
+    await ledger.flush();
+    await root.close();
+    const root2 = await createStoreRoot({ dataDir: dir, coalesceMs: 10, log: pino({ level: 'silent' }) });
+    const reopened = await UsageLedger.open(root2.forOwner('translation'));
+    expect(Object.keys(reopened.days)).toEqual([today]);
+    expect(reopened.used('key:a')).toBe(MAX_TAGS_PER_DAY + 5);
+    await root2.close();
   });
 });

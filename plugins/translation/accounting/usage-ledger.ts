@@ -7,6 +7,12 @@ interface UsageDoc {
   days: UsageDays;
 }
 
+/** Distinct reporting tags kept per account and day; further ones are counted under OTHER_TAGS. */
+export const MAX_TAGS_PER_DAY = 1000;
+export const OTHER_TAGS = '(other tags)';
+/** Days of usage kept (the analytics range is 366 days; a little more stays queryable). */
+export const RETENTION_DAYS = 400;
+
 export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 const monthOf = (day: string) => day.slice(0, 7);
 
@@ -41,8 +47,16 @@ export class UsageLedger {
     }
   }
 
-  static async open(store: PluginStore): Promise<UsageLedger> {
-    return new UsageLedger(await store.open<UsageDoc>('usage', { days: {} }));
+  static async open(store: PluginStore, now = new Date()): Promise<UsageLedger> {
+    const doc = await store.open<UsageDoc>('usage', { days: {} });
+    const oldest = dayOf(new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
+    const expired = Object.keys(doc.data.days).filter((day) => day < oldest);
+    if (expired.length > 0) {
+      doc.update((d) => {
+        for (const day of expired) delete d.days[day];
+      });
+    }
+    return new UsageLedger(doc);
   }
 
   get days(): Readonly<UsageDays> {
@@ -83,7 +97,10 @@ export class UsageLedger {
       const accounts = d.days[day];
       accounts[account] ??= {};
       const tags = accounts[account];
-      tags[tag] = (tags[tag] ?? 0) + characters;
+      // Tags are client-chosen: past MAX_TAGS_PER_DAY distinct ones the rest share one bucket, so a client
+      // sending a new tag per request cannot grow the file without bound.
+      const bucket = tag in tags || Object.keys(tags).length < MAX_TAGS_PER_DAY ? tag : OTHER_TAGS;
+      tags[bucket] = (tags[bucket] ?? 0) + characters;
     });
   }
 
