@@ -59,12 +59,22 @@ export class LightControl {
       );
       return { level, handed: Promise.reject(err) };
     }
-    this.#d.state.update((d) => {
-      const e = d.levels[light._id];
-      if (e) e.desired = level;
-      else d.levels[light._id] = { reported: OFF, desired: level, lastOnBri: 0 };
+    const previous = this.entry(light._id).desired;
+    this.#setDesired(light._id, level);
+    const handed = this.#queue.submit(light._id, { light, level });
+    // A refused command leaves nothing behind: the desired level goes back unless a newer one replaced it.
+    handed.catch(() => {
+      if (sameLevel(this.entry(light._id).desired, level)) this.#setDesired(light._id, previous);
     });
-    return { level, handed: this.#queue.submit(light._id, { light, level }) };
+    return { level, handed };
+  }
+
+  #setDesired(lightId: string, level: LightLevel): void {
+    this.#d.state.update((d) => {
+      const e = d.levels[lightId];
+      if (e) e.desired = level;
+      else d.levels[lightId] = { reported: OFF, desired: level, lastOnBri: 0 };
+    });
   }
 
   async #send(lightId: string, light: LightRecord, level: LightLevel): Promise<void> {

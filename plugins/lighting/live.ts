@@ -51,12 +51,12 @@ export class Live {
   }
 
   /** Closes a site's sockets (site deleted, key rotated): holders of the old key must reconnect. */
-  closeSite(siteId: string, reason: string): void {
-    for (const s of this.#subs.get(siteId) ?? []) s.close(4001, reason);
+  closeSite(siteId: string, reason: string, code = 4001): void {
+    for (const s of this.#subs.get(siteId) ?? []) s.close(code, reason);
     this.#subs.delete(siteId);
   }
 
   closeAll(): void {
-    for (const id of [...this.#subs.keys()]) this.closeSite(id, 'stopping');
+    for (const id of [...this.#subs.keys()]) this.closeSite(id, 'stopping', 1001); // RFC 6455 §7.4.1 going away
   }
 }

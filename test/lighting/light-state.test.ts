@@ -1,4 +1,6 @@
 /** Desired vs reported state, reconciliation, coalescing and driver failures (issue 3 "Light state"). */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, type LightingHarness, startLighting } from './harness.ts';
 import { SiteSocket } from './ws-client.ts';
@@ -98,6 +100,10 @@ describe('driver failures', () => {
     expect(res.body.message).not.toMatch(/radio timeout/);
     expect(await level(lamp._id)).toEqual(before);
     h.driver.behaviour = 'report';
+    // Nothing of the refused command is kept: the desired level in the state file is the previous one.
+    await h.t.hub.storeRoot().flushAll();
+    const file = JSON.parse(await readFile(path.join(h.t.dataDir, 'lighting.state.json'), 'utf8'));
+    expect(file.levels[lamp._id].desired).not.toEqual({ on: true, bri: 77 });
   });
 
   it('answers 503 for a light whose vendor has no running driver', async () => {
