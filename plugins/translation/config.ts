@@ -17,7 +17,7 @@ export interface TranslationConfig {
   engines: EngineEntry[];
   routes: Route[];
   circuitBreaker: { failureThreshold: number; cooldownMs: number };
-  cache: { maxEntries: number; ttlMs: number };
+  cache: { maxEntries: number; maxBytes: number; ttlMs: number };
   analyticsPageSize: number;
 }
 
@@ -160,6 +160,13 @@ export const configSchema: JsonSchema = {
           default: 5000,
           title: 'Entries',
           description: 'How many translated texts to keep (0 disables the cache).',
+        },
+        maxBytes: {
+          type: 'integer',
+          minimum: 0,
+          default: 16777216,
+          title: 'Memory budget (bytes)',
+          description: 'Approximate memory the cache may hold; least recently used texts go first.',
         },
         ttlMs: {
           type: 'integer',

@@ -48,7 +48,11 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
         : null;
     // Warm the language lists now (not awaited: an unreachable upstream must not hold the start up).
     for (const engine of chain?.engines ?? []) void engine.languages();
-    const cache = new TranslationCache(ctx.config.cache.maxEntries, ctx.config.cache.ttlMs);
+    const cache = new TranslationCache(
+      ctx.config.cache.maxEntries,
+      ctx.config.cache.ttlMs,
+      ctx.config.cache.maxBytes,
+    );
     const service = new TranslateService(chain, cache, ledger, ctx.signal);
     if (!chain) {
       ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);

@@ -26,6 +26,15 @@ describe('translation cache', () => {
     expect(cache.get('a', 10)?.text).toBe('A');
     expect(cache.get('c', 1001)).toBeUndefined(); // older than the lifetime
     expect(cache.size).toBe(1);
+    const small = new TranslationCache(100, 1000, 600);
+    for (const k of ['k1', 'k2', 'k3', 'k4']) small.set(k, entry('x'.repeat(60))); // (2 + 60) × 2 = 124 bytes each
+    expect(small.get('k1', 10)?.text).toHaveLength(60); // 496 bytes: all fit; k1 is now the most recent
+    small.set('k5', entry('y'.repeat(60))); // 620 bytes > 600: the least recently used (k2) goes
+    expect(small.get('k2', 10)).toBeUndefined();
+    expect(small.get('k1', 10)?.text).toHaveLength(60);
+    expect(small.get('k5', 10)?.text).toHaveLength(60);
+    small.set('big', entry('b'.repeat(100))); // over a quarter of the budget: not cached
+    expect(small.get('big', 10)).toBeUndefined();
     const off = new TranslationCache(0, 1000);
     off.set('a', entry('A'));
     expect(off.get('a')).toBeUndefined();
