@@ -130,6 +130,16 @@ export default definePlugin<LightingConfig, LightingExports>({
       ctx.print(`Lighting: web UI of site "Home": ${uiUrl(home.sitekey)}`);
     }
 
+    const commands = ctx.metrics.counter('commands', 'Light commands handed to drivers');
+    control.onHanded = () => commands.inc();
+    ctx.metrics.gauge('ws_subscribers', 'Open site WebSocket connections', () => live.total());
+    ctx.metrics.gauge('lights', 'Lights configured on all sites', () => catalog.data.lights.length);
+    ctx.metrics.gauge('driver_connected', 'Whether each driver instance is connected (1) or not (0)', () =>
+      drivers
+        .all()
+        .map((i) => ({ labels: { driver: i.id, vendor: i.type }, value: i.status.connected ? 1 : 0 })),
+    );
+
     const addDriver: LightingExports['addDriver'] = async (spec) => {
       const site = sites.find(spec.site);
       if (!site) throw new Error(`driver ${spec.id}: no site with id or name ${spec.site}`);

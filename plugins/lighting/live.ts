@@ -19,6 +19,12 @@ export class Live {
     };
   }
 
+  total(): number {
+    let n = 0;
+    for (const set of this.#subs.values()) n += set.size;
+    return n;
+  }
+
   count(siteId: string): number {
     return this.#subs.get(siteId)?.size ?? 0;
   }

@@ -238,6 +238,26 @@ async function fanoutAndSensors(): Promise<void> {
   console.log(
     `  p50 ${ms(pct(latency, 50))}  p99 ${ms(pct(latency, 99))}  max ${ms(latency.at(-1)!)}  (target p99 <= 2 ms)`,
   );
+
+  // Unknown and wrong keys: same answer, and (printed here, not asserted) the same time.
+  const wrongKey = `${api.slice(0, -4)}${api.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+  const unknownKey = `${hub.url}/api/site/${'Z'.repeat(24)}`;
+  const timing = { wrong: [] as number[], unknown: [] as number[] };
+  for (let i = 0; i < 1000; i++) {
+    for (const [kind, base] of [
+      ['wrong', wrongKey],
+      ['unknown', unknownKey],
+    ] as const) {
+      const t = process.hrtime.bigint();
+      const res = await fetch(`${base}/light`);
+      await res.arrayBuffer();
+      timing[kind].push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  timing.wrong.sort((a, b) => a - b);
+  timing.unknown.sort((a, b) => a - b);
+  console.log('404 for a wrong key vs an unknown key (1000 sequential GET /light each, interleaved)');
+  console.log(`  wrong: p50 ${ms(pct(timing.wrong, 50))}  unknown: p50 ${ms(pct(timing.unknown, 50))}`);
   await hub.stop();
 }
 

@@ -69,6 +69,14 @@ describe('drivers from config', () => {
     );
   });
 
+  it('exposes commands, subscribers and driver state as metrics', async () => {
+    const auth = `Basic ${Buffer.from(`metrics:${t.adminKey}`).toString('base64')}`;
+    const text = await (await fetch(`${t.adminUrl}/metrics`, { headers: { authorization: auth } })).text();
+    expect(text).toMatch(/hearth_lighting_commands_total\S* [1-9]/);
+    expect(text).toContain('hearth_lighting_driver_connected{driver="demo",vendor="virtual"} 1');
+    expect(text).toMatch(/hearth_lighting_lights 1/);
+  });
+
   it('keeps running when one configured driver cannot start, and says so in the notices', async () => {
     const ready = await fetch(`${t.url}/ready`);
     const text = await ready.text();
