@@ -115,6 +115,13 @@ describe('POST /v2/translate over the wire', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
     expect(res.body).toEqual({ translations: [{ detected_source_language: 'EN', text: 'HI' }] });
+    const tagged = await h.call('POST', '/v2/translate', {
+      key: secret,
+      json: { text: ['<p>Hi</p>'], target_lang: 'DE', tag_handling: 'xml', show_billed_characters: true },
+    });
+    expect(tagged.body.translations).toEqual([
+      { detected_source_language: 'EN', text: '<p>HI</p>', billed_characters: 9, tag_handling_version: 'v2' },
+    ]);
   });
 
   it('keeps 21+ repeated form texts as a list', async () => {
