@@ -113,6 +113,25 @@ describe('PUT /light/state', () => {
   });
 });
 
+describe('request limits and media types', () => {
+  it('accepts application/json with a charset and refuses an oversized body with 413 {message}', async () => {
+    const ok = await fetch(`${h.api}/light/state`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ _id: desk._id, on: true, bri: 5 }),
+    });
+    expect(ok.status).toBe(200);
+    const before = h.driver.commands.length;
+    const big = await h.call(
+      'PUT',
+      '/light/state',
+      JSON.stringify({ _id: desk._id, pad: 'a'.repeat(3_000_000) }),
+    );
+    expect(big).toMatchObject({ status: 413, body: { message: expect.any(String) } });
+    expect(h.driver.commands.length).toBe(before);
+  });
+});
+
 describe('scenes', () => {
   it('lists scenes and applies one: every entry reaches the driver', async () => {
     const scene = (
