@@ -89,6 +89,16 @@ describe('site WebSocket', () => {
     await ws.close();
   });
 
+  it('runs actions for events posted through the postSensorEvent export (the MQTT path)', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    await h.lighting.postSensorEvent(h.siteid, button._id, '1');
+    expect((await ws.next('eventSourceKey')).data).toMatchObject({ _id: button._id, event: '1' });
+    await ws.next('sceneApplied', (d) => d._id === scene._id);
+    await expect(h.lighting.postSensorEvent(other.siteid, button._id, '1')).rejects.toThrow(/no sensor/);
+    await ws.close();
+  });
+
   it('never shows one site’s events to another site’s subscribers', async () => {
     const mine = await SiteSocket.open(`${h.api}/ws`);
     const theirs = await SiteSocket.open(`${other.api}/ws`);
