@@ -39,7 +39,13 @@ export class UpstreamClient {
     opts: { headers?: Record<string, string>; json?: unknown; signal?: AbortSignal } = {},
   ): Promise<UpstreamResponse> {
     if (opts.signal?.aborted) return Promise.reject(new UpstreamError('transient', 'request aborted'));
-    const url = new URL(path.replace(/^\//, ''), this.base);
+    // Plain options instead of a URL per request (this path is in the overhead budget).
+    const target = {
+      protocol: this.base.protocol,
+      hostname: this.base.hostname.replace(/^\[|\]$/g, ''), // IPv6 literals come bracketed
+      port: this.base.port,
+      path: this.base.pathname + path.replace(/^\//, ''),
+    };
     const payload = opts.json === undefined ? undefined : Buffer.from(JSON.stringify(opts.json));
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (payload) {
@@ -64,7 +70,7 @@ export class UpstreamClient {
         () => fail(new UpstreamError('transient', `no answer within ${this.timeoutMs} ms`)),
         this.timeoutMs,
       );
-      const req = this.mod.request(url, { method, headers, agent: this.agent }, (res) => {
+      const req = this.mod.request({ ...target, method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', () =>
