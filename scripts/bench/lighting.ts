@@ -94,10 +94,11 @@ async function setupHearth() {
       return { stop() {} };
     },
   };
+  // Production settings where they matter: warn-level logging and the default 1 s write coalescing.
   const hub = await startTestHub({
     plugins: ['lighting'],
     extraPlugins: [probe],
-    config: { log: { level: 'warn' } },
+    config: { log: { level: 'warn' }, store: { coalesceMs: 1000 } },
   });
   const clock = { commandAt: 0n };
   const drv = instantDriver(() => {
