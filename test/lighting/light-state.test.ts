@@ -68,6 +68,20 @@ describe('resync', () => {
   });
 });
 
+describe('health', () => {
+  it('reports the plugin degraded on /ready while a driver is disconnected', async () => {
+    const lightingHealth = async () => {
+      const body = (await (await fetch(`${h.t.url}/ready`)).json()) as { plugins: Json[] };
+      return body.plugins.find((p) => p.name === 'lighting')?.health;
+    };
+    expect(await lightingHealth()).toMatchObject({ status: 'ok' });
+    h.driver.setConnected(false);
+    expect(await lightingHealth()).toEqual({ status: 'degraded', detail: 'drivers not connected: td' });
+    h.driver.setConnected(true);
+    expect(await lightingHealth()).toMatchObject({ status: 'ok' });
+  });
+});
+
 describe('coalescing', () => {
   it('sends only the last of the commands that arrive while the driver is busy', async () => {
     h.driver.behaviour = 'report';
