@@ -77,12 +77,15 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         link.publish(m.topic, m.payload).catch((err: unknown) => log.debug({ err }, 'query not sent'));
     };
 
-    const apply = (e: Entry, what: Inbound) => {
+    const apply = (e: Entry, what: Inbound, retain = false) => {
       const pid = e.device.protocolid;
       if (what.type === 'event') {
         sink.reportSensorEvent(pid, what.event);
         observer?.event?.(pid, what.event);
       } else if (what.type === 'availability') {
+        // A device announcing itself live has just (re)connected: it missed any earlier resync query,
+        // or rebooted into its power-on state. A retained replay means it was already there.
+        if (what.online && !retain) query(e);
         if (e.online === what.online) return;
         e.online = what.online;
         observer?.availability?.(pid, what.online);
@@ -100,10 +103,11 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       }
     };
 
-    function dispatch(topic: string, payload: Buffer): void {
+    function dispatch(topic: string, payload: Buffer, retain: boolean): void {
       for (const e of table.forTopic(topic) ?? []) {
         try {
-          for (const what of profiles[e.device.profile].parse(e.device, topic, payload)) apply(e, what);
+          for (const what of profiles[e.device.profile].parse(e.device, topic, payload))
+            apply(e, what, retain);
         } catch (err) {
           // One device's garbage never affects another: log (without the payload) and drop.
           if (!(err instanceof PayloadError)) throw err;

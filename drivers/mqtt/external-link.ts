@@ -70,11 +70,12 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
       });
       // Errors (refused CONNACK, DNS, TLS) are followed by a close and a retry: log, never throw.
       c.on('error', (err) => log.warn({ err: { message: err.message } }, 'MQTT broker connection error'));
-      c.on('message', (topic, payload) => {
-        for (const h of handlers.get(topic) ?? []) h(topic, payload);
+      c.on('message', (topic, payload, packet) => {
+        const retain = packet.retain;
+        for (const h of handlers.get(topic) ?? []) h(topic, payload, retain);
         for (const filter of wildcards)
           if (filter !== topic && matches(filter, topic))
-            for (const h of handlers.get(filter) ?? []) h(topic, payload);
+            for (const h of handlers.get(filter) ?? []) h(topic, payload, retain);
       });
     },
     async stop() {

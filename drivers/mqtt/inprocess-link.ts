@@ -32,7 +32,7 @@ export function inProcessLink(mqtt: MqttApi): MqttLink {
     },
     async subscribe(filter, handler: MessageHandler) {
       const remove = await mqtt.subscribe(filter, (m) => {
-        if (running) handler(m.topic, m.payload);
+        if (running) handler(m.topic, m.payload, m.retain);
       });
       const unsubscribe = async () => {
         subs.delete(unsubscribe);

@@ -2,7 +2,8 @@
  * The transport under the driver (STYLE: driver → protocol → transport): the hub's own broker in
  * process, or an external broker over mqtt.js. Commands are QoS 0 and never retained.
  */
-export type MessageHandler = (topic: string, payload: Buffer) => void;
+/** `retain`: the broker replayed a stored message (true) rather than passing on a live one. */
+export type MessageHandler = (topic: string, payload: Buffer, retain: boolean) => void;
 
 export interface MqttLink {
   readonly connected: boolean;

@@ -58,7 +58,7 @@ describe('discovery and availability', () => {
       { new: false },
     );
     expect(accepted.status).toBe(200);
-    expect(accepted.body.new).toBe(false);
+    expect((accepted.body as Json).new).toBe(false);
 
     await z2m.remove('hall switch');
     const gone = await eventually(async () => {

@@ -1,0 +1,116 @@
+/**
+ * Broker restarts (research §5.1): an aedes broker and Debian's mosquitto are stopped and started again
+ * on the same port; the driver reports the link down and up, re-subscribes, asks every device for its
+ * state (resync), and commands work again. A hub restart republishes Hearth's retained state.
+ */
+import mqtt from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
+import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { type RestartableBroker, startAedes, startMosquitto, within } from './fixtures.ts';
+import { eventually, startMqttHub } from './hub.ts';
+import { type DriverRig, startDriver } from './sink.ts';
+
+for (const [name, start] of [
+  ['aedes', startAedes],
+  ['mosquitto', startMosquitto],
+] as const) {
+  describe(`driver across a ${name} restart`, () => {
+    let broker: RestartableBroker;
+    let rig: DriverRig | null = null;
+    let bulb: TasmotaBulb | null = null;
+    let z2m: Zigbee2mqttSim | null = null;
+    afterEach(async () => {
+      await rig?.stop();
+      await bulb?.stop().catch(() => {});
+      await z2m?.stop().catch(() => {});
+      rig = bulb = z2m = null;
+      await broker.stop();
+    });
+
+    it('reconnects, resyncs every device and takes commands again', async () => {
+      broker = await start();
+      bulb = await startTasmotaBulb({ url: broker.url, topic: 'attic' });
+      z2m = await startZigbee2mqtt({ url: broker.url, devices: [{ name: 'porch', type: 'bulb' }] });
+      rig = await startDriver(broker.url, {
+        devices: [{ protocolid: 'tasmota:attic' }, { protocolid: 'zigbee2mqtt:porch' }],
+      });
+      const queriesBefore = bulb.received.filter((r) => r.topic === 'cmnd/attic/STATE').length;
+      const getsBefore = z2m.received.filter((r) => r.topic === 'zigbee2mqtt/porch/get').length;
+      expect(queriesBefore).toBe(1);
+
+      const from = rig.sink.reports.length;
+      await broker.stop();
+      await within(
+        rig.sink.waitFor((r) => r.kind === 'connection' && !r.status.connected, from),
+        'link down',
+      );
+      await expect(rig.driver.setState('tasmota:attic', { on: true, bri: 255 })).rejects.toThrow(
+        /not connected/,
+      );
+      await broker.start();
+      await within(
+        rig.sink.waitFor((r) => r.kind === 'connection' && r.status.connected, from),
+        'link up',
+      );
+      // The devices reconnect on their own schedule; each gets asked once the driver is back.
+      await eventually(
+        () =>
+          bulb!.received.filter((r) => r.topic === 'cmnd/attic/STATE').length > queriesBefore || undefined,
+        'Tasmota resync',
+      );
+      await eventually(
+        () =>
+          z2m!.received.filter((r) => r.topic === 'zigbee2mqtt/porch/get').length > getsBefore || undefined,
+        'z2m resync',
+      );
+
+      // Commands work again: each device ends up reporting the commanded level.
+      const at = rig.sink.reports.length;
+      const reached = (pid: string, bri: number) =>
+        rig!.sink.waitFor((r) => r.kind === 'state' && r.protocolid === pid && r.level.bri === bri, at);
+      await rig.driver.setState('zigbee2mqtt:porch', { on: true, bri: 200 });
+      await rig.driver.setState('tasmota:attic', { on: true, bri: 255 });
+      await within(reached('zigbee2mqtt:porch', 200), 'porch at 200');
+      await within(reached('tasmota:attic', 255), 'attic at 255');
+      expect(z2m.bulb('porch')).toEqual({ state: 'ON', brightness: 199 });
+      expect(bulb.dimmer).toBe(100);
+    });
+  });
+}
+
+describe('hub restart', () => {
+  it('republishes the retained hearth state the embedded broker lost', async () => {
+    const h = await startMqttHub();
+    const bulb = await startTasmotaBulb({
+      url: h.t.mqttUrl,
+      topic: 'den',
+      username: 'den',
+      password: await h.credential('den'),
+    });
+    await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:den', site: 'Home' });
+    const ctl = await mqtt.connectAsync(h.t.mqttUrl, { username: 'ctl', password: h.sitekey });
+    await ctl.publishAsync(
+      `hearth/${h.siteid}/light/tasmota:den/set`,
+      JSON.stringify({ on: true, bri: 102 }),
+    );
+    await ctl.endAsync();
+    await eventually(async () => {
+      const d = ((await h.t.admin('GET', '/admin/mqtt/devices')).body as Array<{ bri?: number }>)[0];
+      return d?.bri === 102 || undefined;
+    }, 'the level in the registry');
+    await bulb.stop();
+    const next = await h.t.restart();
+    try {
+      const c = await mqtt.connectAsync(next.mqttUrl, { username: 'x', password: h.sitekey });
+      const got: string[] = [];
+      c.on('message', (_t, p) => got.push(p.toString()));
+      await c.subscribeAsync(`hearth/${h.siteid}/light/tasmota:den/state`);
+      const payload = await eventually(() => got[0], 'the republished state');
+      await c.endAsync();
+      expect(JSON.parse(payload)).toMatchObject({ on: true, bri: 102 });
+    } finally {
+      await next.stop();
+    }
+  });
+});
