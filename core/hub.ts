@@ -58,6 +58,10 @@ export class Hub {
   readonly redactor: Redactor;
   readonly bus: EventBus;
   readonly metrics = new MetricsRegistry();
+  private readonly storeWrites = this.metrics.counter(
+    'hearth_store_writes',
+    'Durable writes of each data file',
+  );
   private readonly http: HttpService;
   private readonly notices: Notices;
   private readonly lock: DataDirLock;
@@ -185,6 +189,8 @@ export class Hub {
       dataDir: this.dataDir,
       coalesceMs: this.config.store.coalesceMs,
       log: this.rootLog.child({ name: 'store' }),
+      // SD cards wear by writes: the count per file is worth watching.
+      onWrite: ({ file }) => this.storeWrites.inc({ file: path.basename(file) }),
     });
     const { admin, generated } = await AdminKey.open(
       this.store.forOwner('core'),

@@ -98,6 +98,7 @@ describe('the core hub on port 0', () => {
     const text = await res.text();
     expect(text).toMatch(/^hearth_plugin_up\{plugin="echo"\} 1$/m);
     expect(text).toMatch(/^hearth_process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^hearth_store_writes_total\{file="core.admin.json"\} [1-9]\d*$/m);
   });
 
   it('rotates the admin key: the old one stops working at once', async () => {
