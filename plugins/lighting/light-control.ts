@@ -27,6 +27,8 @@ export interface LightControlDeps {
 export class LightControl {
   readonly #d: LightControlDeps;
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** Reports seen per light, so a command answered before it was fully handed over is not reconciled. */
+  readonly #reports = new Map<string, number>();
   readonly #queue: LatestWins<string, { light: LightRecord; level: LightLevel }>;
   /** Called with the light id when a command reaches a driver (the benchmark measures this). */
   onHanded: ((lightId: string) => void) | null = null;
@@ -82,6 +84,7 @@ export class LightControl {
     if (!inst)
       throw new HttpError(503, 'no_driver', `no ${light.vendor} driver is running for light ${lightId}`);
     this.onHanded?.(lightId);
+    const reportsBefore = this.#reports.get(lightId) ?? 0;
     try {
       await inst.driver.setState(light.protocolid, level);
     } catch (err) {
@@ -92,7 +95,8 @@ export class LightControl {
         `the ${inst.type} driver could not send the command to light ${lightId}`,
       );
     }
-    this.#arm(lightId, inst);
+    // A device that already answered while the command was being handed needs no reconciliation.
+    if ((this.#reports.get(lightId) ?? 0) === reportsBefore) this.#arm(lightId, inst);
   }
 
   #arm(lightId: string, inst: DriverInstance): void {
@@ -138,6 +142,7 @@ export class LightControl {
   report(inst: DriverInstance, protocolid: string, level: LightLevel): void {
     for (const light of this.#d.catalog.data.lights) {
       if (light.protocolid !== protocolid || !this.#d.drivers.serves(inst, light)) continue;
+      this.#reports.set(light._id, (this.#reports.get(light._id) ?? 0) + 1);
       clearTimeout(this.#timers.get(light._id));
       this.#timers.delete(light._id);
       this.#confirm(light, level);
@@ -158,6 +163,7 @@ export class LightControl {
   }
 
   forget(lightId: string): void {
+    this.#reports.delete(lightId);
     clearTimeout(this.#timers.get(lightId));
     this.#timers.delete(lightId);
     this.#d.state.update((d) => {

@@ -43,6 +43,18 @@ describe('reported state', () => {
     await expect.poll(() => level(lamp._id)).toEqual({ on: true, bri: 31 });
   });
 
+  it('keeps a prompt report that differs from the command (no stale reconciliation overwrites it)', async () => {
+    h.driver.behaviour = 'report';
+    h.driver.readable = false; // reconciliation could only assume the commanded level
+    h.driver.deviceLevel = (l) => ({ on: l.on, bri: l.bri - 2 }); // the bulb rounds to its own steps
+    await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 40 });
+    await expect.poll(() => level(lamp._id)).toEqual({ on: true, bri: 38 });
+    await new Promise((r) => setTimeout(r, 300)); // longer than reconcileMs (100)
+    expect(await level(lamp._id)).toEqual({ on: true, bri: 38 });
+    h.driver.deviceLevel = (l) => l;
+    h.driver.readable = true;
+  });
+
   it('follows what the device reports even when it differs from the command', async () => {
     h.driver.behaviour = 'report';
     await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 50 });

@@ -16,6 +16,8 @@ export class TestDriverControl {
   connected = false;
   started = false;
   #gate: Promise<void> | null = null;
+  /** What the device makes of a command before reporting it (a bulb that rounds to its own steps). */
+  deviceLevel: (level: LightLevel) => LightLevel = (level) => level;
   /** Called synchronously inside setState (the benchmark timestamps here). */
   onCommand: ((protocolid: string) => void) | null = null;
 
@@ -42,8 +44,9 @@ export class TestDriverControl {
     this.commands.push({ protocolid, level, at: process.hrtime.bigint() });
     if (this.#gate) await this.#gate;
     if (this.behaviour === 'fail') throw new Error('radio timeout');
-    this.levels.set(protocolid, level);
-    if (this.behaviour === 'report') queueMicrotask(() => this.sink.reportState(protocolid, level));
+    const actual = this.deviceLevel(level);
+    this.levels.set(protocolid, actual);
+    if (this.behaviour === 'report') queueMicrotask(() => this.sink.reportState(protocolid, actual));
   }
 
   press(protocolid: string, event: string): void {
