@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { definePlugin } from '../../core/plugin/types.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { mountAdminClients } from './admin/clients.ts';
@@ -15,6 +16,7 @@ import { createServices, pruneRefreshTokens, VERSION } from './setup.ts';
 import { siteTokenMqttHooks } from './sites/mqtt-acl.ts';
 import { addSiteResource, removeSiteResource, siteResource, syncResources } from './sites/site-resources.ts';
 import { createVerifier, type VerifyAccessToken } from './sites/verify.ts';
+import { startTlsFront, type TlsFront } from './tls.ts';
 import { mountAuthorize } from './web/authorize.ts';
 import { mountConsent } from './web/consent.ts';
 import { mountLogin } from './web/login.ts';
@@ -40,15 +42,32 @@ export default definePlugin<AuthConfig, AuthExports>({
   configSchema,
   async start(ctx) {
     const s = await createServices(ctx);
-    const info = await ctx.http.listen('auth', { port: ctx.config.port, host: ctx.config.host });
-    s.setIssuer(info.url);
+    const { host, port, tls } = ctx.config;
+    let front: TlsFront | null = null;
+    if (tls.enabled) {
+      // HTTPS: the HTTP listener moves to loopback behind the plugin's TLS terminator (core has no TLS yet).
+      const inner = await ctx.http.listen('auth', { port: 0, host: '127.0.0.1' });
+      front = await startTlsFront({
+        config: tls,
+        dir: await ctx.store.dir(),
+        host,
+        port,
+        upstreamPort: inner.port,
+        log: ctx.log,
+      });
+      const shown = host === '0.0.0.0' || host === '::' ? (tls.hostnames[0] ?? `${hostname()}.local`) : host;
+      s.setIssuer(`https://${shown.includes(':') ? `[${shown}]` : shown}:${front.port}`);
+    } else {
+      s.setIssuer((await ctx.http.listen('auth', { port, host })).url);
+    }
 
     // Public server: OAuth endpoints parse urlencoded/JSON bodies; pages read their own forms.
     const oauth = ctx.http.router('auth', { body: { form: true, limit: '64kb' }, errorBody: oauthErrorBody });
     mountDiscovery(oauth, s);
     mountHealth(oauth, s);
-    mountTokenEndpoint(oauth, s);
-    mountIntrospectRevoke(oauth, s);
+    const oauthForm = ctx.http.router('auth', { body: false, errorBody: oauthErrorBody });
+    mountTokenEndpoint(oauthForm, s);
+    mountIntrospectRevoke(oauthForm, s);
     mountRegister(oauth, s);
     const pages = ctx.http.router('auth', { body: false });
     mountLogin(pages, s);
@@ -94,6 +113,7 @@ export default definePlugin<AuthConfig, AuthExports>({
       exports: { verifyAccessToken },
       async stop() {
         clearInterval(maintenance);
+        await front?.close();
         lighting.setSiteTokenVerifier(null);
         await Promise.all([s.data.flush(), s.refresh.flush(), s.issuances.flush(), s.audit.flush()]);
       },

@@ -6,7 +6,7 @@ import type { Client } from '../state/model.ts';
 import { authenticateClient } from './client-auth.ts';
 import { invalidClient } from './errors.ts';
 import { revokeFamily, revokeJti } from './issue.ts';
-import { bodyOf, param, required } from './params.ts';
+import { param, readOAuthForm, required } from './params.ts';
 
 /** Refresh-token record for a presented value, when it is one of ours and still usable. */
 function liveRefresh(s: AuthServices, token: string) {
@@ -71,7 +71,7 @@ export function mountIntrospectRevoke(router: HearthRouter, s: AuthServices): vo
     ctx.set('Cache-Control', 'no-store');
   };
   router.post('/oauth/introspect', async (ctx) => {
-    const body = bodyOf(ctx);
+    const body = await readOAuthForm(ctx);
     const caller = authenticateClient(s, ctx, body);
     if (caller.token_endpoint_auth_method === 'none') throw invalidClient('public clients cannot introspect');
     const result = await introspect(s, caller, required(body, 'token'));
@@ -81,7 +81,7 @@ export function mountIntrospectRevoke(router: HearthRouter, s: AuthServices): vo
     ctx.body = result;
   });
   router.post('/oauth/revoke', async (ctx) => {
-    const body = bodyOf(ctx);
+    const body = await readOAuthForm(ctx);
     const caller = authenticateClient(s, ctx, body);
     await revoke(s, caller, required(body, 'token'), param(body, 'token_type_hint'));
     void s.audit.record('token.revoked', { client_id: caller.id });

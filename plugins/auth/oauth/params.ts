@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { FormError, readForm } from '../web/form.ts';
 import { invalidRequest } from './errors.ts';
 
 export type Params = Record<string, unknown>;
@@ -7,6 +8,27 @@ export type Params = Record<string, unknown>;
 export function bodyOf(ctx: Context): Params {
   const body = (ctx.request as { body?: unknown }).body;
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Params) : {};
+}
+
+/**
+ * Reads the form body of /oauth/token, /introspect and /revoke (RFC 6749 §3.2: form-encoded only). These
+ * routes parse with URLSearchParams themselves: the generic body parser cost more than signing the token.
+ * Repeated parameters become arrays so `param` can refuse them.
+ */
+export async function readOAuthForm(ctx: Context): Promise<Params> {
+  let form: URLSearchParams;
+  try {
+    form = await readForm(ctx);
+  } catch (err) {
+    if (err instanceof FormError) throw invalidRequest(`${err.message} (application/x-www-form-urlencoded)`);
+    throw err;
+  }
+  const out: Params = {};
+  for (const [k, v] of form) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : [...[prev].flat(), v];
+  }
+  return out;
 }
 
 /** One request parameter; RFC 6749 §3.1: parameters must not be included more than once. */

@@ -4,14 +4,14 @@ import { authenticateClient } from './client-auth.ts';
 import { oauthError } from './errors.ts';
 import { authorizationCodeGrant, refreshTokenGrant } from './grant-authorization-code.ts';
 import { clientCredentialsGrant } from './grant-client-credentials.ts';
-import { bodyOf, required } from './params.ts';
+import { readOAuthForm, required } from './params.ts';
 
 export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
 
 /** POST /oauth/token: parse, authenticate the client, run the grant, answer with no-store (RFC 6749 §5.1). */
 export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void {
   router.post('/oauth/token', async (ctx) => {
-    const body = bodyOf(ctx);
+    const body = await readOAuthForm(ctx);
     const grantType = required(body, 'grant_type');
     const client = authenticateClient(s, ctx, body);
     let response: object;

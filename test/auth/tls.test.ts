@@ -1,0 +1,103 @@
+import { X509Certificate } from 'node:crypto';
+import https from 'node:https';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type AuthHub, adminClient, siteResourceUri, startAuthHub } from './helpers.ts';
+
+let h: AuthHub;
+let issuer: string;
+let ca: string;
+
+/** The certificate the server presents (fetched without trusting it, then pinned for real requests). */
+function peerCertificate(url: URL): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = tls.connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false }, () => {
+      const raw = s.getPeerCertificate().raw;
+      s.end();
+      resolve(new X509Certificate(raw).toString());
+    });
+    s.once('error', reject);
+  });
+}
+
+/** An HTTPS request that trusts only the pinned certificate (hostname checked against its SANs). */
+function request(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
+  return new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+  }>((resolve, reject) => {
+    const req = https.request(
+      new URL(path, issuer),
+      { method: init.method ?? 'GET', headers: init.headers ?? {}, ca },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.once('error', reject);
+    req.end(init.body);
+  });
+}
+
+beforeAll(async () => {
+  h = await startAuthHub({ config: { plugins: { auth: { tls: { enabled: true } } } } });
+  issuer = h.listenerUrl('auth'); // the loopback HTTP side; the public issuer comes from discovery below
+  const meta = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
+  issuer = (meta as { issuer: string }).issuer;
+  ca = await peerCertificate(new URL(issuer));
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('HTTPS on the auth listener', () => {
+  test('issuer is https, the certificate verifies for 127.0.0.1, and the TLS-off notice is gone', async () => {
+    expect(issuer).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const res = await request('/.well-known/oauth-authorization-server');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ issuer, token_endpoint: `${issuer}/oauth/token` });
+    const config = (await h.admin('GET', '/admin/system/config')).body as { notices: Array<{ id: string }> };
+    expect(config.notices.map((n) => n.id)).not.toContain('tls_off');
+  });
+
+  test('cookies get Secure and the __Host- prefix', async () => {
+    const res = await request('/login');
+    const cookie = [res.headers['set-cookie']].flat()[0] ?? '';
+    expect(cookie).toMatch(/^__Host-hearth_login=/);
+    expect(cookie).toMatch(/; Secure/);
+  });
+
+  test('client credentials over HTTPS; plain HTTP on the TLS port gets no answer', async () => {
+    const site = await siteResourceUri(h);
+    const c = await adminClient(h, { scope: 'lights:read' });
+    const res = await request('/oauth/token', {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: site }).toString(),
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).scope).toBe('lights:read');
+    await expect(fetch(issuer.replace('https:', 'http:') + '/health')).rejects.toThrow();
+  });
+
+  test('the generated certificate is kept across restarts', async () => {
+    const before = new X509Certificate(ca).fingerprint256;
+    h = Object.assign(await h.restart(), { auth: '' });
+    const meta = (await (
+      await fetch(`${h.listenerUrl('auth')}/.well-known/oauth-authorization-server`)
+    ).json()) as { issuer: string };
+    issuer = meta.issuer;
+    expect(new X509Certificate(await peerCertificate(new URL(issuer))).fingerprint256).toBe(before);
+  });
+});
