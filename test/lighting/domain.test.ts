@@ -74,6 +74,10 @@ describe('request bodies', () => {
     const cur = { name: 'a', type: 'binary' as const, vendor: 'zigbee', protocolid: 'z', subdef: null };
     expect(message(() => parseLightModify({ _id: 'x', vendor: 'hue' }, cur))).toMatch(/hueid is required/);
     expect(parseLightModify({ _id: 'x', vendor: 'hue', hueid: 'h' }, cur).protocolid).toBe('h');
+    expect(parseLightModify({ _id: 'x', driver: 'hub2' }, cur).driver).toBe('hub2');
+    expect(parseLightModify({ _id: 'x', driver: null }, { ...cur, driver: 'hub2' })).not.toHaveProperty(
+      'driver',
+    );
   });
   it('validates every scene entry and every action type', () => {
     expect(message(() => parseSceneCreate({ name: 's', state: [{ _id: 'a', on: true, bri: 300 }] }))).toMatch(

@@ -90,11 +90,9 @@ export function parseLightModify(raw: unknown, current: LightFields): LightField
     throw invalid(`${next.vendor}id is required when vendor changes`);
   }
   if (body.subdef !== undefined) next.subdef = subdef(body);
-  if (body.driver !== undefined) {
-    const d = optStr(body, 'driver', { max: 64 });
-    if (d === undefined) delete next.driver;
-    else next.driver = d;
-  }
+  // `driver: null` unpins the light (it is served by the site's first driver of its vendor again).
+  if (body.driver === null) delete next.driver;
+  else if (body.driver !== undefined) next.driver = str(body, 'driver', { max: 64 });
   return next;
 }
 
