@@ -12,6 +12,7 @@ import { contextFactory, Notices } from './context.ts';
 import { mountHealth } from './http/health.ts';
 import { createRouter } from './http/router.ts';
 import { adminGuard, HttpService } from './http/service.ts';
+import { loadTls } from './http/tls.ts';
 import { DataDirLock } from './lifecycle/lock.ts';
 import { RunFile } from './lifecycle/run-file.ts';
 import { SdNotify } from './lifecycle/sd-notify.ts';
@@ -128,6 +129,7 @@ export class Hub {
     this.redactor.addValue(controlToken);
     if (this.opts.adminKey) this.redactor.addValue(this.opts.adminKey);
 
+    this.http.tls = await loadTls(cfg.http.tls, path.join(this.dataDir, 'core'), this.log);
     const main = this.http.add('main', 'core');
     const adminListener = this.http.add('admin', 'core', adminGuard(this.verifyAdmin));
     const health = createRouter({}, cfg.http.bodyLimit);

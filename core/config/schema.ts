@@ -69,6 +69,36 @@ export const coreSchema: JsonSchema = {
       properties: {
         main: listener('Main listener (site API, web UI, translation API)', 8080),
         admin: listener('Admin listener (/admin/... and /metrics)', 9001),
+        tls: {
+          title: 'HTTPS',
+          description: 'Serve every HTTP listener (main, admin and plugin listeners) over TLS.',
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            enabled: {
+              title: 'Enabled',
+              description: 'Off by default: a fresh box has no certificate a phone trusts (see the README).',
+              type: 'boolean',
+              default: false,
+            },
+            certFile: {
+              title: 'Certificate file',
+              description:
+                'PEM certificate (chain); with keyFile. Without both, a self-signed one is generated.',
+              type: 'string',
+            },
+            keyFile: { title: 'Key file', description: 'PEM private key of certFile.', type: 'string' },
+            hostnames: {
+              title: 'Extra names',
+              description:
+                'DNS names or IPs added to a generated certificate (hostname, .local and LAN IPs are always in).',
+              type: 'array',
+              items: { type: 'string' },
+              default: [],
+            },
+          },
+        },
         bodyLimit: {
           title: 'Request body limit',
           description: 'Largest JSON or form body accepted, e.g. "1mb"; larger bodies get 413.',

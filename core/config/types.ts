@@ -22,7 +22,12 @@ export interface HearthConfig {
   dataDir: string;
   host: string;
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
-  http: { main: ListenerConfig; admin: ListenerConfig; bodyLimit: string };
+  http: {
+    main: ListenerConfig;
+    admin: ListenerConfig;
+    bodyLimit: string;
+    tls: { enabled: boolean; certFile?: string; keyFile?: string; hostnames: string[] };
+  };
   mqtt: {
     enabled: boolean;
     port: number;

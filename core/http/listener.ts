@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
@@ -8,6 +9,7 @@ import { HttpError } from './errors.ts';
 import { accessLog, requestId, securityHeaders } from './middleware/basics.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { allowedMethods } from './router.ts';
+import type { TlsMaterial } from './tls.ts';
 import type { HearthMiddleware, HearthRouter, ListenerInfo } from './types.ts';
 
 interface Mount {
@@ -21,12 +23,13 @@ interface Mount {
  */
 export class Listener {
   readonly name: string;
-  readonly server: http.Server;
+  readonly server: http.Server | https.Server;
+  private readonly scheme: 'http' | 'https';
   private readonly mounts: Mount[] = [];
   private chain: HearthMiddleware | null = null;
   private bound: ListenerInfo | null = null;
 
-  constructor(name: string, log: Logger, guard?: HearthMiddleware) {
+  constructor(name: string, log: Logger, guard?: HearthMiddleware, tls?: TlsMaterial | null) {
     this.name = name;
     const app = new Koa();
     app.proxy = false;
@@ -50,7 +53,10 @@ export class Listener {
       }
       throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
     });
-    this.server = http.createServer(app.callback());
+    this.scheme = tls ? 'https' : 'http';
+    this.server = tls
+      ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.callback())
+      : http.createServer(app.callback());
     // Slow-loris bounds; keep-alive a little above common proxies' idle timeouts.
     this.server.headersTimeout = 20_000;
     this.server.requestTimeout = 60_000;
@@ -84,7 +90,7 @@ export class Listener {
     const addr = this.server.address() as AddressInfo;
     const shownHost = host === '0.0.0.0' || host === '::' ? lanAddress() : host;
     const urlHost = shownHost.includes(':') ? `[${shownHost}]` : shownHost;
-    this.bound = { name: this.name, port: addr.port, url: `http://${urlHost}:${addr.port}` };
+    this.bound = { name: this.name, port: addr.port, url: `${this.scheme}://${urlHost}:${addr.port}` };
     return this.bound;
   }
 

@@ -14,10 +14,13 @@ export class HttpService {
     private readonly defaults: { host: string; bodyLimit: string },
   ) {}
 
+  /** The certificate every listener serves once set (before any listener is added); null = plain HTTP. */
+  tls: import('./tls.ts').TlsMaterial | null = null;
+
   /** Creates (but does not bind) a listener; `guard` runs before any route. */
   add(name: string, owner: string, guard?: HearthMiddleware): Listener {
     if (this.listeners.has(name)) throw new Error(`listener "${name}" already exists`);
-    const listener = new Listener(name, this.log.child({ listener: name }), guard);
+    const listener = new Listener(name, this.log.child({ listener: name }), guard, this.tls);
     this.listeners.set(name, listener);
     this.owners.set(name, owner);
     return listener;
