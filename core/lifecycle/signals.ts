@@ -24,6 +24,10 @@ export function exitOnSignals(hub: Hub, graceMs: number, err: (line: string) => 
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // A plugin's forgotten promise must not take the lights down with it; it is a bug to log, not a crash.
+  process.on('unhandledRejection', (reason) => {
+    hub.log.error({ err: reason }, 'unhandled promise rejection');
+  });
   process.on('uncaughtException', (e) => {
     hub.log.fatal({ err: e }, 'uncaught exception');
     process.exit(1);
