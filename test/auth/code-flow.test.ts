@@ -212,6 +212,7 @@ describe('authorization code flow with PKCE through the real pages', () => {
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
       expect(res.headers.get('content-type')).toMatch(/text\/html/);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull(); // RFC 9700 §2.6: no CORS here
     }
   });
 });

@@ -122,6 +122,9 @@ describe('signing keys and access tokens', () => {
       .sign(key.privateKey);
     expect(await signer.verify(expired)).toBeNull();
     expect(await signer.verify('not-a-jwt')).toBeNull();
+    // RFC 8725 §3.1: an unsigned token naming our key is refused.
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: key.kid })).toString('base64url')}.${p}.`;
+    expect(await signer.verify(none)).toBeNull();
   });
 });
 
@@ -140,5 +143,19 @@ describe('secrets and passwords', () => {
     expect(await h.verify(phc, 'correct horse')).toBe(true);
     expect(await h.verify(phc, 'wrong')).toBe(false);
     expect(await h.verify(null, 'hearth-dummy-password')).toBe(false);
+  });
+});
+
+describe('rate limiter', () => {
+  test('burst, then one token per 1/rate seconds, per key', async () => {
+    const { createRateLimiter } = await import('../../plugins/auth/domain/rate-limit.ts');
+    let now = 0;
+    const l = createRateLimiter({ ratePerSec: 10, burst: 3, maxKeys: 10 }, () => now);
+    expect([l.take('a'), l.take('a'), l.take('a')]).toEqual([0, 0, 0]);
+    expect(l.take('a')).toBe(1);
+    expect(l.take('b')).toBe(0);
+    now += 100;
+    expect(l.take('a')).toBe(0);
+    expect(l.take('a')).toBeGreaterThan(0);
   });
 });

@@ -217,4 +217,29 @@ describe('dynamic client registration (RFC 7591)', () => {
     ).toContain('dcr_open');
     expect((await h.admin('PATCH', '/admin/settings/dcr', { mode: 'sometimes' })).status).toBe(400);
   });
+
+  test('client_id in the request is ignored (clients cannot pick their id); registration is rate-limited', async () => {
+    const hub = await startAuthHub();
+    try {
+      const endpoint = `${hub.auth}/oauth/register`;
+      const reg = () =>
+        fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...meta, client_id: 'switch-hall-1' }),
+        });
+      const first = await reg();
+      expect(first.status).toBe(201);
+      expect((await first.json()).client_id).not.toBe('switch-hall-1');
+      const statuses: number[] = [];
+      for (let i = 0; i < 25; i++) statuses.push((await reg()).status);
+      expect(statuses).toContain(429);
+      const limited = await reg();
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await limited.json()).error).toBe('slow_down');
+    } finally {
+      await hub.stop();
+    }
+  });
 });

@@ -47,6 +47,7 @@ const OAUTH_CODES = new Set([
   'invalid_client_metadata',
   'invalid_token',
   'unsupported_token_type',
+  'slow_down',
 ]);
 
 /** Error body shape for the OAuth routers (errors thrown without a complete body). */

@@ -1,4 +1,5 @@
 import type { HearthRouter } from '../../../core/http/types.ts';
+import { createRateLimiter } from '../domain/rate-limit.ts';
 import type { AuthServices } from '../services.ts';
 import {
   asStringArray,
@@ -47,7 +48,14 @@ function readRequest(s: AuthServices, body: Record<string, unknown>): ClientInpu
 }
 
 export function mountRegister(router: HearthRouter, s: AuthServices): void {
+  const limiter = createRateLimiter({ ratePerSec: 10, burst: 20, maxKeys: 10_000 });
   router.post('/oauth/register', async (ctx) => {
+    const wait = limiter.take(ctx.ip);
+    if (wait > 0) {
+      throw oauthError(429, 'slow_down', 'too many registrations; try again later', {
+        headers: { 'Retry-After': String(wait) },
+      });
+    }
     const dcr = s.dcr();
     if (dcr.mode === 'admin_only') throw oauthError(403, 'access_denied', 'registration is disabled');
     let input: ClientInput;
