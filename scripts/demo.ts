@@ -1,0 +1,174 @@
+/**
+ * `npm run demo`: the hub with its real plugins plus simulated MQTT devices — a Tasmota bulb, a
+ * zigbee2mqtt bridge with a dimmable bulb and a wall switch, and a Shelly Plus 1 relay — real mqtt.js
+ * clients speaking the real profiles over the hub's broker. The demo provisions everything itself (device
+ * credentials, devices, lights, a sensor with actions) in a throw-away data directory, presses the wall
+ * switch now and then, and prints the web UI URL. Ctrl+C stops it.
+ *
+ * Env: HEARTH_DEMO_PORT (web port, default 8080; 0 = any free port), HEARTH_DEMO_MQTT_PORT (default any),
+ * HEARTH_DEMO_PRESS_MS (wall switch period, default 8000), HEARTH_DEMO_LOG (log level, default error).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadAll } from '../core/cli/boot.ts';
+import { Hub } from '../core/hub.ts';
+import { startShellyRelay } from './simulators/shelly-relay.ts';
+import { startTasmotaBulb } from './simulators/tasmota-bulb.ts';
+import { startZigbee2mqtt } from './simulators/zigbee2mqtt.ts';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-demo-'));
+const adminKey = randomBytes(24).toString('base64url');
+const printed: string[] = [];
+const { config, plugins } = await loadAll({
+  overrides: {
+    dataDir,
+    log: { level: process.env.HEARTH_DEMO_LOG ?? 'error' },
+    http: {
+      main: { port: Number(process.env.HEARTH_DEMO_PORT ?? 8080) },
+      admin: { host: '127.0.0.1', port: 0 },
+    },
+    mqtt: { port: Number(process.env.HEARTH_DEMO_MQTT_PORT ?? 0) },
+    plugins: { translation: { enabled: false }, auth: { port: 0 }, lighting: { createHomeSite: true } },
+  },
+});
+const hub = new Hub({ config, plugins, adminKey, print: (l) => printed.push(l) });
+const info = await hub.start();
+const mqttUrl = `mqtt://127.0.0.1:${info.mqttPort}`;
+const uiLine = printed.find((l) => l.includes('/site/')) ?? '';
+const uiUrl = uiLine.slice(uiLine.indexOf('http'));
+const sitekey = uiUrl.slice(uiUrl.lastIndexOf('/') + 1);
+const mainUrl = info.urls.main as string;
+
+async function call(base: string, method: string, p: string, body?: unknown, auth = false) {
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(auth ? { authorization: `Bearer ${adminKey}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+const admin = (method: string, p: string, body?: unknown) =>
+  call(info.urls.admin as string, method, p, body, true);
+const site = (method: string, p: string, body?: unknown) =>
+  call(`${mainUrl}/api/site/${sitekey}`, method, p, body);
+const credential = async (username: string, topics: string[]) =>
+  (await admin('POST', '/admin/mqtt/credentials', { username, site: 'Home', topics })).password as string;
+
+// Devices, each with its own credential limited to its own topics.
+const tasmota = await startTasmotaBulb({
+  url: mqttUrl,
+  topic: 'tasmota_kitchen',
+  username: 'tasmota-kitchen',
+  password: await credential('tasmota-kitchen', [
+    'cmnd/tasmota_kitchen/#',
+    'stat/tasmota_kitchen/#',
+    'tele/tasmota_kitchen/#',
+  ]),
+});
+const z2m = await startZigbee2mqtt({
+  url: mqttUrl,
+  username: 'zigbee2mqtt',
+  password: await credential('zigbee2mqtt', ['zigbee2mqtt/#']),
+  devices: [
+    { name: 'Living room', type: 'bulb' },
+    { name: 'Wall switch', type: 'switch' },
+  ],
+});
+const shelly = await startShellyRelay({
+  url: mqttUrl,
+  prefix: 'shellyplus1-demo',
+  username: 'shelly-porch',
+  password: await credential('shelly-porch', ['shellyplus1-demo/#']),
+});
+
+// The zigbee2mqtt devices arrive by discovery; Tasmota and Shelly are registered by the operator.
+await admin('POST', '/admin/mqtt/devices', {
+  mqttid: 'tasmota:tasmota_kitchen',
+  site: 'Home',
+  name: 'Kitchen',
+});
+await admin('POST', '/admin/mqtt/devices', {
+  mqttid: 'shelly2:shellyplus1-demo:switch:0',
+  site: 'Home',
+  name: 'Porch',
+});
+const lights = [
+  { name: 'Kitchen', type: 'dimmable', mqttid: 'tasmota:tasmota_kitchen' },
+  { name: 'Living room', type: 'dimmable', mqttid: 'zigbee2mqtt:Living room' },
+  { name: 'Porch', type: 'binary', mqttid: 'shelly2:shellyplus1-demo:switch:0' },
+];
+const ids: string[] = [];
+for (const l of lights) ids.push((await site('POST', '/light', { ...l, vendor: 'mqtt' }))._id);
+const evening = await site('POST', '/scene', {
+  name: 'Evening',
+  state: [
+    { _id: ids[0], on: true, bri: 90 },
+    { _id: ids[1], on: true, bri: 160 },
+    { _id: ids[2], on: true, bri: 255 },
+  ],
+});
+const off = await site('POST', '/scene', {
+  name: 'All off',
+  state: ids.map((_id) => ({ _id, on: false, bri: 0 })),
+});
+await site('POST', '/light/group', { name: 'Downstairs', lights: ids.slice(0, 2) });
+const wall = await site('POST', '/sensor', {
+  name: 'Wall switch',
+  vendor: 'mqtt',
+  mqttid: 'zigbee2mqtt:Wall switch',
+  type: 'button',
+  events: ['on', 'off'],
+});
+await site('POST', '/sensor/action', {
+  _id: wall._id,
+  event: 'on',
+  action: { type: 'scene', _id: evening._id },
+});
+await site('POST', '/sensor/action', {
+  _id: wall._id,
+  event: 'off',
+  action: { type: 'scene', _id: off._id },
+});
+
+console.log(
+  'Hearth demo is running (simulated devices: Tasmota bulb, zigbee2mqtt bulb + wall switch, Shelly relay).',
+);
+console.log(`  web UI:      ${uiUrl}`);
+console.log(
+  `  MQTT broker: ${mqttUrl}  (try: mosquitto_sub -h 127.0.0.1 -p ${info.mqttPort} -u demo -P ${sitekey} -t 'hearth/#' -v)`,
+);
+console.log(`  admin API:   ${info.urls.admin}  (Authorization: Bearer ${adminKey})`);
+console.log(
+  `  The wall switch is pressed every ${Number(process.env.HEARTH_DEMO_PRESS_MS ?? 8000) / 1000} s (on / off). Ctrl+C stops the demo and deletes its data.`,
+);
+
+let pressOn = true;
+const presser = setInterval(
+  () => {
+    void z2m.press('Wall switch', pressOn ? 'on' : 'off');
+    pressOn = !pressOn;
+  },
+  Number(process.env.HEARTH_DEMO_PRESS_MS ?? 8000),
+);
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  clearInterval(presser);
+  await Promise.allSettled([tasmota.stop(), z2m.stop(), shelly.stop()]);
+  await hub.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+if (process.env.HEARTH_DEMO_EXIT_AFTER_MS)
+  setTimeout(() => void stop(), Number(process.env.HEARTH_DEMO_EXIT_AFTER_MS));

@@ -1,0 +1,44 @@
+/**
+ * `npm run demo` as a newcomer runs it: the process prints the web UI URL, the simulated wall switch's
+ * presses switch the simulated bulbs through the hub (visible on the site API), and SIGTERM stops it.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { eventually, type Json } from './hub.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+it('npm run demo: lights appear, the wall switch works, the web UI is served', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+    cwd: root,
+    env: { ...process.env, HEARTH_DEMO_PORT: '0', HEARTH_DEMO_PRESS_MS: '400' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const ui = await eventually(() => /web UI:\s+(\S+)/.exec(out)?.[1], 'the web UI line');
+    const page = await fetch(ui.replace(/\/\/[^:/]+:/, '//127.0.0.1:'));
+    expect(page.status).toBe(200);
+    const api = ui.replace(/\/\/[^:/]+:/, '//127.0.0.1:').replace('/site/', '/api/site/');
+    const lights = (await (await fetch(`${api}/light`)).json()) as Json[];
+    expect(lights.map((l) => l.name).sort()).toEqual(['Kitchen', 'Living room', 'Porch']);
+    // The "on" press applies the Evening scene: every simulated device confirms its level.
+    const lit = await eventually(async () => {
+      const now = (await (await fetch(`${api}/light`)).json()) as Json[];
+      return now.every((l) => l.on) ? now : undefined;
+    }, 'the Evening scene from a wall switch press');
+    expect(Object.fromEntries(lit.map((l) => [l.name, l.bri]))).toEqual({
+      Kitchen: 89,
+      'Living room': 160,
+      Porch: 255,
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+}, 30_000);
