@@ -32,6 +32,13 @@ declare module '../../core/plugin/types.ts' {
   }
 }
 
+declare module '../../core/bus/events.ts' {
+  interface HearthEvents {
+    /** A token was revoked: holders of open connections made with it (WebSocket, MQTT) should drop them. */
+    'auth.token.revoked': { jti: string; aud: string; exp: number };
+  }
+}
+
 const MAINTENANCE_MS = 60_000;
 
 export default definePlugin<AuthConfig, AuthExports>({

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Counter } from '../../core/metrics/types.ts';
 import type { NoticesApi } from '../../core/plugin/types.ts';
 import type { DocStore } from '../../core/store/types.ts';
 import type { AuthConfig, DcrMode } from './config.ts';
@@ -33,6 +34,10 @@ export interface AuthServices {
   dcr(): { mode: DcrMode; approved_redirects: string[] };
   startedAt: number;
   version: string;
+  /** Tells other plugins that a token was revoked, so they can drop connections opened with it. */
+  onRevoked(event: { jti: string; aud: string; exp: number }): void;
+  /** `hearth_auth_tokens_issued_total{grant}`. */
+  issuedCounter: Counter;
 }
 
 /** A resource by id, slug or URI (RFC 8707 `resource` values are URIs; admins also use slugs). */

@@ -67,6 +67,8 @@ export async function createServices(
     dcr: () => data.data.settings.dcr ?? config.dcr,
     startedAt: Date.now(),
     version: VERSION,
+    onRevoked: (event) => ctx.bus.emit('auth.token.revoked', event),
+    issuedCounter: ctx.metrics.counter('auth_tokens_issued', 'Access tokens issued, by grant type'),
   };
   pruneRefreshTokens(services);
   return services;

@@ -15,6 +15,7 @@ let h: AuthHub;
 let siteA: Site;
 let siteB: Site;
 let authExports: AuthExports | undefined;
+const revokedEvents: Array<{ jti: string; aud: string }> = [];
 
 /** A tiny plugin that hands the auth exports to the test, the way the translation plugin would use them. */
 const probe: PluginDefinition = {
@@ -25,6 +26,9 @@ const probe: PluginDefinition = {
   configSchema: { type: 'object', properties: {} },
   async start(ctx) {
     authExports = ctx.use('auth');
+    ctx.bus.on('auth.token.revoked', (e) => {
+      revokedEvents.push(e);
+    });
     return { stop() {} };
   },
 };
@@ -100,6 +104,10 @@ describe('site API with Authorization: Bearer', () => {
     const res = await h.admin('DELETE', `/admin/tokens/${decodeJwt(token).jti}`);
     expect(res.body).toEqual({ revoked: 1 });
     expect((await api(siteA, '/light', token)).status).toBe(404);
+    // Plugins holding connections made with it are told.
+    expect(revokedEvents).toContainEqual(
+      expect.objectContaining({ jti: decodeJwt(token).jti, aud: `urn:hearth:site:${siteA.siteid}` }),
+    );
   });
 
   test('a suspended client loses access at once', async () => {

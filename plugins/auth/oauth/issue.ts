@@ -49,6 +49,7 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
   };
   await s.issuances.record(issuance);
+  s.issuedCounter.inc({ grant: input.userId === null ? 'client_credentials' : 'delegated' });
   return { token, claims };
 }
 
@@ -86,7 +87,10 @@ export function issueRefreshToken(
 export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> {
   const i = s.issuances.raw(jti);
   const exp = i ? Date.parse(i.expires_at) : Date.now() + 86_400_000;
-  return s.issuances.revoke(jti, exp);
+  const fresh = await s.issuances.revoke(jti, exp);
+  const aud = i ? s.data.data.resources[i.resource_id]?.uri : undefined;
+  if (fresh && aud) s.onRevoked({ jti, aud, exp: Math.floor(exp / 1000) });
+  return fresh;
 }
 
 /** Revokes every refresh token of a family and every access token minted from it. Returns the count. */
