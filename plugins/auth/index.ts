@@ -6,6 +6,7 @@ import { mountAdminResources } from './admin/resources.ts';
 import { mountAdminSystem, syncNotices } from './admin/system.ts';
 import { mountAdminTokens } from './admin/tokens.ts';
 import { mountAdminUsers } from './admin/users.ts';
+import { authCommands } from './commands.ts';
 import { type AuthConfig, configSchema } from './config.ts';
 import { mountDiscovery, mountHealth } from './oauth/discovery.ts';
 import { adminErrorBody, oauthErrorBody } from './oauth/errors.ts';
@@ -47,6 +48,7 @@ export default definePlugin<AuthConfig, AuthExports>({
   description: 'OAuth 2.1 authorization server: site tokens, code flow, client credentials, admin API.',
   requires: ['lighting'],
   configSchema,
+  commands: authCommands,
   async start(ctx) {
     const s = await createServices(ctx);
     const { host, port, tls } = ctx.config;
