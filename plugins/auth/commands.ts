@@ -39,7 +39,7 @@ const usage = (io: CliIo, text: string) => {
 export const authCommands: CliCommand[] = [
   {
     name: 'auth user add',
-    usage: 'HEARTH_PASSWORD=... hearth auth user add <email> <name> [--admin]',
+    usage: 'hearth auth user add <email> <name> [--admin]   (password in HEARTH_PASSWORD)',
     summary: 'Creates a person who can sign in (password from HEARTH_PASSWORD, never from the command line)',
     async run(args, io) {
       const { opts, rest } = options(args);
