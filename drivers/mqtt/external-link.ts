@@ -56,7 +56,6 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
       client = c;
       c.on('connect', () => {
         delay = opts.reconnectMinMs ?? 1000;
-        c.options.reconnectPeriod = delay;
         log.info({ broker: redactUrl(opts.url) }, 'connected to the MQTT broker');
         // A clean session has no subscriptions: (re)subscribe everything before the resync.
         if (handlers.size > 0) c.subscribe([...handlers.keys()], { qos: 0 });
@@ -64,8 +63,9 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
       });
       c.on('close', () => {
         if (client !== c) return;
-        delay = Math.min(max, delay * 2);
+        // The next attempt waits `delay`; each failure doubles the wait after it, up to `max`.
         c.options.reconnectPeriod = delay;
+        delay = Math.min(max, delay * 2);
         emit(false);
       });
       // Errors (refused CONNACK, DNS, TLS) are followed by a close and a retry: log, never throw.

@@ -2,11 +2,14 @@
  * The shared lighting-driver conformance suite against the MQTT driver, once per profile family, each
  * with a simulated device (a real mqtt.js client) on a real broker; the link checks stop and restart it.
  */
-import { createMqttDriver } from '../../drivers/mqtt/driver.ts';
+import type { MqttApi } from '../../core/mqtt/types.ts';
+import { createMqttDriver, createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
+import { inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
 import { describeDriverConformance } from '../drivers/conformance.ts';
+import { startTestHub } from '../helpers/hub.ts';
 import { startAedes } from './fixtures.ts';
 
 const fast = (url: string) => ({ url, reconnectMinMs: 100, reconnectMaxMs: 400 });
@@ -80,6 +83,49 @@ describeDriverConformance('mqtt: shelly gen1 dimmer', async () => {
     async teardown() {
       dimmer.crash();
       await broker.stop();
+    },
+  };
+});
+
+describeDriverConformance('mqtt: in process on the hub broker (zigbee2mqtt bulb)', async () => {
+  // The plugin's path: the driver talks to the hub's embedded aedes through ctx.mqtt, no socket.
+  let api: MqttApi | undefined;
+  const t = await startTestHub({
+    config: { mqtt: { allowAnonymous: true } },
+    extraPlugins: [
+      {
+        name: 'mqtt-probe',
+        version: '0.0.0',
+        description: 'hands its ctx.mqtt to the test',
+        configSchema: { type: 'object', properties: {} },
+        async start(ctx) {
+          api = ctx.mqtt;
+          return { stop() {} };
+        },
+      },
+    ],
+  });
+  const z2m = await startZigbee2mqtt({
+    url: t.mqttUrl,
+    devices: [
+      { name: 'bulb', type: 'bulb' },
+      { name: 'switch', type: 'switch' },
+    ],
+  });
+  return {
+    factory: createMqttDriverFactory({ inProcess: () => inProcessLink(api!) }),
+    options: {
+      devices: [{ protocolid: 'zigbee2mqtt:bulb' }, { protocolid: 'zigbee2mqtt:switch', kind: 'sensor' }],
+    },
+    light: 'zigbee2mqtt:bulb',
+    reports: true,
+    async pressButton() {
+      await z2m.press('switch', 'off');
+      return { protocolid: 'zigbee2mqtt:switch', event: 'off' };
+    },
+    async teardown() {
+      await z2m.stop();
+      await t.stop();
     },
   };
 });
