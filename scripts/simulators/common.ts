@@ -3,6 +3,7 @@
  * commands it received (with their retain flag: Hearth must never retain a command), and a way to die
  * ungracefully so the broker publishes the will.
  */
+import { readFileSync } from 'node:fs';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 
 export interface SimOptions {
@@ -11,6 +12,8 @@ export interface SimOptions {
   password?: string;
   /** Reconnect period of the device's client (real devices retry every few seconds). */
   reconnectMs?: number;
+  /** PEM file of the CA for an `mqtts://` broker. */
+  ca?: string;
 }
 
 export interface Received {
@@ -43,6 +46,7 @@ export function connectSim(
     will: { topic: will.topic, payload: Buffer.from(will.payload), qos: 0, retain: will.retain },
     ...(opts.username !== undefined ? { username: opts.username } : {}),
     ...(opts.password !== undefined ? { password: opts.password } : {}),
+    ...(opts.ca !== undefined ? { ca: readFileSync(opts.ca) } : {}),
   };
   return mqtt.connect(opts.url, o);
 }

@@ -134,3 +134,37 @@ describe('an external device broker', () => {
     await eventually(() => !bulb.power || undefined, 'the bulb off');
   }, 20_000);
 });
+
+describe('an external broker over TLS with a user name', () => {
+  it('verifies the broker against the CA file, authenticates, and refuses an unknown CA', async () => {
+    const user = { username: 'hearth', password: 'hearth-secret-123' };
+    const broker = await startMosquitto({ user });
+    try {
+      const bulb = await startTasmotaBulb({ url: broker.url, topic: 'vault', ...user, ca: broker.caFile! });
+      cleanup.push(() => bulb.stop());
+      h = await startMqttHub({
+        plugins: { 'mqtt-devices': { broker: { url: broker.url, ...user, caFile: broker.caFile } } },
+      });
+      const light = (
+        await h.site('POST', '/light', {
+          name: 'Vault',
+          type: 'dimmable',
+          vendor: 'mqtt',
+          mqttid: 'tasmota:vault',
+        })
+      ).body;
+      expect((await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128 })).status).toBe(200);
+      await eventually(() => (bulb.power && bulb.dimmer === 50) || undefined, 'the bulb over TLS');
+      expect(JSON.stringify(h.t.logs)).not.toContain(user.password);
+      await h.stop();
+
+      // Without the CA the certificate does not verify: the driver stays down, the hub runs.
+      h = await startMqttHub({ plugins: { 'mqtt-devices': { broker: { url: broker.url, ...user } } } });
+      const conn = ((await h.site('GET', '/connection')).body as Json[]).find((c) => c.vendor === 'mqtt');
+      expect(conn.connected).toBe(false);
+      expect((await h.site('PUT', '/light/state', { _id: 'nope', on: true, bri: 1 })).status).toBe(404);
+    } finally {
+      await broker.stop();
+    }
+  }, 30_000);
+});

@@ -3,8 +3,8 @@
  * again on the same port (an "embedded" broker restart, research §5.1), and Debian's mosquitto started as
  * a child process. Plus a recording sink wait with a clear failure instead of a hang.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,14 +62,99 @@ export async function startAedes(): Promise<RestartableBroker> {
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 
-/** Debian's mosquitto on a free port, anonymous, listening on loopback only. */
-export async function startMosquitto(): Promise<RestartableBroker> {
+export interface SecureOptions {
+  /** A user the broker accepts (mosquitto_passwd); anonymous clients are refused. */
+  user: { username: string; password: string };
+}
+
+/** A throw-away CA and a server certificate for 127.0.0.1 / localhost, made with openssl. */
+export function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
+  const f = (n: string) => path.join(dir, n);
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Hearth test CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+  );
+  ssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=localhost',
+    '-keyout',
+    f('server.key'),
+    '-out',
+    f('server.csr'),
+  );
+  writeFileSync(f('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.crt'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    f('ext.cnf'),
+    '-out',
+    f('server.crt'),
+  );
+  return { ca: f('ca.crt'), cert: f('server.crt'), key: f('server.key') };
+}
+
+/**
+ * Debian's mosquitto on a free loopback port: anonymous and plain by default; with `secure`, TLS
+ * (`mqtts://`, a CA made for the test, available as `caFile`) and a password file.
+ */
+export async function startMosquitto(
+  secure?: SecureOptions,
+): Promise<RestartableBroker & { caFile?: string }> {
   const port = await freePort();
-  const conf = path.join(tmpdir(), `hearth-mosq-${port}.conf`);
-  writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'hearth-mosq-'));
+  const conf = path.join(dir, 'mosquitto.conf');
+  let lines = [`listener ${port} 127.0.0.1`, 'persistence false'];
+  let caFile: string | undefined;
+  if (secure) {
+    const certs = makeCertificates(dir);
+    caFile = certs.ca;
+    const pw = path.join(dir, 'passwd');
+    execFileSync('mosquitto_passwd', ['-b', '-c', pw, secure.user.username, secure.user.password], {
+      stdio: 'ignore',
+    });
+    lines = [
+      ...lines,
+      `cafile ${certs.ca}`,
+      `certfile ${certs.cert}`,
+      `keyfile ${certs.key}`,
+      'allow_anonymous false',
+      `password_file ${pw}`,
+    ];
+  } else lines.push('allow_anonymous true');
+  writeFileSync(conf, `${lines.join('\n')}\n`);
+  // mosquitto started as root drops to its own user: let it read the test's files.
+  chmodSync(dir, 0o755);
+  for (const f of readdirSync(dir)) chmodSync(path.join(dir, f), 0o644);
   let child: ChildProcess | null = null;
-  const self: RestartableBroker = {
-    url: `mqtt://127.0.0.1:${port}`,
+  const self: RestartableBroker & { caFile?: string } = {
+    ...(caFile ? { caFile } : {}),
+    url: `${secure ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
     port,
     async start() {
       const c = spawn(MOSQUITTO, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
