@@ -66,8 +66,11 @@ export class DeviceTable {
     }
   }
 
-  topics(): string[] {
-    return [...this.#byTopic.keys()];
+  /** Devices that vanished from discovery or whose last will said offline. */
+  unavailable(): string[] {
+    return this.all()
+      .filter((e) => e.gone || e.online === false)
+      .map((e) => e.device.protocolid);
   }
 }
 

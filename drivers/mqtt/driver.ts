@@ -14,6 +14,8 @@ import { parseOptions } from './options.ts';
 import { PayloadError } from './payload.ts';
 import { profiles } from './profiles/index.ts';
 import type { Inbound } from './profiles/types.ts';
+import { pause, ReportWaiters } from './report-waiters.ts';
+import { Subscriptions } from './subscriptions.ts';
 
 const READ_WAIT_MS = 1000;
 /** start() waits this long at most for the devices to answer the first resync. */
@@ -24,52 +26,26 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
     const opts = parseOptions(options);
     const observer = deps.observer?.(id);
     const table = new DeviceTable();
-    const subscribed = new Map<string, Promise<() => Promise<void>>>();
-    const readers = new Map<string, Array<() => void>>();
+    const subs = new Subscriptions((topic, payload, retain) => dispatch(topic, payload, retain));
+    const waiters = new ReportWaiters();
     let link: MqttLink | null = null;
     let stopped = false;
     let since = new Date().toISOString();
 
-    const detail = () => {
-      const all = table.all();
-      const unavailable = all.filter((e) => e.gone || e.online === false).map((e) => e.device.protocolid);
-      return {
-        devices: all.length,
-        unavailable,
-        broker: opts.broker ? 'external' : 'hub',
-        ...observer?.detail?.(),
-      };
-    };
+    const detail = () => ({
+      devices: table.all().length,
+      unavailable: table.unavailable(),
+      broker: opts.broker ? 'external' : 'hub',
+      ...observer?.detail?.(),
+    });
     const report = () => sink.reportConnection({ connected: link?.connected ?? false, detail: detail() });
-
-    const subscribe = (topic: string) => {
-      if (!link || subscribed.has(topic)) return;
-      subscribed.set(topic, link.subscribe(topic, dispatch));
-    };
-    const unsubscribe = (topic: string) => {
-      const s = subscribed.get(topic);
-      subscribed.delete(topic);
-      void s?.then((u) => u()).catch(() => {});
-    };
 
     const put = (device: MqttDevice, source: DeviceSource): Entry => {
       const { entry, stale } = table.put(device, source);
-      for (const t of stale) unsubscribe(t);
-      for (const t of entry.topics) subscribe(t);
+      for (const t of stale) subs.remove(t);
+      for (const t of entry.topics) subs.add(t);
       return entry;
     };
-
-    /** Resolves when the device reports a level, or after `ms`. */
-    const nextReport = (protocolid: string, ms: number) =>
-      new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ms);
-        t.unref();
-        const wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-        readers.set(protocolid, [...(readers.get(protocolid) ?? []), wake]);
-      });
 
     const query = (e: Entry) => {
       if (!link?.connected) return;
@@ -98,8 +74,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         if (e.online !== true) apply(e, { type: 'availability', online: true });
         sink.reportState(pid, level);
         observer?.state?.(pid, level);
-        for (const wake of readers.get(pid) ?? []) wake();
-        readers.delete(pid);
+        waiters.reported(pid);
       }
     };
 
@@ -161,6 +136,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         else if (deps.inProcess) link = deps.inProcess();
         else throw new Error('mqtt driver: no broker url and no in-process broker');
         const l = link;
+        subs.attach(l);
         const firstConnect = new Promise<void>((resolve) => {
           const t = setTimeout(resolve, opts.connectWaitMs);
           t.unref();
@@ -179,16 +155,17 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         await discovery.subscribe(l);
         await l.start();
         await firstConnect;
-        await Promise.all(subscribed.values());
+        await subs.ready();
         // The answers to the first resync arrive before start() resolves, not in the middle of a command.
         const asked = table.all().filter((e) => profiles[e.device.profile].query(e.device).length > 0);
-        if (l.connected) await Promise.all(asked.map((e) => nextReport(e.device.protocolid, RESYNC_WAIT_MS)));
+        if (l.connected)
+          await Promise.all(asked.map((e) => waiters.next(e.device.protocolid, RESYNC_WAIT_MS)));
       },
       async stop() {
         stopped = true;
         const l = link;
         link = null;
-        subscribed.clear();
+        subs.attach(null);
         await l?.stop();
         since = new Date().toISOString();
       },
@@ -200,14 +177,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
             .map((e) => e.device.protocolid),
         );
         if (link?.connected) await discovery.permitJoin(link, durationMs);
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, durationMs);
-          const done = () => {
-            clearTimeout(t);
-            resolve();
-          };
-          signal.addEventListener('abort', done, { once: true });
-        });
+        await pause(durationMs, signal);
         return table
           .all()
           .filter((e) => !before.has(e.device.protocolid) && !e.gone)
@@ -226,7 +196,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       async readState(protocolid) {
         const e = table.get(protocolid);
         if (!e || !link?.connected) return e?.level ?? null;
-        const reported = nextReport(protocolid, READ_WAIT_MS);
+        const reported = waiters.next(protocolid, READ_WAIT_MS);
         query(e);
         await reported;
         return e.level;
