@@ -187,7 +187,7 @@ export async function startMosquitto(
 }
 
 /** Rejects after `ms` with `what` so a missing message fails the test with a reason. */
-export function within<T>(p: Promise<T>, what: string, ms = 5000): Promise<T> {
+export function within<T>(p: Promise<T>, what: string, ms = 10_000): Promise<T> {
   return Promise.race([
     p,
     new Promise<T>((_, reject) =>

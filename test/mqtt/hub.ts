@@ -86,12 +86,13 @@ function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<s
   return out;
 }
 
-/** Polls `check` on every tick until it returns a value; fails with `what` after 5 s. */
+/** Polls `check` until it returns a value; fails with `what` after `ms` (default 10 s, for loaded CI machines). */
 export async function eventually<T>(
   check: () => T | undefined | Promise<T | undefined>,
   what: string,
+  ms = 10_000,
 ): Promise<T> {
-  const until = Date.now() + 5000;
+  const until = Date.now() + ms;
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v as T;
