@@ -91,7 +91,11 @@ export class Hub {
     this.redactor = redactor;
     this.bus = new EventBus(this.log);
     this.notices = new Notices(this.log);
-    this.http = new HttpService(this.log, { host: opts.config.host, bodyLimit: opts.config.http.bodyLimit });
+    this.http = new HttpService(this.log, {
+      host: opts.config.host,
+      bodyLimit: opts.config.http.bodyLimit,
+      scrub: (text) => redactor.scrub(text),
+    });
     this.lock = new DataDirLock(this.dataDir);
     this.runFile = new RunFile(this.dataDir);
     this.sd = new SdNotify(opts.env ?? process.env);

@@ -3,19 +3,28 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
-import compose from 'koa-compose';
 import type { Logger } from 'pino';
 import { HttpError } from './errors.ts';
 import { accessLog, requestId, securityHeaders } from './middleware/basics.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { allowedMethods } from './router.ts';
 import type { TlsMaterial } from './tls.ts';
-import type { HearthMiddleware, HearthRouter, ListenerInfo } from './types.ts';
+import type { HearthMiddleware, HearthRouter, ListenerInfo, RouterOptions } from './types.ts';
 
-interface Mount {
+/** A plugin's router as mounted: `paths` (prefixes) let requests elsewhere skip it without matching. */
+export interface Mount {
   owner: string;
   router: HearthRouter;
+  paths: readonly string[] | null;
+  errorBody: RouterOptions['errorBody'];
+  routes: HearthMiddleware;
 }
+
+/** `/site` serves `/site` and `/site/...`, not `/sites`. */
+const under = (path: string, prefix: string): boolean =>
+  path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+
+const serves = (m: Mount, path: string): boolean => m.paths === null || m.paths.some((p) => under(path, p));
 
 /**
  * One named HTTP listener: a Koa app whose routes are the routers plugins mount on it. Mounts come and go
@@ -26,10 +35,19 @@ export class Listener {
   readonly server: http.Server | https.Server;
   private readonly scheme: 'http' | 'https';
   private readonly mounts: Mount[] = [];
-  private chain: HearthMiddleware | null = null;
   private bound: ListenerInfo | null = null;
 
-  constructor(name: string, log: Logger, guard?: HearthMiddleware, tls?: TlsMaterial | null) {
+  constructor(
+    name: string,
+    log: Logger,
+    opts: {
+      guard?: HearthMiddleware | undefined;
+      tls?: TlsMaterial | null;
+      scrub?: (text: string) => string;
+    } = {},
+  ) {
+    const { guard, tls } = opts;
+    const scrub = opts.scrub ?? ((t: string) => t);
     this.name = name;
     const app = new Koa();
     app.proxy = false;
@@ -40,18 +58,24 @@ export class Listener {
     app.use(securityHeaders);
     app.use(errorHandler(log));
     if (guard) app.use(guard);
-    app.use((ctx, next) => this.dispatch()(ctx, next));
+    app.use((ctx, next) => this.dispatch(ctx, next, 0));
     app.use((ctx) => {
+      const mine = this.mounts.filter((m) => serves(m, ctx.path));
+      // The unmatched request is answered in the shape of the router that owns its path (spec shapes).
+      const shape = mine.find((m) => m.paths !== null && m.errorBody)?.errorBody;
+      if (shape) ctx.state.errorBody = shape;
+      // The path may carry a secret (a site key); the caller gets it back scrubbed like a log line.
+      const shown = scrub(ctx.path);
       const allow = allowedMethods(
-        this.mounts.map((m) => m.router),
+        mine.map((m) => m.router),
         ctx.path,
       );
       if (allow.length > 0) {
-        throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
+        throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${shown}`, {
           headers: { Allow: allow.join(', ') },
         });
       }
-      throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
+      throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${shown}`);
     });
     this.scheme = tls ? 'https' : 'http';
     this.server = tls
@@ -63,20 +87,37 @@ export class Listener {
     this.server.keepAliveTimeout = 65_000;
   }
 
-  mount(owner: string, router: HearthRouter): void {
-    this.mounts.push({ owner, router });
-    this.chain = null;
+  mount(
+    owner: string,
+    router: HearthRouter,
+    opts: Pick<RouterOptions, 'paths' | 'prefix' | 'errorBody'> = {},
+  ): void {
+    const paths = opts.paths ?? (opts.prefix ? [opts.prefix] : null);
+    this.mounts.push({
+      owner,
+      router,
+      paths,
+      errorBody: opts.errorBody,
+      routes: router.routes() as HearthMiddleware,
+    });
   }
 
   unmount(owner: string): void {
     for (let i = this.mounts.length - 1; i >= 0; i--)
       if (this.mounts[i]?.owner === owner) this.mounts.splice(i, 1);
-    this.chain = null;
   }
 
-  private dispatch(): HearthMiddleware {
-    this.chain ??= compose(this.mounts.map((m) => m.router.routes())) as HearthMiddleware;
-    return this.chain;
+  /** Runs the mounted routers in order, skipping those whose paths exclude the request. */
+  private dispatch(
+    ctx: Parameters<HearthMiddleware>[0],
+    next: () => Promise<unknown>,
+    from: number,
+  ): Promise<unknown> {
+    for (let i = from; i < this.mounts.length; i++) {
+      const m = this.mounts[i] as Mount;
+      if (serves(m, ctx.path)) return Promise.resolve(m.routes(ctx, () => this.dispatch(ctx, next, i + 1)));
+    }
+    return next();
   }
 
   async listen(port: number, host: string): Promise<ListenerInfo> {

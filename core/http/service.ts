@@ -11,7 +11,7 @@ export class HttpService {
 
   constructor(
     private readonly log: Logger,
-    private readonly defaults: { host: string; bodyLimit: string },
+    private readonly defaults: { host: string; bodyLimit: string; scrub?: (text: string) => string },
   ) {}
 
   /** The certificate every listener serves once set (before any listener is added); null = plain HTTP. */
@@ -20,7 +20,11 @@ export class HttpService {
   /** Creates (but does not bind) a listener; `guard` runs before any route. */
   add(name: string, owner: string, guard?: HearthMiddleware): Listener {
     if (this.listeners.has(name)) throw new Error(`listener "${name}" already exists`);
-    const listener = new Listener(name, this.log.child({ listener: name }), guard, this.tls);
+    const listener = new Listener(name, this.log.child({ listener: name }), {
+      guard,
+      tls: this.tls,
+      ...(this.defaults.scrub ? { scrub: this.defaults.scrub } : {}),
+    });
     this.listeners.set(name, listener);
     this.owners.set(name, owner);
     return listener;
@@ -44,7 +48,7 @@ export class HttpService {
           throw new Error('routes on the admin listener live under /admin');
         }
         const router = createRouter(opts, this.defaults.bodyLimit);
-        listener.mount(owner, router);
+        listener.mount(owner, router, opts);
         return router;
       },
       listen: async (name, { port, host }) => {

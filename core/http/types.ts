@@ -8,6 +8,11 @@ export interface RouterOptions {
   /** Path prefix of the router (e.g. `/api/site`). */
   prefix?: string;
   /**
+   * Path prefixes this router serves (defaults to `[prefix]`, or every path). Requests elsewhere skip it
+   * without route matching, and unmatched requests inside them (404, 405) get this router's `errorBody`.
+   */
+  paths?: string[];
+  /**
    * Body parsing for this router's routes: JSON, urlencoded and text, limited by `limit`
    * (default: config `http.bodyLimit`). `false` leaves the raw stream to the plugin.
    */

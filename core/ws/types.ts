@@ -20,8 +20,10 @@ export interface WsRoute<A> {
 /** A ws socket with a bounded send: a client whose buffer exceeds the limit is dropped. */
 export interface HearthSocket {
   readonly raw: WebSocket;
-  /** Sends JSON; returns false (and closes with 1013) when the client is too slow. */
+  /** Sends JSON; returns false (and drops the client) when it is too slow. */
   sendJson(value: unknown): boolean;
+  /** Sends text serialised once for many sockets (fan-out); same bound as sendJson. */
+  sendText(text: string): boolean;
   close(code?: number, reason?: string): void;
 }
 

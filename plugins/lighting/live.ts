@@ -3,7 +3,6 @@
  * (research §1.4). A socket only ever joins the site its key or token resolved to, so a client of one
  * site never sees another's events; slow clients are dropped by the core's bounded `sendJson`.
  */
-import { MAX_BUFFERED_BYTES } from '../../core/ws/socket.ts';
 import type { HearthSocket } from '../../core/ws/types.ts';
 
 export class Live {
@@ -35,24 +34,14 @@ export class Live {
 
   /**
    * Sends a ready-made message to every subscriber of the site; returns how many accepted it. The JSON is
-   * built once for all subscribers; a socket over the core's buffer bound goes through `sendJson`, which
-   * drops it.
+   * built once for all subscribers; the core drops a socket over its buffer bound.
    */
   send(siteId: string, message: unknown): number {
     const set = this.#subs.get(siteId);
     if (!set) return 0;
     const text = JSON.stringify(message);
     let n = 0;
-    for (const s of set) {
-      const raw = s.raw;
-      if (raw.readyState !== raw.OPEN) continue;
-      if (raw.bufferedAmount > MAX_BUFFERED_BYTES) {
-        s.sendJson(message);
-        continue;
-      }
-      raw.send(text);
-      n++;
-    }
+    for (const s of set) if (s.sendText(text)) n++;
     return n;
   }
 

@@ -177,3 +177,38 @@ describe('hub lifecycle', () => {
     await hub2.stop();
   });
 });
+
+describe('routers that own path prefixes', () => {
+  it('skip other paths, and answer 404/405 inside their paths in their own error shape with the path scrubbed', async () => {
+    const { definePlugin } = await import('../../core/plugin/types.ts');
+    const owned = definePlugin({
+      name: 'owned',
+      version: '1.0.0',
+      description: 'test plugin: owns /api/site',
+      configSchema: { type: 'object', properties: {} },
+      async start(ctx) {
+        const r = ctx.http.router('main', { prefix: '/api/site', errorBody: ({ message }) => ({ message }) });
+        r.get('/:key/light', (k) => {
+          k.body = [];
+        });
+        return { stop() {} };
+      },
+    });
+    const t = await startTestHub({ extraPlugins: [owned] });
+    const key = 'Zq9-owned-site-key-0123456789';
+    const wrongMethod = await fetch(`${t.url}/api/site/${key}/light`, { method: 'PATCH' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
+    expect(await wrongMethod.json()).toEqual({
+      message: 'PATCH is not allowed on /api/site/[REDACTED]/light',
+    });
+    const unknown = await fetch(`${t.url}/api/site/${key}/nothing`);
+    expect(await unknown.json()).toEqual({ message: 'No route for GET /api/site/[REDACTED]/nothing' });
+    // Outside its prefix the core's shape applies; `/api/sites` is not under `/api/site`.
+    expect(await (await fetch(`${t.url}/api/sites`)).json()).toEqual({
+      error: 'not_found',
+      message: 'No route for GET /api/sites',
+    });
+    await t.stop();
+  });
+});

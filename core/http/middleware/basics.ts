@@ -33,7 +33,9 @@ export function accessLog(log: Logger): HearthMiddleware {
 export const securityHeaders: HearthMiddleware = async (ctx, next) => {
   await next();
   ctx.set('X-Content-Type-Options', 'nosniff');
-  if (ctx.response.is('html')) {
+  // A prefix test, not type-is: this runs on every response.
+  const type = ctx.response.get('Content-Type');
+  if (typeof type === 'string' && type.startsWith('text/html')) {
     if (!ctx.response.get('Content-Security-Policy')) {
       ctx.set(
         'Content-Security-Policy',
