@@ -1,7 +1,15 @@
 /** The driver's options (`addDriver({ type: 'mqtt', options })`), checked once at construction. */
 import type { DeviceKind } from '../../plugins/lighting/driver.ts';
-import { type AddressDefaults, deviceFromProtocolId, type MqttDevice, PROFILES } from './device.ts';
+import {
+  type AddressDefaults,
+  deviceFromProtocolId,
+  type HaTopics,
+  type HaTrigger,
+  type MqttDevice,
+  PROFILES,
+} from './device.ts';
 import type { BrokerOptions } from './external-link.ts';
+import { HA_SCALES } from './profiles/ha-json.ts';
 
 export interface MqttDriverOptions {
   /** An external broker; absent = the hub's own broker in process (needs the plugin's link). */
@@ -17,6 +25,52 @@ export interface MqttDriverOptions {
 const KINDS: DeviceKind[] = ['dimmable', 'binary', 'sensor'];
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
+const topic = (v: unknown, what: string): string | undefined => {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v === '' || v.includes('+') || v.includes('#'))
+    throw new Error(`${what} must be a topic name without wildcards`);
+  return v;
+};
+
+/** A full entry's address fields end up in topic names: no wildcards, known components. */
+function checkAddress(d: MqttDevice): void {
+  topic(d.address, `mqtt device ${d.protocolid}: address`);
+  if (d.component !== undefined && !['relay', 'light', 'switch'].includes(d.component))
+    throw new Error(`mqtt device ${d.protocolid}: component must be relay, light or switch`);
+  if (d.channel !== undefined && (!Number.isInteger(d.channel) || d.channel < 0))
+    throw new Error(`mqtt device ${d.protocolid}: channel must be a non-negative integer`);
+}
+
+/** Home Assistant topics as stored by discovery or given by the operator, checked field by field. */
+function haTopics(raw: unknown, id: string): HaTopics {
+  if (!isObj(raw)) throw new Error(`mqtt device ${id}: needs Home Assistant topics (ha)`);
+  const scale = raw.brightnessScale ?? 255;
+  if (!HA_SCALES.includes(scale as 255))
+    throw new Error(`mqtt device ${id}: brightnessScale must be 100, 254 or 255`);
+  const triggers = raw.triggers ?? [];
+  if (!Array.isArray(triggers)) throw new Error(`mqtt device ${id}: triggers must be a list`);
+  const ha: HaTopics = {
+    payloadAvailable: typeof raw.payloadAvailable === 'string' ? raw.payloadAvailable : 'online',
+    payloadNotAvailable: typeof raw.payloadNotAvailable === 'string' ? raw.payloadNotAvailable : 'offline',
+    brightnessScale: scale as number,
+    triggers: triggers.map((t) => {
+      if (!isObj(t) || typeof t.event !== 'string')
+        throw new Error(`mqtt device ${id}: a trigger needs topic and event`);
+      const trigger: HaTrigger = { topic: topic(t.topic, 'a trigger topic') ?? '', event: t.event };
+      if (!trigger.topic) throw new Error(`mqtt device ${id}: a trigger needs a topic`);
+      if (typeof t.payload === 'string') trigger.payload = t.payload;
+      return trigger;
+    }),
+  };
+  const command = topic(raw.commandTopic, 'commandTopic');
+  const state = topic(raw.stateTopic, 'stateTopic');
+  const availability = topic(raw.availabilityTopic, 'availabilityTopic');
+  if (command) ha.commandTopic = command;
+  if (state) ha.stateTopic = state;
+  if (availability) ha.availabilityTopic = availability;
+  return ha;
+}
+
 /** A device entry: a full device (as remembered by the plugin) or `{protocolid, kind?, name?, ...}`. */
 export function parseDevice(raw: unknown, defaults: AddressDefaults): MqttDevice {
   if (!isObj(raw) || typeof raw.protocolid !== 'string') throw new Error('mqtt device needs a protocolid');
@@ -26,9 +80,9 @@ export function parseDevice(raw: unknown, defaults: AddressDefaults): MqttDevice
     typeof raw.address === 'string';
   const base = full ? (raw as unknown as MqttDevice) : deviceFromProtocolId(raw.protocolid, defaults);
   if (!base) throw new Error(`mqtt device ${raw.protocolid}: unknown profile or address`);
-  if (base.profile === 'ha-json' && !base.ha)
-    throw new Error(`mqtt device ${raw.protocolid}: needs Home Assistant topics`);
   const d: MqttDevice = { ...base };
+  if (full) checkAddress(d);
+  if (base.profile === 'ha-json') d.ha = haTopics(raw.ha, raw.protocolid);
   if (typeof raw.kind === 'string') {
     if (!KINDS.includes(raw.kind as DeviceKind)) throw new Error(`mqtt device ${raw.protocolid}: bad kind`);
     d.kind = raw.kind as DeviceKind;
