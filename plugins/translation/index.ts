@@ -10,6 +10,7 @@ import { mountAdmin } from './routes/admin.ts';
 import { mountAnnounce } from './routes/announce.ts';
 import { mountApi } from './routes/api.ts';
 import { clientAuthenticator } from './routes/client-auth.ts';
+import { mountFallback } from './routes/fallback.ts';
 import { NO_ENGINE_MESSAGE, TranslateService } from './translate-service.ts';
 
 export default definePlugin<TranslationConfig, Record<string, never>>({
@@ -83,6 +84,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     });
     ctx.redact.path(/\/api\/site\/([^/?#]+)\/announce/);
     mountAnnounce(router, { service, mqtt: ctx.mqtt, lighting: () => ctx.tryUse('lighting') });
+    mountFallback(router); // last: unmatched /v2 and /v3 requests keep X-Trace-ID
 
     return {
       exports: {},

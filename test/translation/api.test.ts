@@ -75,6 +75,20 @@ describe('deepl-node against Hearth', () => {
     expect(bodyOf(lt.calls('/translate').at(-1)!).q).toEqual(['Good morning', 'It is very late']);
   });
 
+  it('gh-review: takes the style_id and tag_handling_version deepl-node puts in its form', async () => {
+    const translator = h.translator(secret);
+    const lenient = await translator.translateText('<p>Hi <b>there</p>', 'en', 'de', {
+      tagHandling: 'xml',
+      tagHandlingVersion: 'v1',
+    });
+    expect(lenient.text).toBe('<p>HI <b>THERE</p>');
+    expect(bodyOf(upstream.calls('/v2/translate').at(-1)!)).toMatchObject({ tag_handling_version: 'v1' });
+    // No style rule lists before part 2: the named list is not found (404), not a refused form field.
+    await expect(translator.translateText('Hi', 'en', 'de', { styleRule: 'style-1' })).rejects.toThrow(
+      /Style rule list 'style-1' not found/,
+    );
+  });
+
   it('reads usage and the languages the engines serve', async () => {
     const { secret: fresh } = await h.createKey('usage');
     const translator = h.translator(fresh);
@@ -156,8 +170,8 @@ describe('POST /v2/translate over the wire', () => {
       ['text=a&target_lang=de&glossary_id=g', "'source_lang'"],
       ['text=a&target_lang=de&source_lang=en&glossary_id=g&glossary_ids=h', "'glossary_id'"],
       ['text=a&target_lang=de&source_lang=en&glossary_ids=1,2,3,4,5,6', "'glossary_ids'"],
-      ['text=a&target_lang=de&style_id=s', "'style_id'"],
-      ['text=a&target_lang=de&tag_handling=xml&tag_handling_version=v2', "'tag_handling_version'"],
+      ['text=a&target_lang=de&style_id=s&style_id=t', "'style_id'"],
+      ['text=a&target_lang=de&tag_handling=xml&tag_handling_version=v3', "'tag_handling_version'"],
       ['text=a&target_lang=de&translation_memory_threshold=x', "'translation_memory_threshold'"],
       ['text=a&target_lang=nl&custom_instructions=Be%20brief', "'custom_instructions'"],
       [`text=a&target_lang=de&custom_instructions=${'x'.repeat(301)}`, "'custom_instructions'"],
@@ -279,6 +293,25 @@ describe('POST /v2/translate over the wire', () => {
     expect(res.status).toBe(503); // one engine was transiently down: worth a retry
     expect(JSON.stringify(res.body)).not.toContain(UPSTREAM_KEY);
     expect(JSON.stringify(h.t.logs)).not.toContain(UPSTREAM_KEY);
+  });
+
+  it('gh-review: unmatched /v2 and /v3 requests answer 404/405 {message} with X-Trace-ID', async () => {
+    const cases: Array<[string, string, number, string | null]> = [
+      ['GET', '/v2/nope', 404, null],
+      ['GET', '/v3/glossaries', 404, null],
+      ['GET', '/v2/translate', 405, 'POST'],
+      ['DELETE', '/v2/usage', 405, 'GET, HEAD, POST'],
+      ['PATCH', '/v2/admin/developer-keys', 405, 'GET, HEAD, POST'],
+    ];
+    for (const [method, path, status, allow] of cases) {
+      const res = await h.call(method, path, { key: h.t.adminKey });
+      expect([res.status, res.headers.get('allow')], `${method} ${path}`).toEqual([status, allow]);
+      expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
+      expect(Object.keys(res.body)).toEqual(['message']);
+    }
+    // The admin guard still comes first: an unknown admin path without the admin key is 403.
+    const guarded = await h.call('GET', '/v2/admin/nope', { key: secret });
+    expect([guarded.status, guarded.headers.get('x-trace-id')]).toEqual([403, expect.any(String)]);
   });
 
   it('serves /v3/languages for translate_text', async () => {

@@ -70,6 +70,13 @@ describe('translate request parsing', () => {
     ]);
   });
 
+  it('gh-review: accepts style_id and tag_handling_version as deepl-node sends them, in its form', () => {
+    const req = form('text=a&target_lang=de&tag_handling=xml&tag_handling_version=v1&style_id=s1');
+    expect(req.styleId).toBe('s1');
+    expect(req.tags?.version).toBe('v1');
+    expect(json({ text: 'a', target_lang: 'de', style_id: 's2' }).styleId).toBe('s2');
+  });
+
   it('treats a translation memory threshold below 50 as 50', () => {
     expect(form('text=a&target_lang=de&translation_memory_threshold=10').translationMemoryThreshold).toBe(50);
     expect(
@@ -109,14 +116,24 @@ describe('translate request parsing', () => {
       /'tag_handling_version'/,
     ],
     [
-      'tag_handling_version in a form',
-      () => form('text=a&target_lang=de&tag_handling=xml&tag_handling_version=v2'),
-      /'tag_handling_version' is only supported in JSON/,
+      'tag_handling_version twice in a form',
+      () => form('text=a&target_lang=de&tag_handling=xml&tag_handling_version=v1&tag_handling_version=v2'),
+      /'tag_handling_version' may be given only once/,
     ],
     [
-      'style_id in a form',
-      () => form('text=a&target_lang=de&style_id=s'),
-      /'style_id' is only supported in JSON/,
+      'style_id twice in a form',
+      () => form('text=a&target_lang=de&style_id=s&style_id=t'),
+      /'style_id' may be given only once/,
+    ],
+    [
+      'a bad tag_handling_version in a form',
+      () => form('text=a&target_lang=de&tag_handling=xml&tag_handling_version=v3'),
+      /'tag_handling_version' not supported/,
+    ],
+    [
+      'target_lang twice',
+      () => form('text=a&target_lang=de&target_lang=fr'),
+      /'target_lang' may be given only once/,
     ],
     [
       'glossary_id with glossary_ids',

@@ -1,4 +1,4 @@
-import { notSupported } from '../errors.ts';
+import { invalid, notSupported } from '../errors.ts';
 import type { RawParams } from './body.ts';
 
 /**
@@ -21,9 +21,16 @@ export class ParamReader {
     return this.raw.kind === 'json' ? this.raw.values[name] : this.raw.values.get(name)?.[0];
   }
 
-  /** A single string; JSON numbers are accepted as their decimal text. */
+  /**
+   * A single string; JSON numbers are accepted as their decimal text. A form field given twice is
+   * ambiguous (which one did the client mean?) and refused rather than silently taking the first.
+   */
   string(name: string): string | undefined {
-    if (this.raw.kind === 'form') return this.raw.values.get(name)?.[0];
+    if (this.raw.kind === 'form') {
+      const values = this.raw.values.get(name);
+      if (values && values.length > 1) throw invalid(`Parameter '${name}' may be given only once.`);
+      return values?.[0];
+    }
     const value = this.raw.values[name];
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'string') return value;

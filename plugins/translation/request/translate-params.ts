@@ -18,7 +18,15 @@ const MODEL_TYPES: readonly ModelType[] = [
 ];
 const SPLITS: readonly SplitSentences[] = ['0', '1', 'nonewlines'];
 
-/** Validates every rule of `POST /v2/translate` (spec + research §1.3); each 400 names its parameter. */
+/**
+ * Validates every rule of `POST /v2/translate` (spec + research §1.3); each 400 names its parameter.
+ *
+ * "JSON only" (spec: `style_id`, `tag_handling_version`, `custom_instructions`): the OpenAPI lists them in
+ * the JSON body only, but the official client sends them in its form (deepl-node 1.28
+ * `validateAndAppendTextOptions`: one `style_id`, one `tag_handling_version`, repeated
+ * `custom_instructions`) and the real API serves that client. Hearth accepts them in that form shape; the
+ * types, enumerations and limits apply to both encodings (README "Request bodies").
+ */
 export function parseTranslateRequest(raw: RawParams): TranslateRequest {
   const p = new ParamReader(raw);
   const texts = p.list('text', false);
@@ -52,7 +60,7 @@ export function parseTranslateRequest(raw: RawParams): TranslateRequest {
     formality,
     modelType: p.oneOf('model_type', MODEL_TYPES) ?? null,
     glossaryIds: glossaries(p, source),
-    styleId: jsonOnly(p, 'style_id'),
+    styleId: p.string('style_id') ?? null,
     translationMemoryId: p.string('translation_memory_id') || null,
     translationMemoryThreshold: threshold(p),
     customInstructions: instructions(p, target),
@@ -75,13 +83,6 @@ function glossaries(p: ParamReader, source: string | null): string[] {
     throw invalid("Parameter 'source_lang' is required when a glossary is used.");
   }
   return ids;
-}
-
-/** spec: `style_id` and `tag_handling_version` are JSON only. */
-function jsonOnly(p: ParamReader, name: string): string | null {
-  if (!p.has(name)) return null;
-  if (!p.isJson) throw invalid(`Parameter '${name}' is only supported in JSON requests.`);
-  return p.string(name) ?? null;
 }
 
 /** research §1.3: 0–100, default 75; 3.13.0: below 50 is treated as 50. */
@@ -113,7 +114,7 @@ function instructions(p: ParamReader, target: string): string[] {
 
 function tagOptions(p: ParamReader): TagOptions | null {
   const mode = p.oneOf('tag_handling', ['xml', 'html'] as const);
-  const versionText = jsonOnly(p, 'tag_handling_version');
+  const versionText = p.string('tag_handling_version') ?? null;
   if (versionText !== null && versionText !== 'v1' && versionText !== 'v2') {
     throw notSupported('tag_handling_version');
   }
