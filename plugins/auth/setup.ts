@@ -8,7 +8,7 @@ import type { AuthServices } from './services.ts';
 import { createAudit } from './state/audit.ts';
 import { createCodeStore } from './state/codes.ts';
 import { createIssuanceRegistry } from './state/issuances.ts';
-import type { AuditEvent, AuthData, Issuance, RefreshData, Revocation } from './state/model.ts';
+import type { AuditEvent, AuthData, RefreshData, Revocation } from './state/model.ts';
 import { createPendingAuthorizations } from './state/pending.ts';
 
 const DAY = 86_400_000;
@@ -31,7 +31,7 @@ export async function createServices(
   const refresh = await ctx.store.open<RefreshData>('refresh', { tokens: {} });
   // Hot logs are bounded by count in the store and by age when read: the store's own age check scans the
   // whole log on every append, which halved issuance throughput (reported to the core).
-  const issuanceLog = await ctx.store.openLog<Issuance>('issuances', { max: config.issuances.max });
+  const issuanceLog = await ctx.store.openLog<string>('issuances', { max: config.issuances.max });
   // A revocation matters only until the token would have expired anyway.
   const revocationLog = await ctx.store.openLog<Revocation>('revocations', {
     max: 100_000,

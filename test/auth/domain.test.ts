@@ -159,3 +159,37 @@ describe('rate limiter', () => {
     expect(l.take('a')).toBeGreaterThan(0);
   });
 });
+
+describe('issuance log lines', () => {
+  test('round trip, and malformed or foreign lines are skipped', async () => {
+    const { decodeIssuance, encodeIssuance } = await import('../../plugins/auth/state/issuance-codec.ts');
+    const t = Date.UTC(2026, 0, 1);
+    const i = {
+      id: 'j1',
+      jti: 'j1',
+      subject_user_id: 'u1',
+      client_id: 'c1',
+      resource_id: 'r1',
+      scopes: ['lights:read', 'a|b'],
+      backend_kind: 'mint' as const,
+      revocable: true,
+      issued_at: new Date(t).toISOString(),
+      expires_at: new Date(t + 900_000).toISOString(),
+      agent_chain: [],
+      consent_client_id: 'c1',
+      parent_jti: '',
+      family_id: 'f1',
+      consent_grant_id: 'g1',
+      t,
+    };
+    expect(decodeIssuance(encodeIssuance(i))).toEqual(i);
+    const {
+      family_id: _f,
+      consent_grant_id: _g,
+      ...machine
+    } = { ...i, subject_user_id: '', consent_client_id: '' };
+    expect(decodeIssuance(encodeIssuance(machine))).toEqual(machine);
+    expect(decodeIssuance('garbage')).toBeNull();
+    expect(decodeIssuance(`2\t${encodeIssuance(i).slice(2)}`)).toBeNull();
+  });
+});

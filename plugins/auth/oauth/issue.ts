@@ -31,7 +31,7 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     ttlSec: input.ttlSec,
   });
   const issuance: Issuance = {
-    id: newId(),
+    id: claims.jti,
     jti: claims.jti,
     subject_user_id: input.userId ?? '',
     client_id: input.client.id,

@@ -1,4 +1,5 @@
 import type { LogStore } from '../../../core/store/types.ts';
+import { decodeIssuance, encodeIssuance } from './issuance-codec.ts';
 import type { Issuance, Revocation } from './model.ts';
 
 export interface IssuanceQuery {
@@ -11,8 +12,6 @@ export interface IssuanceQuery {
   offset?: number;
 }
 
-const REINDEX_SLACK = 1000;
-
 export type IssuanceView = Omit<Issuance, 'family_id' | 'consent_grant_id' | 't'> & { revoked_at?: string };
 
 /**
@@ -21,19 +20,18 @@ export type IssuanceView = Omit<Issuance, 'family_id' | 'consent_grant_id' | 't'
  * `jti` set is in memory so verification needs no I/O and a revocation applies at once.
  */
 export function createIssuanceRegistry(
-  log: LogStore<Issuance>,
+  log: LogStore<string>,
   revocations: LogStore<Revocation>,
   retentionMs: number,
 ) {
+  // Insertion order is append order, so the oldest entries are the first keys (the id is the jti).
   const byJti = new Map<string, Issuance>();
-  const byId = new Map<string, Issuance>();
   const revoked = new Map<string, string>();
   const index = () => {
     byJti.clear();
-    byId.clear();
-    for (const i of log.items) {
-      byJti.set(i.jti, i);
-      byId.set(i.id, i);
+    for (const line of log.items) {
+      const i = decodeIssuance(line);
+      if (i) byJti.set(i.jti, i);
     }
     revoked.clear();
     for (const r of revocations.items) revoked.set(r.jti, r.revoked_at);
@@ -49,10 +47,13 @@ export function createIssuanceRegistry(
   return {
     async record(i: Issuance): Promise<void> {
       byJti.set(i.jti, i);
-      byId.set(i.id, i);
-      await log.append(i);
-      // The log drops its oldest entries when full; forget them here too, in batches.
-      if (byJti.size > log.items.length + REINDEX_SLACK) index();
+      await log.append(encodeIssuance(i));
+      // The log drops its oldest lines when full; forget the same number of oldest entries here.
+      let excess = byJti.size - log.items.length;
+      for (const jti of byJti.keys()) {
+        if (excess-- <= 0) break;
+        byJti.delete(jti);
+      }
     },
     isRevoked: (jti: string): boolean => revoked.has(jti),
     /** Revokes one token; returns false when it was already revoked. */
@@ -64,7 +65,7 @@ export function createIssuanceRegistry(
       return true;
     },
     get: (idOrJti: string) => {
-      const i = byId.get(idOrJti) ?? byJti.get(idOrJti);
+      const i = byJti.get(idOrJti);
       return i ? view(i) : undefined;
     },
     raw: (jti: string) => byJti.get(jti),
@@ -74,9 +75,10 @@ export function createIssuanceRegistry(
       const out: IssuanceView[] = [];
       let skip = q.offset ?? 0;
       const floor = Math.max(q.sinceMs ?? 0, Date.now() - retentionMs);
+      const all = q.jti ? [byJti.get(q.jti)].filter((x) => x !== undefined) : [...byJti.values()];
       // Newest first.
-      for (let n = log.items.length - 1; n >= 0 && out.length < q.limit; n--) {
-        const i = log.items[n]!;
+      for (let n = all.length - 1; n >= 0 && out.length < q.limit; n--) {
+        const i = all[n]!;
         if (q.client && i.client_id !== q.client) continue;
         if (q.user && i.subject_user_id !== q.user) continue;
         if (q.resource && i.resource_id !== q.resource) continue;
