@@ -29,6 +29,10 @@ export const unsupportedMediaType = () =>
 export const quotaExceeded = (message = 'Quota for this billing period has been exceeded.') =>
   new HttpError(456, 'quota_exceeded', message);
 
+/** spec Errors: "456 | any request with a developer key whose usage limit is reached". */
+export const keyLimitReached = () =>
+  quotaExceeded('Quota exceeded: the character limit of this key has been reached.');
+
 /** Transient pressure: clients back off and retry. */
 export const unavailable = (message: string, status: 429 | 503 = 503, retryAfterS = 1) =>
   new HttpError(status, status === 429 ? 'too_many_requests' : 'unavailable', message, {

@@ -2,7 +2,7 @@ import type { UsageLedger } from './accounting/usage-ledger.ts';
 import { characterCount } from './accounting/usage-ledger.ts';
 import type { CachedTranslation, TranslationCache } from './cache.ts';
 import type { EngineChain } from './engines/chain.ts';
-import { invalid, notFoundError, quotaExceeded } from './errors.ts';
+import { invalid, keyLimitReached, notFoundError } from './errors.ts';
 import type { TranslateRequest } from './request/types.ts';
 import { type PreparedMarkup, prepareMarkup } from './tags/markup.ts';
 
@@ -67,7 +67,7 @@ export class TranslateService {
     const counts = req.texts.map(characterCount);
     const billed = counts.reduce((a, b) => a + b, 0);
     if (!this.ledger.reserve(account.id, billed, account.limit)) {
-      throw quotaExceeded('Quota exceeded: the character limit of this key has been reached.');
+      throw keyLimitReached();
     }
     try {
       const results = await this.resolve(req, prepared);

@@ -67,6 +67,11 @@ describe('developer keys', () => {
     expect((await translate(secret, '1234')).status).toBe(200);
     const at = await translate(secret, 'a');
     expect([at.status, at.body.message]).toEqual([456, expect.stringMatching(/limit/)]);
+    // spec Errors: 456 on any request with that key, not only translations.
+    for (const path of ['/v2/usage', '/v2/languages?type=target', '/v3/languages']) {
+      const res = await h.call('GET', path, { key: secret });
+      expect([res.status, res.headers.get('x-trace-id')], path).toEqual([456, expect.any(String)]);
+    }
     expect(
       (await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: id, characters: null })).status,
     ).toBe(200);

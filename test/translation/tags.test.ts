@@ -56,6 +56,15 @@ describe('tag handling for engines without tags', () => {
     expect(split.seen).toEqual(['The', 'washing', 'machine has finished']);
   });
 
+  it('gh-review: with outline_detection=0 only splitting_tags split XML sentences', async () => {
+    const src = '<doc><s>The <b>machine</b> is done.</s><s>Take the <i>laundry</i> out.</s></doc>';
+    const off = await run(src, opts({ outlineDetection: false, splittingTags: ['s'] }));
+    expect(off.seen).toEqual(['The machine is done.', 'Take the laundry out.']);
+    expect(off.text).toBe('<doc><s>THE <b>MACHINE</b> IS DONE.</s><s>TAKE THE <i>LAUNDRY</i> OUT.</s></doc>');
+    const on = await run(src, opts());
+    expect(on.seen).toEqual(['The', 'machine', 'is done.', 'Take the', 'laundry', 'out.']);
+  });
+
   it('splits HTML at block elements, not inline ones, and honours splitting_tags and notranslate', async () => {
     const src =
       '<div><p>Hello <em>dear</em> friend</p><p class="x notranslate">Brand</p><script>var a;</script></div>';

@@ -29,7 +29,7 @@ interface OpenElement {
 
 /**
  * Splits markup into segments with a real parser (htmlparser2), honouring `ignore_tags`, `translate="no"`,
- * `class="notranslate"` (HTML), `splitting_tags` and `non_splitting_tags` (research §4.4). Markup itself is
+ * `class="notranslate"` (HTML), `splitting_tags`, `non_splitting_tags` and `outline_detection` (research §4.4). Markup itself is
  * never touched: only run ranges are recorded. With `tag_handling_version=v2` and XML, malformed markup is
  * refused, as DeepL's v2 does (research §4.4).
  */
@@ -50,8 +50,16 @@ export function segmentMarkup(markup: string, opts: TagOptions): Segment[] {
     if (current.length > 0) segments.push(current);
     current = [];
   };
+  // DeepL XML handling: outline detection makes every element split; with `outline_detection=0` only
+  // `splitting_tags` do (research §4.4). HTML splits at block elements whatever the flag says.
   const splits = (name: string) =>
-    splitting.has(name) ? true : nonSplitting.has(name) ? false : xml ? true : !HTML_INLINE.has(name);
+    splitting.has(name)
+      ? true
+      : nonSplitting.has(name)
+        ? false
+        : xml
+          ? opts.outlineDetection
+          : !HTML_INLINE.has(name);
   const cover = (start: number, end: number) => {
     if (start > covered && markup.slice(covered, start).trim() !== '') malformed = true;
     covered = Math.max(covered, end);
