@@ -17,7 +17,7 @@ import { Credentials, type CredentialsDoc } from './credentials.ts';
 import { haConfigs, publishHa } from './ha-publish.ts';
 import { HearthTopics } from './hearth-topics.ts';
 import { Instances } from './instances.ts';
-import { type DeviceRecord, Registry, type RegistryDoc } from './registry.ts';
+import { type DeviceRecord, type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
 import { mountRoutes } from './routes.ts';
 
 export default definePlugin<MqttDevicesConfig, Record<string, never>>({
@@ -36,8 +36,11 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     const credentials = new Credentials(
       await ctx.store.open<CredentialsDoc>('credentials', { credentials: [] }),
     );
-    const registryDoc = await ctx.store.open<RegistryDoc>('devices', { devices: [] });
-    const registry = new Registry(registryDoc);
+    const registry = new Registry(
+      await ctx.store.open<RegistryDoc>('devices', { devices: [] }),
+      // Levels change with every report; they only serve the republish after a restart.
+      await ctx.store.open<LevelsDoc>('levels', { levels: {} }, { coalesceMs: 10_000 }),
+    );
     const instances = new Instances(lighting, registry, config, log);
     ctx.mqtt.hooks(brokerHooks(credentials, (key) => lighting.sites.resolveKey(key)));
 
@@ -55,7 +58,8 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
         const driver = instances.driver(site);
         // hearth/<site>/… only reaches that site's devices (the ACL already keeps clients in their site).
         if (!r || r.site !== site || !driver) throw new Error(`no MQTT device ${protocolid} on site ${site}`);
-        const target = level === 'on' ? { on: true, bri: r.level?.on ? r.level.bri : 255 } : level;
+        const last = registry.levelOf(protocolid);
+        const target = level === 'on' ? { on: true, bri: last?.on ? last.bri : 255 } : level;
         await driver.setState(protocolid, target);
       },
       postSensorEvent: (site, sensorId, event) => lighting.postSensorEvent(site, sensorId, event),
@@ -109,7 +113,8 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     const republish = () => {
       for (const site of instances.sites()) topics.siteStatus(site, true);
       for (const r of registry.all()) {
-        if (r.level) topics.state(r.site, r.protocolid, r.level);
+        const level = registry.levelOf(r.protocolid);
+        if (level) topics.state(r.site, r.protocolid, level);
         if (r.available !== null || r.gone)
           topics.availability(r.site, r.protocolid, r.available === true && !r.gone);
         void announce(r);
@@ -165,7 +170,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       async stop() {
         for (const site of instances.sites()) topics.siteStatus(site, false);
         await instances.stopAll();
-        await registryDoc.flush();
+        await registry.flush();
       },
       health() {
         const down = instances.sites().filter((s) => !instances.driver(s)?.connection().connected);

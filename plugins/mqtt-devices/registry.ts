@@ -1,7 +1,8 @@
 /**
  * The MQTT devices Hearth knows, per site: found by discovery (marked `new` until the operator accepts
  * them), registered by the operator, or named by a light's `mqttid`. Devices that disappear are marked
- * unavailable, never deleted. Membership changes are committed; presence and levels are coalesced.
+ * unavailable, never deleted. Membership changes are committed; presence is coalesced; last levels live in
+ * their own file, written lazily (they only serve to republish retained state after a restart).
  */
 
 import { HttpError } from '../../core/http/errors.ts';
@@ -20,7 +21,6 @@ export interface DeviceRecord {
   available: boolean | null;
   /** Discovery no longer lists it. */
   gone: boolean;
-  level: LightLevel | null;
   firstSeen: string;
   lastSeen: string;
 }
@@ -29,7 +29,11 @@ export interface RegistryDoc {
   devices: DeviceRecord[];
 }
 
-export const deviceView = (r: DeviceRecord) => ({
+export interface LevelsDoc {
+  levels: Record<string, LightLevel>;
+}
+
+export const deviceView = (r: DeviceRecord, level: LightLevel | null) => ({
   protocolid: r.protocolid,
   mqttid: r.protocolid,
   site: r.site,
@@ -41,16 +45,26 @@ export const deviceView = (r: DeviceRecord) => ({
   new: r.new,
   available: r.gone ? false : r.available,
   gone: r.gone,
-  ...(r.level ? { on: r.level.on, bri: r.level.bri } : {}),
+  ...(level ? { on: level.on, bri: level.bri } : {}),
   firstSeen: r.firstSeen,
   lastSeen: r.lastSeen,
 });
 
 export class Registry {
   readonly #doc: DocStore<RegistryDoc>;
+  readonly #levels: DocStore<LevelsDoc>;
 
-  constructor(doc: DocStore<RegistryDoc>) {
+  constructor(doc: DocStore<RegistryDoc>, levels: DocStore<LevelsDoc>) {
     this.#doc = doc;
+    this.#levels = levels;
+  }
+
+  levelOf(protocolid: string): LightLevel | null {
+    return this.#levels.data.levels[protocolid] ?? null;
+  }
+
+  view(r: DeviceRecord) {
+    return deviceView(r, this.levelOf(r.protocolid));
   }
 
   all(): DeviceRecord[] {
@@ -89,7 +103,6 @@ export class Registry {
       new: source !== 'implicit',
       available: null,
       gone: false,
-      level: null,
       firstSeen: now,
       lastSeen: now,
     };
@@ -111,7 +124,6 @@ export class Registry {
       new: false,
       available: null,
       gone: false,
-      level: null,
       firstSeen: now,
       lastSeen: now,
     };
@@ -139,13 +151,20 @@ export class Registry {
     await this.#doc.commit((d) => {
       d.devices = d.devices.filter((x) => x.protocolid !== protocolid);
     });
+    this.#levels.update((d) => {
+      delete d.levels[protocolid];
+    });
     return r;
   }
 
   async removeSite(site: string): Promise<void> {
     if (!this.#doc.data.devices.some((d) => d.site === site)) return;
+    const gone = this.forSite(site).map((r) => r.protocolid);
     await this.#doc.commit((d) => {
       d.devices = d.devices.filter((x) => x.site !== site);
+    });
+    this.#levels.update((d) => {
+      for (const id of gone) delete d.levels[id];
     });
   }
 
@@ -169,10 +188,13 @@ export class Registry {
   level(protocolid: string, level: LightLevel): void {
     const r = this.get(protocolid);
     if (!r) return;
-    this.#doc.update(() => {
-      r.level = level;
-      r.available = true;
-      r.lastSeen = new Date().toISOString();
+    if (r.available !== true) this.availability(protocolid, true);
+    this.#levels.update((d) => {
+      d.levels[protocolid] = level;
     });
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all([this.#doc.flush(), this.#levels.flush()]);
   }
 }

@@ -9,7 +9,7 @@ import { assertTopicFilter } from '../../core/mqtt/topics.ts';
 import { parseDevice } from '../../drivers/mqtt/options.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { Credentials } from './credentials.ts';
-import { deviceView, type Registry } from './registry.ts';
+import type { Registry } from './registry.ts';
 
 export interface RouteDeps {
   lighting: LightingExports;
@@ -95,7 +95,7 @@ export function mountRoutes(r: HearthRouter, d: RouteDeps): void {
     ctx.body = d.registry
       .all()
       .filter((x) => !site || x.site === site)
-      .map(deviceView);
+      .map((x) => d.registry.view(x));
   });
 
   r.post('/devices', async (ctx) => {
@@ -124,7 +124,7 @@ export function mountRoutes(r: HearthRouter, d: RouteDeps): void {
     const rec = await d.registry.register(site, device);
     await d.devicesChanged([site]);
     ctx.status = 201;
-    ctx.body = deviceView(rec);
+    ctx.body = d.registry.view(rec);
   });
 
   r.patch('/devices/:id', async (ctx) => {
@@ -145,7 +145,7 @@ export function mountRoutes(r: HearthRouter, d: RouteDeps): void {
       await d.forgetDevice(oldSite, rec.protocolid);
       await d.devicesChanged([oldSite, change.site]);
     }
-    ctx.body = deviceView(rec);
+    ctx.body = d.registry.view(rec);
   });
 
   r.delete('/devices/:id', async (ctx) => {
