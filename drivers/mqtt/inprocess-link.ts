@@ -1,14 +1,40 @@
 /**
  * The link to the hub's own broker: `ctx.mqtt` of the plugin that registered the driver. In-process
- * publishes skip the socket (and the ACL hooks: the hub owns its broker). With the core in external
- * mode `onConnect` fires after every reconnection, which is when the driver resyncs.
+ * publishes skip the socket (and the ACL hooks: the hub owns its broker). The embedded broker is always
+ * there; with the core in external mode `onConnect` fires after every reconnection, which is when the
+ * driver resyncs.
  */
 import type { MqttApi } from '../../core/mqtt/types.ts';
 import type { MessageHandler, MqttLink } from './link.ts';
 
-export function inProcessLink(mqtt: MqttApi): MqttLink {
+/**
+ * One `onConnect` registration per plugin, shared by every link it creates (`MqttApi` has no way to
+ * remove a handler, and driver instances come and go).
+ */
+export interface ConnectFanout {
+  add(listener: () => void): () => void;
+}
+
+export function connectFanout(mqtt: MqttApi): ConnectFanout {
+  const listeners = new Set<() => void>();
+  mqtt.onConnect(() => {
+    for (const l of listeners) l();
+  });
+  return {
+    add(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export function inProcessLink(mqtt: MqttApi, fanout: ConnectFanout): MqttLink {
   let running = false;
+  let removeListener: (() => void) | null = null;
   const listeners: Array<(connected: boolean) => void> = [];
+  const emit = (up: boolean) => {
+    for (const l of listeners) l(up);
+  };
   const subs = new Set<() => Promise<void>>();
   return {
     get connected() {
@@ -16,15 +42,18 @@ export function inProcessLink(mqtt: MqttApi): MqttLink {
     },
     async start() {
       running = true;
-      mqtt.onConnect(() => {
-        if (running) for (const l of listeners) l(true);
+      removeListener = fanout.add(() => {
+        if (running) emit(true);
       });
+      emit(true);
     },
     async stop() {
       running = false;
+      removeListener?.();
+      removeListener = null;
       await Promise.all([...subs].map((u) => u()));
       subs.clear();
-      for (const l of listeners) l(false);
+      emit(false);
     },
     async publish(topic, payload) {
       if (!running) throw new Error('mqtt link is stopped');

@@ -7,7 +7,7 @@
 
 import { definePlugin } from '../../core/plugin/types.ts';
 import { createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
-import { inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
+import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import type { DriverObserver } from '../../drivers/mqtt/observer.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { brokerHooks } from './broker-access.ts';
@@ -104,9 +104,10 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
         }),
       };
     };
+    const fanout = connectFanout(ctx.mqtt);
     lighting.registerDriverType(
       'mqtt',
-      createMqttDriverFactory({ inProcess: () => inProcessLink(ctx.mqtt), observer }),
+      createMqttDriverFactory({ inProcess: () => inProcessLink(ctx.mqtt, fanout), observer }),
     );
 
     /** Retained topics die with the embedded broker: republish what Hearth knows (research §5.1). */

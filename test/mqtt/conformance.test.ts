@@ -4,7 +4,7 @@
  */
 import type { MqttApi } from '../../core/mqtt/types.ts';
 import { createMqttDriver, createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
-import { inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
+import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
@@ -113,7 +113,7 @@ describeDriverConformance('mqtt: in process on the hub broker (zigbee2mqtt bulb)
     ],
   });
   return {
-    factory: createMqttDriverFactory({ inProcess: () => inProcessLink(api!) }),
+    factory: createMqttDriverFactory({ inProcess: () => inProcessLink(api!, connectFanout(api!)) }),
     options: {
       devices: [{ protocolid: 'zigbee2mqtt:bulb' }, { protocolid: 'zigbee2mqtt:switch', kind: 'sensor' }],
     },
