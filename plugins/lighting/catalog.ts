@@ -5,7 +5,9 @@
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
 import type { LightFields } from './domain/bodies.ts';
+import { invalid } from './domain/check.ts';
 import { newId } from './domain/ids.ts';
+import { normalizeLevel } from './domain/level.ts';
 import type {
   ActionRecord,
   ConfigDoc,
@@ -135,11 +137,21 @@ export class Catalog {
     });
   }
 
-  async addScene(siteId: string, name: string, state: SceneEntry[]): Promise<SceneRecord> {
-    this.#checkLights(
-      siteId,
-      state.map((e) => e._id),
-    );
+  /**
+   * Scene entries name lights of the site, each at most once (two levels for one light would make the
+   * scene's result depend on the order of the driver's queue), stored normalised like a light's level.
+   */
+  #sceneState(siteId: string, state: SceneEntry[]): SceneEntry[] {
+    const seen = new Set<string>();
+    return state.map((e) => {
+      if (seen.has(e._id)) throw invalid(`state lists light ${e._id} more than once`);
+      seen.add(e._id);
+      return { _id: e._id, ...normalizeLevel(this.light(siteId, e._id).type, e) };
+    });
+  }
+
+  async addScene(siteId: string, name: string, entries: SceneEntry[]): Promise<SceneRecord> {
+    const state = this.#sceneState(siteId, entries);
     const scene: SceneRecord = { _id: newId(), siteid: siteId, name, state };
     await this.commit(siteId, (d) => {
       d.scenes.push(scene);
@@ -153,15 +165,11 @@ export class Catalog {
     change: { name?: string; state?: SceneEntry[] },
   ): Promise<SceneRecord> {
     this.scene(siteId, id);
-    if (change.state)
-      this.#checkLights(
-        siteId,
-        change.state.map((e) => e._id),
-      );
+    const state = change.state && this.#sceneState(siteId, change.state);
     await this.commit(siteId, (d) => {
       const s = d.scenes.find((x) => x._id === id);
       if (s && change.name !== undefined) s.name = change.name;
-      if (s && change.state !== undefined) s.state = change.state;
+      if (s && state !== undefined) s.state = state;
     });
     return this.scene(siteId, id);
   }

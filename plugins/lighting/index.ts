@@ -102,7 +102,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     mountLightDocumented(short, deps);
     mountSceneDocumented(short, deps);
     mountWebPage(short, access, files);
-    mountWebAssets(ctx.http.router('main', { errorBody }), files);
+    mountWebAssets(ctx.http.router('main', { paths: ['/lighting/ui'], errorBody }), files);
     mountSocket(ctx.ws, deps, live, log);
 
     const uiUrl = (key: string) => `${ctx.http.url('main')}/site/${key}`;

@@ -45,8 +45,24 @@ export class LightControl {
   /** spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. */
   view(light: LightRecord): LightView {
     const { protocolid, ...rest } = light;
-    const { reported } = this.entry(light._id);
-    return { ...rest, [`${light.vendor}id`]: protocolid, on: reported.on, bri: reported.bri };
+    const { on, bri } = normalizeLevel(light.type, this.entry(light._id).reported);
+    return { ...rest, [`${light.vendor}id`]: protocolid, on, bri };
+  }
+
+  /**
+   * A light whose `type` changed (PUT /light dimmable → binary) keeps only levels its new type allows:
+   * spec "for binary lights only 0 or 255".
+   */
+  retyped(light: LightRecord): void {
+    const e = this.#d.state.data.levels[light._id];
+    if (!e) return;
+    const reported = normalizeLevel(light.type, e.reported);
+    const desired = normalizeLevel(light.type, e.desired);
+    if (sameLevel(reported, e.reported) && sameLevel(desired, e.desired)) return;
+    this.#d.state.update((d) => {
+      const stored = d.levels[light._id];
+      if (stored) Object.assign(stored, { reported, desired });
+    });
   }
 
   /** Resolves once the command (or a later one for the same light) is handed to the driver. */

@@ -2,6 +2,8 @@
 import { type Catalog, missing } from './catalog.ts';
 import type { SensorFields } from './domain/bodies.ts';
 import { newId } from './domain/ids.ts';
+import { normalizeLevel } from './domain/level.ts';
+import { actionsFor } from './domain/sensor-events.ts';
 import type { ActionRecord, ActionSpec, SensorRecord } from './types.ts';
 
 export class SensorCatalog {
@@ -40,14 +42,18 @@ export class SensorCatalog {
   /** The action's target must exist on the site; the event is added to the sensor's list if new. */
   async addAction(siteId: string, sensorId: string, event: string, spec: ActionSpec): Promise<SensorRecord> {
     this.#catalog.sensor(siteId, sensorId);
-    if (spec.type === 'light') this.#catalog.light(siteId, spec._id);
-    else if (spec.type === 'scene') this.#catalog.scene(siteId, spec._id);
+    let target = spec;
+    if (spec.type === 'light') {
+      // Stored like any level: normalised for the light's type (spec bri rules).
+      const level = normalizeLevel(this.#catalog.light(siteId, spec._id).type, spec);
+      target = { type: 'light', _id: spec._id, ...level };
+    } else if (spec.type === 'scene') this.#catalog.scene(siteId, spec._id);
     else this.#catalog.group(siteId, spec._id);
-    const action = { ...spec, actionid: newId() } as ActionRecord;
+    const action: ActionRecord = { ...target, actionid: newId() };
     await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === sensorId);
       if (!s) return;
-      s.actions[event] = [...(s.actions[event] ?? []), action];
+      s.actions[event] = [...actionsFor(s, event), action];
       if (!s.events.includes(event)) s.events.push(event);
     });
     return this.#catalog.sensor(siteId, sensorId);

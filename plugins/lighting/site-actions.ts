@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Catalog } from './catalog.ts';
 import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
+import { actionsFor } from './domain/sensor-events.ts';
 import type { LightLevel } from './driver.ts';
 import type { LightControl } from './light-control.ts';
 import type { Live } from './live.ts';
@@ -90,7 +91,7 @@ export class SiteActions {
    * commands are handed to drivers.
    */
   async sensorEvent(siteId: string, sensor: SensorRecord, event: string): Promise<void> {
-    const runs = (sensor.actions[event] ?? []).map((a) => {
+    const runs = actionsFor(sensor, event).map((a) => {
       if (a.type === 'light') {
         const light = this.#catalog.data.lights.find((l) => l._id === a._id && l.siteid === siteId);
         return light ? this.#control.set(light, { on: a.on, bri: a.bri }).handed : Promise.resolve();

@@ -4,8 +4,9 @@
  */
 import type { ActionSpec, LightType, SceneEntry } from '../types.ts';
 import { asObject, type Body, bool, bri, invalid, onlyFields, optStr, str, strArray } from './check.ts';
+import { eventName } from './sensor-events.ts';
 
-const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
+export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
 // spec: subdef is colon-separated groups of two hex digits (four groups observed)
 const SUBDEF = /^[0-9a-f]{2}(:[0-9a-f]{2}){1,7}$/;
 
@@ -163,7 +164,7 @@ export function parseActionAdd(raw: unknown): { sensorId: string; event: string;
   const body = asObject(raw);
   onlyFields(body, ['_id', 'event', 'action']);
   const sensorId = str(body, '_id');
-  const event = str(body, 'event', { max: 64 });
+  const event = eventName(body);
   const a = asObject(body.action, 'action');
   const target = str(a, '_id');
   switch (a.type) {

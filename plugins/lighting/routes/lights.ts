@@ -36,6 +36,7 @@ export function mountLightDesigned(r: HearthRouter, d: SiteDeps): void {
     const current = d.catalog.light(siteOf(ctx), str(body, '_id'));
     const fields = parseLightModify(body, current);
     const light = await d.catalog.modifyLight(siteOf(ctx), current._id, fields);
+    d.control.retyped(light);
     ctx.body = d.control.view(light);
   });
 

@@ -2,6 +2,7 @@
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { parseActionAdd, parseSensorCreate, parseSensorModify } from '../domain/bodies.ts';
 import { asObject, onlyFields, str } from '../domain/check.ts';
+import { actionsFor, eventName } from '../domain/sensor-events.ts';
 import type { SensorRecord } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
 
@@ -51,10 +52,10 @@ export function mountSensors(r: HearthRouter, d: SiteDeps): void {
     const body = asObject(jsonBody(ctx));
     onlyFields(body, ['_id', 'event']);
     const sensor = d.catalog.sensor(siteOf(ctx), str(body, '_id'));
-    const event = str(body, 'event', { max: 64 });
+    const event = eventName(body);
     await d.actions.sensorEvent(siteOf(ctx), sensor, event);
     ctx.status = 202;
-    ctx.body = { _id: sensor._id, event, actions: sensor.actions[event]?.length ?? 0 };
+    ctx.body = { _id: sensor._id, event, actions: actionsFor(sensor, event).length };
   });
 
   r.get('/:key/sensor/event', d.access.guard('lights:read'), (ctx) => {

@@ -2,6 +2,7 @@
 
 import { HttpError } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';
+import { VENDOR } from '../domain/bodies.ts';
 import { asObject, invalid, onlyFields, str } from '../domain/check.ts';
 import { nextSubdef, parseSubdef } from '../domain/subdef.ts';
 import { connectionView } from '../drivers-host.ts';
@@ -55,7 +56,9 @@ export function mountSite(r: HearthRouter, d: SiteDeps): void {
   });
 
   r.get('/:key/subdef/next', d.access.guard('site:admin'), (ctx) => {
-    const vendor = typeof ctx.query.vendor === 'string' ? ctx.query.vendor : 'enocean';
+    const vendor = ctx.query.vendor ?? 'enocean';
+    if (typeof vendor !== 'string' || !VENDOR.test(vendor))
+      throw invalid('vendor must be one lower-case vendor name (e.g. enocean)');
     const siteId = siteOf(ctx);
     const inst = d.drivers.forSite(siteId).find((i) => i.type === vendor);
     const base = inst?.driver.subdefBase?.() ?? d.subdefBase;
