@@ -6,7 +6,7 @@ import type { LightLevel } from '../../plugins/lighting/driver.ts';
 import type { MqttDevice } from './device.ts';
 import { profiles } from './profiles/index.ts';
 
-export type DeviceSource = 'configured' | 'homeassistant' | 'zigbee2mqtt' | 'implicit';
+export type DeviceSource = 'configured' | 'homeassistant' | 'zigbee2mqtt' | 'tasmota' | 'implicit';
 
 export interface Entry {
   device: MqttDevice;

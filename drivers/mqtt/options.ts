@@ -17,7 +17,7 @@ export interface MqttDriverOptions {
   zigbee2mqttBase: string;
   /** Devices known before any discovery (config, registered by the operator, remembered). */
   devices: MqttDevice[];
-  discovery: { homeAssistant: string | null; zigbee2mqtt: boolean };
+  discovery: { homeAssistant: string | null; zigbee2mqtt: boolean; tasmota: boolean };
   /** How long start() waits for the first connection before returning with the link down. */
   connectWaitMs: number;
 }
@@ -102,6 +102,7 @@ export function parseOptions(raw: Record<string, unknown>): MqttDriverOptions {
     discovery: {
       homeAssistant: ha === true ? 'homeassistant' : typeof ha === 'string' ? ha : null,
       zigbee2mqtt: discovery.zigbee2mqtt === true,
+      tasmota: discovery.tasmota === true,
     },
     connectWaitMs: typeof raw.connectWaitMs === 'number' ? raw.connectWaitMs : 3000,
   };

@@ -48,6 +48,8 @@ export class Instances {
         ? {
             homeAssistant: c.homeAssistantDiscovery ? c.homeAssistantPrefix : null,
             zigbee2mqtt: c.zigbee2mqttDiscovery,
+            // Tasmota's own discovery has no setting of its own: it follows the discovery site.
+            tasmota: true,
           }
         : {},
       ...(b.url

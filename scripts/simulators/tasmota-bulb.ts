@@ -11,7 +11,49 @@ export interface TasmotaBulb extends SimDevice {
   press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD'): Promise<void>;
 }
 
-export async function startTasmotaBulb(opts: SimOptions & { topic: string }): Promise<TasmotaBulb> {
+/** Tasmota's own discovery message (Tasmota ≥ 9.2, SetOption19 0) for a single-channel dimmer with a detached button. */
+function discoveryConfig(topic: string, mac: string) {
+  return {
+    dn: 'Tasmota',
+    fn: [`Bulb ${topic}`, null, null, null, null, null, null, null],
+    hn: `tasmota-${topic}`,
+    mac,
+    md: 'Generic',
+    ofln: 'Offline',
+    onln: 'Online',
+    state: ['OFF', 'ON', 'TOGGLE', 'HOLD'],
+    sw: '13.1.0',
+    t: topic,
+    ft: '%prefix%/%topic%/',
+    tp: ['cmnd', 'stat', 'tele'],
+    rl: [2, 0, 0, 0, 0, 0, 0, 0],
+    swc: [-1, -1, -1, -1, -1, -1, -1, -1],
+    btn: [1, 0, 0, 0, 0, 0, 0, 0],
+    so: {
+      '4': 0,
+      '11': 0,
+      '13': 0,
+      '17': 0,
+      '20': 0,
+      '30': 0,
+      '68': 0,
+      '73': 1,
+      '82': 0,
+      '114': 0,
+      '117': 0,
+    },
+    lk: 1,
+    lt_st: 1,
+    ver: 1,
+  };
+}
+
+export async function startTasmotaBulb(
+  opts: SimOptions & {
+    topic: string /** Publish Tasmota's own discovery config (retained). */;
+    discovery?: boolean;
+  },
+): Promise<TasmotaBulb> {
   const t = opts.topic;
   const client = connectSim(opts, `DVES_${t}`, { topic: `tele/${t}/LWT`, payload: 'Offline', retain: true });
   const sim = simDevice(client);
@@ -25,6 +67,12 @@ export async function startTasmotaBulb(opts: SimOptions & { topic: string }): Pr
   client.on('connect', () => {
     client.subscribe(`cmnd/${t}/#`);
     client.publish(`tele/${t}/LWT`, 'Online', { retain: true });
+    if (opts.discovery) {
+      const mac = Buffer.from(t).toString('hex').padEnd(12, '0').slice(0, 12).toUpperCase();
+      client.publish(`tasmota/discovery/${mac}/config`, JSON.stringify(discoveryConfig(t, mac)), {
+        retain: true,
+      });
+    }
   });
   client.on('message', (topic, payload, packet) => {
     const command = topic.slice(`cmnd/${t}/`.length).toUpperCase();

@@ -36,7 +36,7 @@ describe('bad device payloads', () => {
         { protocolid: 'zigbee2mqtt:noisy' },
         { protocolid: 'tasmota:ok' },
       ],
-      discovery: { homeAssistant: true, zigbee2mqtt: true },
+      discovery: { homeAssistant: true, zigbee2mqtt: true, tasmota: true },
     });
     const evil = await mqtt.connectAsync(broker.url);
     stops.push(() => evil.endAsync());
@@ -58,6 +58,8 @@ describe('bad device payloads', () => {
       ['homeassistant/light/x/z/config', '{"schema":"json","cmd_t":"a","bri_scl":77}'],
       ['homeassistant/device_automation/x/t/config', '{"atype":"trigger"}'],
       ['homeassistant/light/x/w/config', '{{{'],
+      ['tasmota/discovery/A1B2C3D4E5F6/config', '{"t":"x","ft":"%topic%/%prefix%/","rl":[2]}'],
+      ['tasmota/discovery/A1B2C3D4E5F7/config', '{"t":"a/#","rl":[1]}'],
     ];
     for (const [topic, payload] of garbage) await evil.publishAsync(topic, payload);
 

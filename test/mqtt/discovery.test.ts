@@ -122,4 +122,42 @@ describe('discovery and availability', () => {
       source: 'registered',
     });
   });
+
+  it('a Tasmota announcing itself (tasmota/discovery) is a new dimmable light whose button drives actions', async () => {
+    const bulb = await startTasmotaBulb({ url: h.t.mqttUrl, topic: 'tas1', discovery: true });
+    stops.push(() => bulb.stop());
+    const d = await eventually(() => device('tasmota:tas1'), 'the Tasmota device');
+    expect(d).toMatchObject({
+      kind: 'dimmable',
+      new: true,
+      source: 'tasmota',
+      name: 'Bulb tas1',
+      site: h.siteid,
+    });
+    expect(d.events).toContain('button1-single');
+    const light = (
+      await h.site('POST', '/light', {
+        name: 'Tas',
+        type: 'dimmable',
+        vendor: 'mqtt',
+        mqttid: 'tasmota:tas1',
+      })
+    ).body;
+    const sensor = (
+      await h.site('POST', '/sensor', {
+        name: 'Tas button',
+        vendor: 'mqtt',
+        mqttid: 'tasmota:tas1',
+        type: 'button',
+        events: d.events,
+      })
+    ).body;
+    await h.site('POST', '/sensor/action', {
+      _id: sensor._id,
+      event: 'button1-single',
+      action: { type: 'light', _id: light._id, on: true, bri: 255 },
+    });
+    await bulb.press(1, 'SINGLE');
+    await eventually(() => (bulb.power && bulb.dimmer === 100) || undefined, 'the button action');
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * Listens to the discovery topics the options enable and turns them into device changes: Home Assistant
- * configs under `<prefix>/#`, zigbee2mqtt's `bridge/devices` (devices missing from a new list are gone)
+ * configs under `<prefix>/#`, Tasmota's `tasmota/discovery/<mac>/config`, zigbee2mqtt's `bridge/devices` (devices missing from a new list are gone)
  * and `bridge/state` (the whole bridge's presence). zigbee2mqtt pairing is opened through
  * `bridge/request/permit_join`.
  */
@@ -12,6 +12,7 @@ import type { MqttDriverOptions } from '../options.ts';
 import { PayloadError } from '../payload.ts';
 import { z2mAvailability } from '../profiles/zigbee2mqtt.ts';
 import { HaDiscovery } from './home-assistant.ts';
+import { parseTasmotaConfig, TASMOTA_DISCOVERY } from './tasmota.ts';
 import { parseBridgeDevices } from './zigbee2mqtt.ts';
 
 export interface DiscoverySink {
@@ -49,6 +50,16 @@ export class Discovery {
         this.#guard(topic, () => {
           const change = ha.handle(topic, payload);
           if (change && 'upsert' in change) this.#sink.upsert(change.upsert, 'homeassistant');
+          else if (change) this.#sink.gone(change.remove);
+        }),
+      );
+    }
+    if (this.#opts.discovery.tasmota) {
+      const known = new Map<string, string>();
+      await link.subscribe(TASMOTA_DISCOVERY, (topic, payload) =>
+        this.#guard(topic, () => {
+          const change = parseTasmotaConfig(topic, payload, known);
+          if (change && 'upsert' in change) this.#sink.upsert(change.upsert, 'tasmota');
           else if (change) this.#sink.gone(change.remove);
         }),
       );
