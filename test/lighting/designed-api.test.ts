@@ -1,4 +1,6 @@
 /** The methods the spec lists without paths (README table), through real HTTP. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, type LightingHarness, startLighting } from './harness.ts';
 
@@ -208,6 +210,8 @@ describe('sensors and actions', () => {
 describe('rejected requests change nothing', () => {
   it('leaves the whole site as it was after a series of bad requests', async () => {
     const before = (await h.call('GET', '')).body;
+    const configFile = () => readFile(path.join(h.t.dataDir, 'lighting.config.json'), 'utf8');
+    const storedBefore = await configFile();
     const some = before.lights[0]._id;
     const bad: Array<[string, string, unknown]> = [
       ['POST', '/light', { name: 'x', type: 'dimmable', vendor: 'Bad Vendor', badid: 'q' }],
@@ -227,5 +231,7 @@ describe('rejected requests change nothing', () => {
       expect(typeof res.body.message).toBe('string');
     }
     expect((await h.call('GET', '')).body).toEqual(before);
+    // Nothing stored changed either: the durable file is byte for byte what it was.
+    expect(await configFile()).toBe(storedBefore);
   });
 });

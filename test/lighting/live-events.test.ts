@@ -106,6 +106,11 @@ describe('site WebSocket', () => {
     await mine.next('hello');
     await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 7 });
     await mine.next('setLightState', (d) => d.bri === 7);
+    // A button press on this site runs its scene: the event, the scene and the light all stay here.
+    h.driver.press('b1', '1');
+    await mine.next('eventSourceKey', (d) => d._id === button._id);
+    await mine.next('sceneApplied', (d) => d._id === scene._id);
+    await mine.next('setLightState', (d) => d.bri === 255);
     h.lighting.broadcast(other.siteid, { command: 'announce', data: { text: 'cabin only' } });
     await theirs.next('announce');
     expect(theirs.messages.map((m) => m.command)).toEqual(['hello', 'announce']);
