@@ -36,7 +36,12 @@ export const configSchema: JsonSchema = {
   additionalProperties: false,
   properties: {
     port: int('Public port', 'TCP port of the authorization server (0 = ephemeral).', 9000),
-    host: { type: 'string', title: 'Bind address', description: 'Address to bind.', default: '0.0.0.0' },
+    host: {
+      type: 'string',
+      title: 'Bind address',
+      description: "Address to bind. Empty: the hub's address (HEARTH_HOST).",
+      default: '',
+    },
     issuer: {
       type: 'string',
       title: 'Issuer',

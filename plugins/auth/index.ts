@@ -56,18 +56,23 @@ export default definePlugin<AuthConfig, AuthExports>({
     if (tls.enabled) {
       // HTTPS: the HTTP listener moves to loopback behind the plugin's TLS terminator (core has no TLS yet).
       const inner = await ctx.http.listen('auth', { port: 0, host: '127.0.0.1' });
+      // No host of its own: follow the hub, whose main listener tells whether it is loopback-only.
+      const mainHost = new URL(ctx.http.url('main')).hostname;
+      const bind = host || (['127.0.0.1', '[::1]', 'localhost'].includes(mainHost) ? '127.0.0.1' : '0.0.0.0');
+      const dir = await ctx.store.dir();
       front = await startTlsFront({
         config: tls,
-        dir: await ctx.store.dir(),
-        host,
+        dir,
+        host: bind,
         port,
         upstreamPort: inner.port,
         log: ctx.log,
       });
-      const shown = host === '0.0.0.0' || host === '::' ? (tls.hostnames[0] ?? `${hostname()}.local`) : host;
+      const shown = bind === '0.0.0.0' || bind === '::' ? (tls.hostnames[0] ?? `${hostname()}.local`) : bind;
       s.setIssuer(`https://${shown.includes(':') ? `[${shown}]` : shown}:${front.port}`);
     } else {
-      s.setIssuer((await ctx.http.listen('auth', { port, host })).url);
+      // Without a host of its own the listener binds where the hub does (HEARTH_HOST).
+      s.setIssuer((await ctx.http.listen('auth', host ? { port, host } : { port })).url);
     }
 
     // Public server: OAuth endpoints parse urlencoded/JSON bodies; pages read their own forms.

@@ -8,13 +8,8 @@ export interface AuthHub extends TestHub {
 }
 
 export async function startAuthHub(opts: TestHubOptions = {}): Promise<AuthHub> {
-  const config = opts.config ?? {};
-  const plugins = (config.plugins ?? {}) as Record<string, Record<string, unknown>>;
-  const h = await startTestHub({
-    plugins: ['lighting', 'auth'],
-    ...opts,
-    config: { ...config, plugins: { ...plugins, auth: { host: '127.0.0.1', ...plugins.auth } } },
-  });
+  // No plugins.auth.host: the listener follows the hub's address (127.0.0.1 in tests).
+  const h = await startTestHub({ plugins: ['lighting', 'auth'], ...opts });
   return Object.assign(h, { auth: h.listenerUrl('auth') });
 }
 
