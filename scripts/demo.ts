@@ -142,6 +142,9 @@ console.log(
 );
 console.log(`  web UI:      ${uiUrl}`);
 console.log(
+  `  devices:     ${uiUrl.replace('/site/', '/mqtt/site/')}  (discovered devices, new ones marked)`,
+);
+console.log(
   `  MQTT broker: ${mqttUrl}  (try: mosquitto_sub -h 127.0.0.1 -p ${info.mqttPort} -u demo -P ${sitekey} -t 'hearth/#' -v)`,
 );
 console.log(`  admin API:   ${info.urls.admin}  (Authorization: Bearer ${adminKey})`);

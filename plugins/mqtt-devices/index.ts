@@ -19,6 +19,7 @@ import { HearthTopics } from './hearth-topics.ts';
 import { Instances } from './instances.ts';
 import { type DeviceRecord, type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
 import { mountRoutes } from './routes.ts';
+import { loadPages, mountSiteRoutes } from './site-routes.ts';
 
 export default definePlugin<MqttDevicesConfig, Record<string, never>>({
   name: 'mqtt-devices',
@@ -144,6 +145,13 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     await topics.listen();
     ctx.mqtt.onConnect(republish);
 
+    // The site key is in these paths: keep it out of the logs (the lighting plugin does the same for its own).
+    ctx.redact.path(/\/mqtt\/site\/([^/?#]+)/);
+    mountSiteRoutes(ctx.http.router('main', { errorBody: ({ message }) => ({ message }) }), {
+      lighting,
+      registry,
+      files: await loadPages(),
+    });
     mountRoutes(ctx.http.router('admin', { prefix: '/admin/mqtt' }), {
       lighting,
       credentials,

@@ -1,0 +1,94 @@
+/**
+ * The site's MQTT devices page in a real browser (Debian chromium via playwright-core): a discovered
+ * zigbee2mqtt bulb shows as new, one click adds it as a lighting light and accepts it, and the light then
+ * works from the site API. Unknown keys get the lighting plugin's 404.
+ */
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
+
+let h: MqttHub;
+let z2m: Zigbee2mqttSim;
+let browser: Browser;
+
+beforeAll(async () => {
+  h = await startMqttHub({ mqtt: { allowAnonymous: true } });
+  z2m = await startZigbee2mqtt({
+    url: h.t.mqttUrl,
+    devices: [
+      { name: 'lamp', type: 'bulb' },
+      { name: 'remote', type: 'switch' },
+    ],
+  });
+  await eventually(
+    async () => ((await h.t.admin('GET', '/admin/mqtt/devices')).body as Json[]).length === 2 || undefined,
+    'discovery',
+  );
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await z2m?.stop();
+  await h?.stop();
+});
+
+it('marks discovered devices new and adds one as a light with a click', async () => {
+  const page = await browser.newPage();
+  const res = await page.goto(`${h.t.url}/mqtt/site/${h.sitekey}`);
+  expect(res?.status()).toBe(200);
+  expect(res?.headers()['referrer-policy']).toBe('no-referrer');
+  const lamp = page.locator('li[data-mqttid="zigbee2mqtt:lamp"]');
+  await lamp.locator('.badge.new').waitFor();
+  await lamp.getByRole('button', { name: 'Add as light' }).click();
+  await lamp.locator('.badge.added').waitFor();
+  expect(await lamp.locator('.badge.new').count()).toBe(0);
+  const remote = page.locator('li[data-mqttid="zigbee2mqtt:remote"]');
+  await remote.getByRole('button', { name: 'Add as sensor' }).click();
+  await remote.locator('.badge.added').waitFor();
+
+  const lights = (await h.site('GET', '/light')).body as Json[];
+  expect(lights).toEqual([
+    expect.objectContaining({ name: 'lamp', type: 'dimmable', vendor: 'mqtt', mqttid: 'zigbee2mqtt:lamp' }),
+  ]);
+  const sensors = (await h.site('GET', '/sensor')).body as Json[];
+  expect(sensors).toEqual([
+    expect.objectContaining({
+      mqttid: 'zigbee2mqtt:remote',
+      events: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
+    }),
+  ]);
+  expect((await h.site('PUT', '/light/state', { _id: lights[0]._id, on: true, bri: 64 })).status).toBe(200);
+  await eventually(
+    () => (z2m.bulb('lamp').state === 'ON' && z2m.bulb('lamp').brightness === 64) || undefined,
+    'the bulb',
+  );
+  await page.close();
+});
+
+it('refuses unknown keys and other sites’ devices', async () => {
+  expect((await fetch(`${h.t.url}/mqtt/site/not-a-key`)).status).toBe(404);
+  const other = await fetch(`${h.t.url}/api/mqtt/site/not-a-key/devices`);
+  expect(other.status).toBe(404);
+  expect(await other.json()).toEqual({ message: 'unknown site' });
+  const cabin = (await h.t.admin('POST', '/admin/sites', { name: 'Cabin' })).body as Json;
+  const cross = await fetch(
+    `${h.t.url}/api/mqtt/site/${cabin.sitekey}/devices/${encodeURIComponent('zigbee2mqtt:lamp')}/accept`,
+    { method: 'POST' },
+  );
+  expect(cross.status).toBe(404);
+  expect(await (await fetch(`${h.t.url}/api/mqtt/site/${cabin.sitekey}/devices`)).json()).toEqual([]);
+  expect(JSON.stringify(h.t.logs)).not.toContain(cabin.sitekey);
+});
