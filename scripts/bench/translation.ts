@@ -5,11 +5,11 @@
  * are printed, never asserted.
  */
 
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { createStoreRoot } from '../../core/store/root.ts';
 import { UsageLedger } from '../../plugins/translation/accounting/usage-ledger.ts';
@@ -19,25 +19,38 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const WARMUP = 500;
 
 /**
- * The upstream and the load generator each run on their own thread (worker with its own event loop), so
- * Hearth's thread only does Hearth's work and "direct" and "via Hearth" have the same parties.
- * Both are plain functions sent to the worker as source: they must not use anything from this module.
+ * The upstream and the load generator each run in their own process, so this process only does Hearth's
+ * work (its CPU time per request is the cost Hearth adds) and "direct" and "via Hearth" have the same
+ * parties. Both are plain functions sent to the child as source: they must not use anything from this
+ * module; `parentPort` is the child's IPC channel.
  */
+/** The IPC channel the child prelude provides to the functions below. */
+declare const parentPort: {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (message: never) => void): void;
+};
+
 function upstreamThread() {
-  const { parentPort } = require('node:worker_threads');
   const http = require('node:http');
   const server = http.createServer(
     (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        // Like DeepL: a language list (read once by Hearth at start), and translations.
+        const languages = [
+          { language: 'EN', name: 'English' },
+          { language: 'DE', name: 'German' },
+        ];
         const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
-        const out = JSON.stringify({
-          translations: (body.text ?? []).map((t: string) => ({
-            detected_source_language: 'EN',
-            text: t.toUpperCase(),
-          })),
-        });
+        const out = req.url?.startsWith('/v2/languages')
+          ? JSON.stringify(languages)
+          : JSON.stringify({
+              translations: (body.text ?? []).map((t: string) => ({
+                detected_source_language: 'EN',
+                text: t.toUpperCase(),
+              })),
+            });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
         res.end(out);
       });
@@ -47,7 +60,6 @@ function upstreamThread() {
 }
 
 function loadThread() {
-  const { parentPort } = require('node:worker_threads');
   const http = require('node:http');
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const post = (url: string, body: string, headers: Record<string, string>) =>
@@ -101,14 +113,23 @@ function loadThread() {
   );
 }
 
-// tsx (esbuild keepNames) wraps functions in `__name(...)`: the worker gets a no-op shim for it.
-const thread = (fn: () => void) =>
-  new Worker(`const __name = (f) => f; (${fn.toString()})()`, { eval: true });
+// tsx (esbuild keepNames) wraps functions in `__name(...)`: the child gets a no-op shim for it.
+const CHILD_PRELUDE =
+  'const __name = (f) => f; const parentPort = { postMessage: (m) => process.send(m), ' +
+  "on: (e, f) => process.on(e, f) }; process.on('disconnect', () => process.exit(0));";
+const thread = (fn: () => void): ChildProcess =>
+  spawn(process.execPath, ['-e', `${CHILD_PRELUDE} (${fn.toString()})()`], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+const stopChild = (child: ChildProcess) => {
+  child.disconnect();
+  return once(child, 'exit');
+};
 
-async function instantUpstream(): Promise<{ url: string; close(): Promise<number> }> {
+async function instantUpstream(): Promise<{ url: string; close(): Promise<unknown> }> {
   const worker = thread(upstreamThread);
   const [port] = (await once(worker, 'message')) as [number];
-  return { url: `http://127.0.0.1:${port}`, close: () => worker.terminate() };
+  return { url: `http://127.0.0.1:${port}`, close: () => stopChild(worker) };
 }
 
 const loader = thread(loadThread);
@@ -121,9 +142,21 @@ async function load(
   concurrency: number,
   total: number,
 ) {
-  loader.postMessage({ url, body, headers, concurrency, total });
+  loader.send({ url, body, headers, concurrency, total });
   const [result] = (await once(loader, 'message')) as [{ sorted: number[]; rps: number }];
   return result;
+}
+
+/**
+ * Runs `run` and returns the CPU time (user + system) this process spent per request, in µs: Hearth's
+ * own work, since the upstream and the clients run in other processes. Unlike latencies it barely moves
+ * with other load on the machine.
+ */
+async function cpuPerRequest<T>(requests: number, run: () => Promise<T>): Promise<[T, number]> {
+  const before = process.cpuUsage();
+  const result = await run();
+  const used = process.cpuUsage(before);
+  return [result, (used.user + used.system) / requests];
 }
 
 const pct = (sorted: number[], p: number) =>
@@ -163,17 +196,18 @@ async function main() {
   const auth = { authorization: `DeepL-Auth-Key ${secret}` };
   const viaHearth = `${noCache.url}/v2/translate`;
   console.log(
-    `translation overhead (${REQUESTS} requests per run after ${WARMUP} warm-up, loopback; upstream and clients on their own threads):`,
+    `translation overhead (${REQUESTS} requests per run after ${WARMUP} warm-up, loopback; upstream and clients in their own processes):`,
   );
   for (const concurrency of [1, 20]) {
     await load(direct, body, {}, concurrency, WARMUP);
     await load(viaHearth, body, auth, concurrency, WARMUP);
     const d = await load(direct, body, {}, concurrency, REQUESTS);
-    const h = await load(viaHearth, body, auth, concurrency, REQUESTS);
+    const [h, busy] = await cpuPerRequest(REQUESTS, () => load(viaHearth, body, auth, concurrency, REQUESTS));
     console.log(
       `  ${String(concurrency).padStart(2)} client(s): direct p50 ${f(pct(d.sorted, 50))} ms p99 ${f(pct(d.sorted, 99))} ms | ` +
         `via Hearth p50 ${f(pct(h.sorted, 50))} ms p99 ${f(pct(h.sorted, 99))} ms | ` +
-        `added p50 ${f(pct(h.sorted, 50) - pct(d.sorted, 50))} ms p99 ${f(pct(h.sorted, 99) - pct(d.sorted, 99))} ms`,
+        `added p50 ${f(pct(h.sorted, 50) - pct(d.sorted, 50))} ms p99 ${f(pct(h.sorted, 99) - pct(d.sorted, 99))} ms | ` +
+        `Hearth CPU ${busy.toFixed(0)} µs/request`,
     );
   }
   await noCache.stop();
@@ -188,15 +222,17 @@ async function main() {
   const auth2 = { authorization: `DeepL-Auth-Key ${((await key2.json()) as { key: string }).key}` };
   for (const concurrency of [1, 20]) {
     await load(`${cached.url}/v2/translate`, body, auth2, concurrency, WARMUP);
-    const hits = await load(`${cached.url}/v2/translate`, body, auth2, concurrency, REQUESTS);
+    const [hits, busy] = await cpuPerRequest(REQUESTS, () =>
+      load(`${cached.url}/v2/translate`, body, auth2, concurrency, REQUESTS),
+    );
     console.log(
       `cached hits, ${String(concurrency).padStart(2)} client(s): ${Math.round(hits.rps)} req/s ` +
-        `(p50 ${f(pct(hits.sorted, 50))} ms, p99 ${f(pct(hits.sorted, 99))} ms)`,
+        `(p50 ${f(pct(hits.sorted, 50))} ms, p99 ${f(pct(hits.sorted, 99))} ms, Hearth CPU ${busy.toFixed(0)} µs/request)`,
     );
   }
   await cached.stop();
   await upstream.close();
-  await loader.terminate();
+  await stopChild(loader);
 
   // Usage accounting: reserve + record per request, with the real store's coalesced writes.
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-usage-'));

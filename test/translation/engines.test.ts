@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ChainJob, EngineChain } from '../../plugins/translation/engines/chain.ts';
 import { CircuitBreaker } from '../../plugins/translation/engines/circuit-breaker.ts';
 import { createEngine } from '../../plugins/translation/engines/index.ts';
+import { allPairs, LanguageCache } from '../../plugins/translation/engines/language-support.ts';
 import { type EngineConfig, UpstreamError } from '../../plugins/translation/engines/types.ts';
 import { prepareMarkup } from '../../plugins/translation/tags/markup.ts';
 import { fakeDeepl } from './fakes/deepl.ts';
@@ -338,6 +339,27 @@ describe('language lists', () => {
     const answer = await chain.translate(job({ source: 'EN' }), signal);
     expect(answer.result.translations[0]?.text).toBe('HELLO WORLD');
     expect(deepl.calls('/v2/languages').length).toBeGreaterThan(0); // asked, still unanswered
+  });
+});
+
+describe('language cache', () => {
+  it('gh-review: after a failed load, routing gets the one fallback list without rebuilding it or waiting', async () => {
+    let loads = 0;
+    let builds = 0;
+    const cache = new LanguageCache(
+      async () => {
+        loads++;
+        throw new Error('upstream down');
+      },
+      () => {
+        builds++;
+        return allPairs(['EN'], ['DE'], []);
+      },
+    );
+    const first = await cache.within(1000);
+    for (let i = 0; i < 100; i++) expect(await cache.within(1000)).toBe(first);
+    expect(await cache.get()).toBe(first);
+    expect([loads, builds]).toEqual([1, 1]); // retried only after retryMs, built once
   });
 });
 

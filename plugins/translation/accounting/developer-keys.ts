@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { DocStore, PluginStore } from '../../../core/store/types.ts';
 
 export interface KeyLimits {
@@ -23,7 +23,8 @@ interface KeysDoc {
   keys: Record<string, DeveloperKey>;
 }
 
-const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex');
+// One-shot hash (Node ≥ 20.12): a third of createHash's cost, and it runs on every request.
+const sha256 = (secret: string) => hash('sha256', secret, 'hex');
 export const maskKey = (secret: string) => `${secret.slice(0, 4)}${'*'.repeat(4)}${secret.slice(-4)}`;
 
 /** research §1.13: a new key's label defaults to "DeepL API Key". */

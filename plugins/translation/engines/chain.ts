@@ -4,7 +4,13 @@ import { rootOf } from '../languages.ts';
 import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
 import { type BreakerOptions, CircuitBreaker } from './circuit-breaker.ts';
 import { ROUTING_WAIT_MS } from './language-support.ts';
-import { type Engine, type EngineJob, type EngineResult, UpstreamError } from './types.ts';
+import {
+  type Engine,
+  type EngineJob,
+  type EngineResult,
+  type LanguageSupport,
+  UpstreamError,
+} from './types.ts';
 
 /** An ordered engine list for a language pair; `*` matches anything, a root code (`EN`) its variants. */
 export interface Route {
@@ -61,9 +67,10 @@ export class EngineChain {
   /** The engines that serve the pair and can honour the request's parameters, in route order. */
   async candidates(job: EngineJob): Promise<Engine[]> {
     const routed = this.routeFor(job.source, job.target);
-    const serving: Engine[] = [];
+    const serving: Array<{ engine: Engine; support: LanguageSupport }> = [];
     for (const engine of routed) {
-      if ((await engine.languages(routing)).serves(job.source, job.target)) serving.push(engine);
+      const support = await engine.languages(routing);
+      if (support.serves(job.source, job.target)) serving.push({ engine, support });
     }
     if (serving.length === 0) {
       const from = job.source ? `from '${job.source}' ` : '';
@@ -71,10 +78,9 @@ export class EngineChain {
     }
     const strictFormality = job.formality === 'more' || job.formality === 'less';
     const able: Engine[] = [];
-    for (const engine of serving) {
+    for (const { engine, support } of serving) {
       const caps = engine.capabilities;
-      if (strictFormality && !(caps.formality && (await engine.languages(routing)).formality.has(job.target)))
-        continue;
+      if (strictFormality && !(caps.formality && support.formality.has(job.target))) continue;
       if (job.customInstructions.length > 0 && !caps.customInstructions) continue;
       if (job.modelType === 'quality_optimized' && !caps.qualityModel) continue;
       able.push(engine);

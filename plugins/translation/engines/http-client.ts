@@ -46,11 +46,12 @@ export class UpstreamClient {
       port: this.base.port,
       path: this.base.pathname + path.replace(/^\//, ''),
     };
-    const payload = opts.json === undefined ? undefined : Buffer.from(JSON.stringify(opts.json));
+    // A string body goes out in one write together with the headers (a Buffer would make a writev of two).
+    const payload = opts.json === undefined ? undefined : JSON.stringify(opts.json);
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
-    if (payload) {
+    if (payload !== undefined) {
       headers['content-type'] = 'application/json';
-      headers['content-length'] = String(payload.length);
+      headers['content-length'] = String(Buffer.byteLength(payload));
     }
     return new Promise((resolve, reject) => {
       let settled = false;

@@ -26,10 +26,13 @@ export const deeplDefaultSupport = (): LanguageSupport =>
 
 /**
  * Caches an engine's language list for `ttlMs`; a failed refresh keeps the last good list (or the
- * fallback) so a flapping upstream does not make languages disappear.
+ * fallback) so a flapping upstream does not make languages disappear. Routing asks on every request, so
+ * once a first load has finished (well or not) the answer is a stored value: no timer, no list rebuilt.
  */
 export class LanguageCache {
   private value: LanguageSupport | null = null;
+  /** Built once, on first need: the fallback lists hold every DeepL code. */
+  private fallbackValue: LanguageSupport | null = null;
   private fetchedAt = 0;
   private pending: Promise<LanguageSupport> | null = null;
 
@@ -40,32 +43,41 @@ export class LanguageCache {
     private readonly retryMs = 30_000,
   ) {}
 
+  private current(): LanguageSupport {
+    if (this.value) return this.value;
+    this.fallbackValue ??= this.fallback();
+    return this.fallbackValue;
+  }
+
+  /** Whether the stored answer is due for a refresh (a good list after `ttlMs`, a fallback after `retryMs`). */
+  private stale(): boolean {
+    return Date.now() - this.fetchedAt >= (this.value ? this.ttlMs : this.retryMs);
+  }
+
   /**
-   * For routing: the last good list at once (refreshing it in the background when stale); before the first
+   * For routing: the stored answer at once (refreshing it in the background when stale); before the first
    * load has finished, waits for it at most `maxWaitMs` so a hanging upstream cannot hold requests up.
    */
   within(maxWaitMs: number): Promise<LanguageSupport> {
-    if (this.value) {
-      if (Date.now() - this.fetchedAt >= this.ttlMs) void this.get();
-      return Promise.resolve(this.value);
+    if (this.fetchedAt > 0) {
+      if (this.stale()) void this.get();
+      return Promise.resolve(this.current());
     }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<LanguageSupport>((resolve) => {
-      timer = setTimeout(() => resolve(this.value ?? this.fallback()), maxWaitMs);
+      timer = setTimeout(() => resolve(this.current()), maxWaitMs);
     });
     return Promise.race([this.get(), late]).finally(() => clearTimeout(timer));
   }
 
   get(): Promise<LanguageSupport> {
-    const age = Date.now() - this.fetchedAt;
-    if (this.value && age < this.ttlMs) return Promise.resolve(this.value);
-    if (!this.value && this.fetchedAt && age < this.retryMs) return Promise.resolve(this.fallback());
+    if (this.fetchedAt > 0 && !this.stale()) return Promise.resolve(this.current());
     this.pending ??= this.load()
       .then((support) => {
         this.value = support;
         return support;
       })
-      .catch(() => this.value ?? this.fallback())
+      .catch(() => this.current())
       .finally(() => {
         this.fetchedAt = Date.now();
         this.pending = null;

@@ -19,21 +19,21 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
     req.resume();
     throw tooLarge();
   }
-  // Plain listeners: cheaper per request than async iteration (this path is in the overhead budget).
+  // Plain listeners: cheaper per request than async iteration (this path is in the overhead budget). The
+  // listener is an inline function: tsx names every `const f = () => …` at run time, per request.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    req.on('data', (chunk: Buffer) => {
+      if (size > limit) return; // already refused: the rest is drained unread
       size += chunk.length;
       if (size > limit) {
-        req.off('data', onData);
-        req.resume();
+        chunks.length = 0;
         reject(tooLarge());
         return;
       }
       chunks.push(chunk);
-    };
-    req.on('data', onData);
+    });
     req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     req.once('error', reject);
   });
