@@ -377,6 +377,18 @@ describe('resources', () => {
       (await h.admin('POST', '/admin/resources/garage/policy/runtime/client-ids', { client_id: 'nope' }))
         .status,
     ).toBe(404);
+    // The third policy list: connect return URLs (omitted from the view while empty).
+    const connect = '/admin/resources/garage/policy/connect/allowed-return-urls';
+    expect((await h.admin('GET', connect)).body).toEqual({ allowed_return_urls: [] });
+    expect((await h.admin('GET', `/admin/resources/${r.id}`)).body).not.toHaveProperty('policy.connect');
+    expect((await h.admin('POST', connect, { url: 'https://app.example/done' })).status).toBe(201);
+    expect((await h.admin('POST', connect, { url: 'javascript:alert(1)' })).status).toBe(400);
+    expect((await h.admin('GET', `/admin/resources/${r.id}`)).body).toMatchObject({
+      policy: { connect: { allowed_return_urls: ['https://app.example/done'] } },
+    });
+    const once = `${connect}?url=${encodeURIComponent('https://app.example/done')}`;
+    expect((await h.admin('DELETE', once)).status).toBe(204);
+    expect((await h.admin('DELETE', once)).status).toBe(404);
     // A token for it, then delete: the token dies with the resource.
     const token = await (await cc(c.client_id, c.client_secret!, 'https://garage.home.test/api')).json();
     expect(token.scope).toBe('door:open');

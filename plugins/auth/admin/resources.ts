@@ -5,6 +5,7 @@ import { newId } from '../domain/secrets.ts';
 import { revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
 import type { Resource, ScopeDef } from '../state/model.ts';
+import { checkReturnUrl, mountConnectPolicy } from './resource-connect-policy.ts';
 import { auditAdmin, badInput, conflict, jsonBody, missing, param, str, strQuery } from './util.ts';
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -17,7 +18,10 @@ export const resourceView = (r: Resource) => ({
   broker_provider_id: '',
   display_name: r.display_name,
   scopes: r.scopes,
-  policy: r.policy,
+  // spec: `connect` is omitted when it says nothing (minted resources)
+  policy: r.policy.connect?.allowed_return_urls.length
+    ? r.policy
+    : { exchange: r.policy.exchange, runtime: r.policy.runtime },
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
@@ -44,7 +48,7 @@ function readPolicy(v: unknown, current: Resource['policy']): Resource['policy']
   const p = v as {
     exchange?: { allowed_client_ids?: unknown };
     runtime?: { client_ids?: unknown };
-    connect?: unknown;
+    connect?: { allowed_return_urls?: unknown };
   };
   const ids = (x: unknown, name: string, def: string[]) => {
     if (x === undefined) return def;
@@ -53,7 +57,6 @@ function readPolicy(v: unknown, current: Resource['policy']): Resource['policy']
     return [...new Set(x as string[])];
   };
   if (!p || typeof p !== 'object') throw badInput('policy must be an object');
-  if (p.connect !== undefined) throw badInput('connect policy applies to broker resources only');
   return {
     exchange: {
       allowed_client_ids: ids(
@@ -65,7 +68,20 @@ function readPolicy(v: unknown, current: Resource['policy']): Resource['policy']
     runtime: {
       client_ids: ids(p.runtime?.client_ids, 'policy.runtime.client_ids', current.runtime.client_ids),
     },
+    ...connectPolicy(p.connect, current.connect),
   };
+}
+
+function connectPolicy(
+  v: { allowed_return_urls?: unknown } | undefined,
+  current: Resource['policy']['connect'],
+) {
+  if (v === undefined) return current ? { connect: current } : {};
+  const urls = v?.allowed_return_urls;
+  if (!Array.isArray(urls) || !urls.every((u) => typeof u === 'string')) {
+    throw badInput('policy.connect.allowed_return_urls must be an array of strings');
+  }
+  return { connect: { allowed_return_urls: [...new Set((urls as string[]).map(checkReturnUrl))] } };
 }
 
 function checkUri(uri: string): string {
@@ -176,6 +192,8 @@ export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
     auditAdmin(s, ctx, 'resource.deleted', { detail: cur.slug });
     ctx.status = 204;
   });
+
+  mountConnectPolicy(r, s, bySlug);
 
   // Policy sub-resources (bodies not shown in the spec: `{client_id}` in, the list out).
   const lists = [

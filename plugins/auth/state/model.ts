@@ -50,7 +50,12 @@ export interface Resource {
   backend_kind: 'mint';
   display_name: string;
   scopes: ScopeDef[];
-  policy: { exchange: { allowed_client_ids: string[] }; runtime: { client_ids: string[] } };
+  policy: {
+    exchange: { allowed_client_ids: string[] };
+    runtime: { client_ids: string[] };
+    /** Return URLs the connect flow may send a browser back to (used by broker resources, part 2). */
+    connect?: { allowed_return_urls: string[] };
+  };
   /** Set for resources that mirror a lighting site; they live and die with the site. */
   site_id?: string;
   created_at: string;
