@@ -110,8 +110,19 @@ describe('web UI at /site/<key>', () => {
   it('shows a change made through the REST API without a reload', async () => {
     const navigations: string[] = [];
     page.on('framenavigated', (f) => navigations.push(f.url()));
+    // Live updates change cards in place: the slider under a finger is never swapped for a new one.
+    await page.evaluate((id) => {
+      (window as unknown as { held: Element | null }).held = document.querySelector(`[data-light="${id}"]`);
+    }, desk._id);
     await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 222 });
     await expect.poll(() => card(desk._id).locator('input[type=range]').inputValue()).toBe('222');
+    await expect(card(desk._id).locator('.level').textContent()).resolves.toBe('87 %');
+    const same = await page.evaluate(
+      (id) =>
+        (window as unknown as { held: Element }).held === document.querySelector(`[data-light="${id}"]`),
+      desk._id,
+    );
+    expect(same).toBe(true);
     expect(await card(desk._id).getByRole('switch').isChecked()).toBe(true);
     const added = (
       await h.call('POST', '/light', { name: 'Porch', type: 'binary', vendor: 'test', testid: 'p1' })
@@ -119,9 +130,25 @@ describe('web UI at /site/<key>', () => {
     await card(added._id).waitFor();
     h.driver.press('b1', 'long');
     await page.locator('#events li', { hasText: 'Wall switch: long' }).waitFor();
+    h.driver.setConnected(false);
+    await page.locator('[data-connection="td"].disconnected').waitFor();
     expect(navigations).toEqual([]);
     mkdirSync(OUT, { recursive: true });
     await page.screenshot({ path: path.join(OUT, 'lighting-web-ui.png'), fullPage: true });
+    h.driver.setConnected(true);
+    await page.locator('[data-connection="td"].connected').waitFor();
+  });
+
+  it('tells a newcomer on an empty site what is missing instead of showing a blank page', async () => {
+    const fresh = (await h.t.admin('POST', '/admin/sites', { name: 'Empty' })).body as Json;
+    const empty = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await empty.goto(`${h.t.url}/site/${fresh.sitekey}`);
+    await empty.locator('#live', { hasText: 'live' }).waitFor();
+    for (const text of ['No lights yet', 'No scenes yet', 'No groups yet', 'No sensor events yet'])
+      await empty.getByText(text).waitFor();
+    await empty.getByText('No drivers are running for this site').waitFor();
+    await empty.screenshot({ path: path.join(OUT, 'lighting-web-ui-empty.png'), fullPage: true });
+    await empty.close();
   });
 
   it('answers an unknown key with 404 and no page', async () => {

@@ -13,6 +13,7 @@ const WEB = fileURLToPath(new URL('../web/', import.meta.url));
 const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'view.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 // The key is in the URL: keep it out of Referer headers and caches.

@@ -1,19 +1,11 @@
 // Hearth lighting web UI: plain DOM, no build step, no third-party code. The site key is the last path
 // segment of /site/<key>; commands go to the REST API, changes arrive over the site WebSocket.
+import { connectionItem, el, eventItem, orEmpty, syncLightCards } from './view.js';
+
 const key = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
 const api = `/api/site/${encodeURIComponent(key)}`;
 const state = { name: '', lights: new Map(), scenes: [], groups: [], events: [], connections: new Map() };
 const $ = (id) => document.getElementById(id);
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else if (v !== false && v !== undefined) node.setAttribute(k, v === true ? '' : String(v));
-  }
-  node.append(...children);
-  return node;
-}
 
 function toast(text) {
   $('toast').textContent = text;
@@ -31,88 +23,65 @@ async function call(method, path, body) {
   return data;
 }
 
-const run = (p) => p.catch((err) => toast(err.message));
-const setLight = (light, on, bri) => run(call('PUT', '/light/state', { _id: light._id, on, bri }));
-
-function lightCard(light) {
-  const toggle = el('input', {
-    type: 'checkbox',
-    role: 'switch',
-    'aria-label': `${light.name} on`,
-    checked: light.on,
-    onchange: (e) => setLight(light, e.target.checked, e.target.checked ? light.lastBri || 255 : 0),
+// A refused command shows the server's message and puts the controls back to the confirmed state.
+const run = (p) =>
+  p.catch((err) => {
+    toast(err.message);
+    render();
   });
-  const card = el(
-    'li',
-    { 'data-light': light._id, class: light.on ? 'lit' : '' },
-    el('span', {}, light.name),
-    toggle,
-  );
-  if (light.type === 'dimmable') {
-    card.append(
-      el('input', {
-        type: 'range',
-        min: 0,
-        max: 255,
-        value: light.bri,
-        'aria-label': `${light.name} brightness`,
-        onchange: (e) => {
-          const bri = Number(e.target.value);
-          setLight(light, bri > 0, bri);
-        },
-      }),
-    );
-  }
-  return card;
-}
+
+const act = {
+  toggle(id, on) {
+    const light = state.lights.get(id);
+    run(call('PUT', '/light/state', { _id: id, on, bri: on ? light?.lastBri || 255 : 0 }));
+  },
+  dim: (id, bri) => run(call('PUT', '/light/state', { _id: id, on: bri > 0, bri })),
+};
 
 function render() {
   $('site-name').textContent = state.name || 'Lights';
   document.title = `${state.name} · Hearth`;
-  const lights = [...state.lights.values()];
-  $('lights').replaceChildren(
-    ...(lights.length ? lights.map(lightCard) : [el('li', { class: 'muted' }, 'No lights yet')]),
-  );
+  syncLightCards($('lights'), [...state.lights.values()], act);
   $('scenes').replaceChildren(
-    ...state.scenes.map((s) =>
-      el(
-        'button',
-        { 'data-scene': s._id, onclick: () => run(call('PUT', '/scene/apply', { _id: s._id })) },
-        s.name,
+    ...orEmpty(
+      state.scenes.map((s) =>
+        el(
+          'button',
+          { 'data-scene': s._id, onclick: () => run(call('PUT', '/scene/apply', { _id: s._id })) },
+          s.name,
+        ),
       ),
+      'No scenes yet',
+      'p',
     ),
   );
   $('groups').replaceChildren(
-    ...state.groups.map((g) => {
-      const on = g.lights.some((id) => state.lights.get(id)?.on);
-      return el(
-        'button',
-        {
-          'data-group': g._id,
-          class: on ? 'lit' : '',
-          'aria-pressed': on,
-          onclick: () => run(call('PUT', '/light/group/toggle', { _id: g._id })),
-        },
-        g.name,
-      );
-    }),
-  );
-  $('events').replaceChildren(
-    ...state.events
-      .slice(0, 10)
-      .map((e) => el('li', {}, `${new Date(e.at).toLocaleTimeString()} · ${e.name}: ${e.event}`)),
-  );
-  $('connections').replaceChildren(
-    ...[...state.connections.values()].map((c) =>
-      el(
-        'li',
-        { 'data-connection': c._id },
-        `${c._id} (${c.vendor}): ${c.connected ? 'connected' : 'disconnected'}`,
-      ),
+    ...orEmpty(
+      state.groups.map((g) => {
+        const on = g.lights.some((id) => state.lights.get(id)?.on);
+        return el(
+          'button',
+          {
+            'data-group': g._id,
+            class: on ? 'lit' : '',
+            'aria-pressed': on,
+            onclick: () => run(call('PUT', '/light/group/toggle', { _id: g._id })),
+          },
+          g.name,
+          el('small', {}, on ? 'on' : 'off'),
+        );
+      }),
+      'No groups yet',
+      'p',
     ),
+  );
+  $('events').replaceChildren(...orEmpty(state.events.slice(0, 10).map(eventItem), 'No sensor events yet'));
+  $('connections').replaceChildren(
+    ...orEmpty([...state.connections.values()].map(connectionItem), 'No drivers are running for this site'),
   );
 }
 
+/** Remembers each light's last non-zero level, so switching it on brings it back where it was. */
 function keepLight(light) {
   const prev = state.lights.get(light._id);
   light.lastBri = light.on ? light.bri : prev?.lastBri;
@@ -142,13 +111,18 @@ const handlers = {
   error: (d) => toast(d.message),
 };
 
+function setLive(live) {
+  $('live').textContent = live ? 'live' : 'offline, reconnecting…';
+  $('live').className = `badge ${live ? 'on' : 'off'}`;
+  document.body.classList.toggle('offline', !live);
+}
+
 let retry = 500;
 function connect() {
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${api}/ws`);
   ws.onopen = () => {
     retry = 500;
-    $('live').textContent = 'live';
-    $('live').className = 'badge on';
+    setLive(true);
     run(
       call('GET', '/sensor/event').then((list) => {
         state.events = list;
@@ -162,8 +136,7 @@ function connect() {
     render();
   };
   ws.onclose = () => {
-    $('live').textContent = 'offline';
-    $('live').className = 'badge off';
+    setLive(false);
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 10000);
   };

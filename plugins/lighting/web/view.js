@@ -1,0 +1,108 @@
+// DOM pieces of the lighting page. Light cards are kept and updated in place, keyed by light id, so a
+// live update never replaces the slider or switch under a finger that is using it.
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== undefined) node.setAttribute(k, v === true ? '' : String(v));
+  }
+  node.append(...children);
+  return node;
+}
+
+/** The list's items, or one muted line saying what is missing (a first-run page is never blank). */
+export const orEmpty = (items, text, tag = 'li') =>
+  items.length ? items : [el(tag, { class: 'muted' }, text)];
+
+const percent = (bri) => `${Math.max(1, Math.round((bri * 100) / 255))} %`;
+const levelText = (light) => (light.on ? (light.type === 'dimmable' ? percent(light.bri) : 'on') : 'off');
+
+/**
+ * A light card: name, level, an on/off switch and, for dimmable lights, a brightness slider.
+ * `act.toggle(id, on)` and `act.dim(id, bri)` send the commands.
+ */
+export function lightCard(light, act) {
+  const toggle = el('input', {
+    type: 'checkbox',
+    role: 'switch',
+    'aria-label': `${light.name} on`,
+    onchange: (e) => act.toggle(light._id, e.target.checked),
+  });
+  const level = el('span', { class: 'level', 'aria-live': 'polite' });
+  const card = el(
+    'li',
+    { 'data-light': light._id, class: 'light' },
+    el('span', { class: 'name' }, light.name),
+    level,
+    toggle,
+  );
+  if (light.type === 'dimmable') {
+    const slider = el('input', {
+      type: 'range',
+      min: 0,
+      max: 255,
+      'aria-label': `${light.name} brightness`,
+      // While a finger holds the slider, live updates leave its value alone; the label follows the finger.
+      onpointerdown: () => {
+        card.dataset.dragging = '1';
+      },
+      oninput: (e) => {
+        level.textContent = Number(e.target.value) > 0 ? percent(Number(e.target.value)) : 'off';
+      },
+      onchange: (e) => {
+        delete card.dataset.dragging;
+        act.dim(light._id, Number(e.target.value));
+      },
+      // A touch that moved nothing fires no change event: the slider must not stay frozen.
+      onpointerup: () => delete card.dataset.dragging,
+      onpointercancel: () => delete card.dataset.dragging,
+    });
+    card.append(slider);
+  }
+  updateLightCard(card, light);
+  return card;
+}
+
+export function updateLightCard(card, light) {
+  card.classList.toggle('lit', light.on);
+  card.querySelector('.name').textContent = light.name;
+  card.querySelector('input[role=switch]').checked = light.on;
+  const slider = card.querySelector('input[type=range]');
+  if (!card.dataset.dragging) {
+    card.querySelector('.level').textContent = levelText(light);
+    if (slider) slider.value = String(light.bri);
+  }
+}
+
+/** Replaces the children of `list` with cards for `lights`, reusing the cards it already has. */
+export function syncLightCards(list, lights, act) {
+  const existing = new Map([...list.querySelectorAll('[data-light]')].map((c) => [c.dataset.light, c]));
+  const cards = lights.map((light) => {
+    const card = existing.get(light._id);
+    // A changed type (binary ↔ dimmable) needs a different card: rebuild it.
+    const fits = card && Boolean(card.querySelector('input[type=range]')) === (light.type === 'dimmable');
+    if (!fits) return lightCard(light, act);
+    updateLightCard(card, light);
+    return card;
+  });
+  const wanted = orEmpty(cards, 'No lights yet. Add one through the site API or a driver’s pairing.');
+  // Only touch the DOM when the order or the set of cards changed, so focus and drags survive.
+  const same = wanted.length === list.children.length && wanted.every((c, i) => list.children[i] === c);
+  if (!same) list.replaceChildren(...wanted);
+}
+
+export function connectionItem(c) {
+  const up = c.connected ? 'connected' : 'disconnected';
+  return el(
+    'li',
+    { 'data-connection': c._id, class: up },
+    el('span', { class: 'dot', 'aria-hidden': 'true' }),
+    `${c._id} (${c.vendor}): ${up}`,
+  );
+}
+
+export function eventItem(e) {
+  const at = new Date(e.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return el('li', {}, el('time', { datetime: e.at }, at), ` ${e.name}: ${e.event}`);
+}
