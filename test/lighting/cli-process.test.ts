@@ -1,7 +1,8 @@
 /**
  * The operator's view through real processes: `hearth start` on a fresh data dir prints the Home site's
  * web UI URL right after the generated admin key, and `hearth site create <name> --json` prints exactly
- * `{"siteid","sitekey"}` on one line (issue 3, Sites).
+ * `{"siteid","sitekey"}` on one line (issue 3, Sites), and what the API acknowledged survives SIGKILL
+ * (issue 3, Persistence: durable the moment the API answers).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,8 @@ const env = { PATH: process.env.PATH ?? '', HEARTH_CONFIG: configFile, HEARTH_DA
 let hub: ChildProcess | undefined;
 /** The running hub's main listener, from the URL it printed. */
 let mainUrl = '';
+/** The key `hearth site create` printed. */
+let createdKey = '';
 afterAll(async () => {
   if (hub && hub.exitCode === null) {
     const exited = new Promise((r) => hub?.once('exit', r));
@@ -39,8 +42,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts `hearth start` and resolves with its console lines once the site URL has been printed. */
-function startHub(): Promise<string[]> {
+/** Starts `hearth start` and resolves with its console lines once a line matches `until`. */
+function startHub(until: RegExp): Promise<string[]> {
   const child = spawn(process.execPath, ['scripts/hearth.mjs', 'start'], { cwd: root, env });
   hub = child;
   let out = '';
@@ -48,7 +51,7 @@ function startHub(): Promise<string[]> {
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       const lines = out.split('\n');
-      if (lines.some((l) => l.includes('/site/'))) resolve(lines);
+      if (lines.some((l) => until.test(l))) resolve(lines);
     });
     child.stderr.on('data', (c: Buffer) => {
       out += c.toString();
@@ -74,7 +77,7 @@ function hearth(args: string[]): Promise<{ code: number | null; stdout: string; 
 
 describe('hearth start on a fresh data dir', () => {
   it('prints the Home site web UI URL next to the admin key, and the URL serves the page', async () => {
-    const lines = await startHub();
+    const lines = await startHub(/\/site\//);
     const at = lines.findIndex((l) => l.includes('/site/'));
     expect(lines[at - 1]).toMatch(/^Admin key \(shown once; it is stored only as a hash\): \S+$/);
     const url = /web UI of site "Home": (http:\/\/127\.0\.0\.1:\d+\/site\/[A-Za-z0-9_-]{24})$/.exec(
@@ -102,5 +105,29 @@ describe('hearth site create <name> --json', () => {
     const site = await fetch(`${mainUrl}/api/site/${sitekey}`);
     expect(site.status).toBe(200);
     expect(await site.json()).toMatchObject({ siteid, name: 'Summer house', lights: [] });
+    createdKey = sitekey;
+  });
+});
+
+describe('durable when acknowledged', () => {
+  it('keeps a site and a light created just before the hub is killed with SIGKILL', async () => {
+    const light = await fetch(`${mainUrl}/api/site/${createdKey}/light`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Porch', type: 'binary', vendor: 'virtual', virtualid: 'p1' }),
+    });
+    expect(light.status).toBe(201);
+    const { _id } = (await light.json()) as { _id: string };
+    // No graceful stop, no flush: what was acknowledged must already be on disk.
+    const killed = new Promise((r) => hub?.once('exit', r));
+    hub?.kill('SIGKILL');
+    await killed;
+    const lines = await startHub(/^\s+main\s+http/);
+    mainUrl = /^\s+main\s+(http\S+)/.exec(lines.find((l) => /^\s+main\s+http/.test(l)) ?? '')?.[1] ?? '';
+    const after = await fetch(`${mainUrl}/api/site/${createdKey}/light`);
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual([expect.objectContaining({ _id, name: 'Porch', virtualid: 'p1' })]);
+    // A restart with sites already there creates no second Home site.
+    expect(lines.some((l) => l.includes('/site/'))).toBe(false);
   });
 });
