@@ -32,7 +32,8 @@ export const configSchema: JsonSchema = {
       type: 'boolean',
       default: true,
       title: 'Create a first site',
-      description: 'On first start with no site, create a site named "Home" and print its web UI URL.',
+      description:
+        'On the first start of a data directory with no site, create a site named "Home" and print its web UI URL (only once: deleting every site later does not bring it back).',
     },
     subdefBase: {
       type: 'string',

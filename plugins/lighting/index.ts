@@ -125,10 +125,8 @@ export default definePlugin<LightingConfig, LightingExports>({
       },
     });
 
-    if (config.createHomeSite && sites.list().length === 0) {
-      const home = await sites.create('Home');
-      ctx.print(`Lighting: web UI of site "Home": ${uiUrl(home.sitekey)}`);
-    }
+    const home = config.createHomeSite ? await sites.createFirstSite('Home') : null;
+    if (home) ctx.print(`Lighting: web UI of site "Home": ${uiUrl(home.sitekey)}`);
 
     const commands = ctx.metrics.counter('commands', 'Light commands handed to drivers');
     control.onHanded = () => commands.inc();

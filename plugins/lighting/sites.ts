@@ -54,6 +54,19 @@ export class Sites {
     return ok && id ? id : null;
   }
 
+  /**
+   * issue 3: "on first start with no site, a site named Home is created". Only on the first start of a data
+   * dir: an operator who deleted every site does not get Home (and a new key on the console) back.
+   */
+  async createFirstSite(name: string): Promise<(SiteSummary & { sitekey: string }) | null> {
+    if (this.#doc.data.firstSiteDone) return null;
+    const site = this.#doc.data.sites.length === 0 ? await this.create(name) : null;
+    await this.#doc.commit((d) => {
+      d.firstSiteDone = true;
+    });
+    return site;
+  }
+
   /** Creates a site; the returned key is shown once and never stored in clear. */
   async create(name: string): Promise<SiteSummary & { sitekey: string }> {
     const sitekey = newSiteKey();

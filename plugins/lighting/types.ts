@@ -69,6 +69,8 @@ export interface SensorRecord {
 }
 
 export interface ConfigDoc {
+  /** Set once the first-start "Home" site was offered, so deleting every site does not bring it back. */
+  firstSiteDone?: boolean;
   sites: SiteRecord[];
   lights: LightRecord[];
   scenes: SceneRecord[];

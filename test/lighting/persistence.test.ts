@@ -55,3 +55,23 @@ describe('persistence', () => {
     expect(lighting.sites.list().map((s) => s.name)).toEqual(['Home', 'Durable']);
   });
 });
+
+describe('the first-start Home site', () => {
+  it('is created once per data dir: after every site was deleted, a restart does not bring it back', async () => {
+    let mine: LightingExports | undefined;
+    const first = await startTestHub({
+      plugins: ['lighting'],
+      extraPlugins: [probePlugin((l) => (mine = l))],
+    });
+    expect(first.printed.filter((l) => l.includes('/site/'))).toHaveLength(1);
+    const [home] = mine!.sites.list();
+    expect((await first.admin('DELETE', `/admin/sites/${home!.siteid}`)).status).toBe(204);
+    const again = await first.restart();
+    try {
+      expect(mine!.sites.list()).toEqual([]);
+      expect(again.printed.some((l) => l.includes('/site/'))).toBe(false);
+    } finally {
+      await again.stop();
+    }
+  });
+});
