@@ -53,10 +53,17 @@ export const deviceView = (r: DeviceRecord, level: LightLevel | null) => ({
 export class Registry {
   readonly #doc: DocStore<RegistryDoc>;
   readonly #levels: DocStore<LevelsDoc>;
+  /** protocol id → record, rebuilt on every membership change (looked up on every device report). */
+  #index = new Map<string, DeviceRecord>();
 
   constructor(doc: DocStore<RegistryDoc>, levels: DocStore<LevelsDoc>) {
     this.#doc = doc;
     this.#levels = levels;
+    this.#reindex();
+  }
+
+  #reindex(): void {
+    this.#index = new Map(this.#doc.data.devices.map((d) => [d.protocolid, d]));
   }
 
   levelOf(protocolid: string): LightLevel | null {
@@ -74,7 +81,7 @@ export class Registry {
     return this.#doc.data.devices.filter((d) => d.site === site);
   }
   get(protocolid: string): DeviceRecord | undefined {
-    return this.#doc.data.devices.find((d) => d.protocolid === protocolid);
+    return this.#index.get(protocolid);
   }
   require(protocolid: string): DeviceRecord {
     const r = this.get(protocolid);
@@ -108,6 +115,7 @@ export class Registry {
     };
     await this.#doc.commit((d) => {
       d.devices.push(record);
+      this.#index.set(record.protocolid, record);
     });
     return record.new;
   }
@@ -129,6 +137,7 @@ export class Registry {
     };
     await this.#doc.commit((d) => {
       d.devices.push(record);
+      this.#index.set(record.protocolid, record);
     });
     return record;
   }
@@ -150,6 +159,7 @@ export class Registry {
     const r = this.require(protocolid);
     await this.#doc.commit((d) => {
       d.devices = d.devices.filter((x) => x.protocolid !== protocolid);
+      this.#index.delete(protocolid);
     });
     this.#levels.update((d) => {
       delete d.levels[protocolid];
@@ -162,6 +172,7 @@ export class Registry {
     const gone = this.forSite(site).map((r) => r.protocolid);
     await this.#doc.commit((d) => {
       d.devices = d.devices.filter((x) => x.site !== site);
+      for (const id of gone) this.#index.delete(id);
     });
     this.#levels.update((d) => {
       for (const id of gone) delete d.levels[id];
