@@ -152,6 +152,35 @@ export function describeDriverConformance(
       }
     });
 
+    it('reads back the level its device reported, when it implements readState', async (ctx) => {
+      const { s, d } = await build();
+      if (!d.readState) return ctx.skip();
+      await d.start();
+      const from = sink.reports.length;
+      await d.setState(s.light, { on: true, bri: 200 });
+      await levelAfter(s, d, from);
+      const read = await d.readState(s.light);
+      expect(read?.on).toBe(true);
+      expect(Math.abs((read?.bri ?? 0) - 200)).toBeLessThanOrEqual(SCALE_TOLERANCE);
+    });
+
+    it('only ever reports levels on the API scale (integer bri 0..255, on exactly when bri > 0)', async () => {
+      const { s, d } = await build();
+      await d.start();
+      const read: LightLevel[] = [];
+      for (const bri of [0, 1, 77, 254, 255]) {
+        const from = sink.reports.length;
+        await d.setState(s.light, { on: bri > 0, bri });
+        read.push(await levelAfter(s, d, from));
+      }
+      // Every report seen, plus read-backs for drivers whose devices do not report.
+      const levels = [...sink.reports.flatMap((r) => (r.kind === 'state' ? [r.level] : [])), ...read];
+      for (const l of levels) {
+        expect(Number.isInteger(l.bri) && l.bri >= 0 && l.bri <= 255, JSON.stringify(l)).toBe(true);
+        expect(l.on, JSON.stringify(l)).toBe(l.bri > 0);
+      }
+    });
+
     it('answers discover with an array of devices', async () => {
       const { d } = await build();
       await d.start();
