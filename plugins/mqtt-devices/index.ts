@@ -132,7 +132,8 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
         ctx.notices.set(`driver-${site}`, `the MQTT driver of site ${siteName(site)} failed to start`);
       }
     };
-    for (const s of lighting.sites.list()) await startSite(s.siteid);
+    // In parallel: with an external broker down, each instance waits a few seconds for its first connection.
+    await Promise.all(lighting.sites.list().map((s) => startSite(s.siteid)));
     if (config.discoverySite && !instances.discoverySite())
       ctx.notices.set('discovery-site', `MQTT discovery is off: no site named ${config.discoverySite}`);
     ctx.bus.on('lighting.site.created', ({ siteId }) => startSite(siteId));
