@@ -2,6 +2,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChainJob, EngineChain } from '../../plugins/translation/engines/chain.ts';
 import { CircuitBreaker } from '../../plugins/translation/engines/circuit-breaker.ts';
+import { deeplHost } from '../../plugins/translation/engines/deepl.ts';
 import { createEngine } from '../../plugins/translation/engines/index.ts';
 import { allPairs, LanguageCache } from '../../plugins/translation/engines/language-support.ts';
 import { type EngineConfig, UpstreamError } from '../../plugins/translation/engines/types.ts';
@@ -85,6 +86,11 @@ describe('DeepL engine', () => {
     expect(langs.serves('EN', 'EN-US')).toBe(true);
     expect(langs.serves('EN', 'IT')).toBe(false);
     expect(langs.formality.has('DE')).toBe(true);
+  });
+
+  it('picks the Free host for keys ending in :fx and the Pro host otherwise (research §1.2)', () => {
+    expect(deeplHost('0a1b2c3d-aaaa-bbbb-cccc-000000000000:fx')).toBe('https://api-free.deepl.com');
+    expect(deeplHost('0a1b2c3d-aaaa-bbbb-cccc-000000000000')).toBe('https://api.deepl.com');
   });
 
   it('maps upstream statuses so clients retry only what is worth retrying', async () => {
