@@ -1,19 +1,18 @@
 /**
- * A site's lights, scenes, groups and sensors. Every change is validated completely before the store is
- * touched, then committed durably (issue 3: durable when the API answers; nothing changes on a rejection).
+ * A site's lights, scenes, groups and sensors: lookups, and the changes of lights. Every change is validated
+ * completely before the store is touched, then committed durably (issue 3: durable when the API answers;
+ * nothing changes on a rejection). Scenes and groups change in scene-group-catalog.ts, sensors in
+ * sensor-catalog.ts, by the same rule.
  */
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
 import type { LightFields } from './domain/bodies.ts';
-import { invalid } from './domain/check.ts';
 import { newId } from './domain/ids.ts';
-import { normalizeLevel } from './domain/level.ts';
 import type {
   ActionRecord,
   ConfigDoc,
   GroupRecord,
   LightRecord,
-  SceneEntry,
   SceneRecord,
   SensorRecord,
 } from './types.ts';
@@ -88,7 +87,7 @@ export class Catalog {
   }
 
   /** Light ids in a scene or group must name lights of the same site. */
-  #checkLights(siteId: string, ids: string[]): void {
+  checkLights(siteId: string, ids: string[]): void {
     for (const id of ids) this.light(siteId, id);
   }
 
@@ -134,83 +133,6 @@ export class Catalog {
       for (const s of d.scenes) s.state = s.state.filter((e) => e._id !== id);
       for (const g of d.groups) g.lights = g.lights.filter((l) => l !== id);
       dropActions(d, (a) => a.type === 'light' && a._id === id);
-    });
-  }
-
-  /**
-   * Scene entries name lights of the site, each at most once (two levels for one light would make the
-   * scene's result depend on the order of the driver's queue), stored normalised like a light's level.
-   */
-  #sceneState(siteId: string, state: SceneEntry[]): SceneEntry[] {
-    const seen = new Set<string>();
-    return state.map((e) => {
-      if (seen.has(e._id)) throw invalid(`state lists light ${e._id} more than once`);
-      seen.add(e._id);
-      return { _id: e._id, ...normalizeLevel(this.light(siteId, e._id).type, e) };
-    });
-  }
-
-  async addScene(siteId: string, name: string, entries: SceneEntry[]): Promise<SceneRecord> {
-    const state = this.#sceneState(siteId, entries);
-    const scene: SceneRecord = { _id: newId(), siteid: siteId, name, state };
-    await this.commit(siteId, (d) => {
-      d.scenes.push(scene);
-    });
-    return scene;
-  }
-
-  async modifyScene(
-    siteId: string,
-    id: string,
-    change: { name?: string; state?: SceneEntry[] },
-  ): Promise<SceneRecord> {
-    this.scene(siteId, id);
-    const state = change.state && this.#sceneState(siteId, change.state);
-    await this.commit(siteId, (d) => {
-      const s = d.scenes.find((x) => x._id === id);
-      if (s && change.name !== undefined) s.name = change.name;
-      if (s && state !== undefined) s.state = state;
-    });
-    return this.scene(siteId, id);
-  }
-
-  async deleteScene(siteId: string, id: string): Promise<void> {
-    this.scene(siteId, id);
-    await this.commit(siteId, (d) => {
-      d.scenes = d.scenes.filter((x) => x._id !== id);
-      dropActions(d, (a) => a.type === 'scene' && a._id === id);
-    });
-  }
-
-  async addGroup(siteId: string, name: string, lights: string[]): Promise<GroupRecord> {
-    this.#checkLights(siteId, lights);
-    const group: GroupRecord = { _id: newId(), siteid: siteId, name, lights };
-    await this.commit(siteId, (d) => {
-      d.groups.push(group);
-    });
-    return group;
-  }
-
-  async modifyGroup(
-    siteId: string,
-    id: string,
-    change: { name?: string; lights?: string[] },
-  ): Promise<GroupRecord> {
-    this.group(siteId, id);
-    if (change.lights) this.#checkLights(siteId, change.lights);
-    await this.commit(siteId, (d) => {
-      const g = d.groups.find((x) => x._id === id);
-      if (g && change.name !== undefined) g.name = change.name;
-      if (g && change.lights !== undefined) g.lights = change.lights;
-    });
-    return this.group(siteId, id);
-  }
-
-  async deleteGroup(siteId: string, id: string): Promise<void> {
-    this.group(siteId, id);
-    await this.commit(siteId, (d) => {
-      d.groups = d.groups.filter((x) => x._id !== id);
-      dropActions(d, (a) => a.type === 'group/toggle' && a._id === id);
     });
   }
 

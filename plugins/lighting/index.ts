@@ -18,6 +18,7 @@ import { mountSceneDesigned, mountSceneDocumented } from './routes/scenes.ts';
 import { mountSensors } from './routes/sensors.ts';
 import { mountSite, siteData } from './routes/site.ts';
 import { loadWebFiles, mountWebAssets, mountWebPage } from './routes/web.ts';
+import { SceneGroupCatalog } from './scene-group-catalog.ts';
 import { SensorCatalog } from './sensor-catalog.ts';
 import { SiteActions } from './site-actions.ts';
 import { Sites } from './sites.ts';
@@ -76,6 +77,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     const deps: SiteDeps = {
       sites,
       catalog,
+      sceneGroups: new SceneGroupCatalog(catalog),
       sensorCatalog: new SensorCatalog(catalog),
       control,
       actions,

@@ -5,6 +5,7 @@ import type { AccessControl, SiteAccess } from '../access.ts';
 import type { Catalog } from '../catalog.ts';
 import type { DriverHost } from '../drivers-host.ts';
 import type { LightControl } from '../light-control.ts';
+import type { SceneGroupCatalog } from '../scene-group-catalog.ts';
 import type { SensorCatalog } from '../sensor-catalog.ts';
 import type { SiteActions } from '../site-actions.ts';
 import type { Sites } from '../sites.ts';
@@ -12,6 +13,7 @@ import type { Sites } from '../sites.ts';
 export interface SiteDeps {
   sites: Sites;
   catalog: Catalog;
+  sceneGroups: SceneGroupCatalog;
   sensorCatalog: SensorCatalog;
   control: LightControl;
   actions: SiteActions;

@@ -19,7 +19,7 @@ export function mountGroups(r: HearthRouter, d: SiteDeps): void {
 
   r.post('/:key/light/group', d.access.guard('site:admin'), async (ctx) => {
     const { name, lights } = parseGroupCreate(jsonBody(ctx));
-    const group = await d.catalog.addGroup(siteOf(ctx), name, lights);
+    const group = await d.sceneGroups.addGroup(siteOf(ctx), name, lights);
     ctx.status = 201;
     ctx.body = d.actions.groupView(group);
   });
@@ -32,11 +32,11 @@ export function mountGroups(r: HearthRouter, d: SiteDeps): void {
     const change: { name?: string; lights?: string[] } = {};
     if (body.name !== undefined) change.name = str(body, 'name');
     if (body.lights !== undefined) change.lights = strArray(body, 'lights');
-    ctx.body = d.actions.groupView(await d.catalog.modifyGroup(siteOf(ctx), id, change));
+    ctx.body = d.actions.groupView(await d.sceneGroups.modifyGroup(siteOf(ctx), id, change));
   });
 
   r.delete('/:key/light/group/:id', d.access.guard('site:admin'), async (ctx) => {
-    await d.catalog.deleteGroup(siteOf(ctx), param(ctx, 'id'));
+    await d.sceneGroups.deleteGroup(siteOf(ctx), param(ctx, 'id'));
     ctx.status = 204;
   });
 }

@@ -32,7 +32,7 @@ export function mountSceneDesigned(r: HearthRouter, d: SiteDeps): void {
   r.post('/:key/scene', d.access.guard('site:admin'), async (ctx) => {
     const { name, state } = parseSceneCreate(jsonBody(ctx));
     ctx.status = 201;
-    ctx.body = await d.catalog.addScene(siteOf(ctx), name, state);
+    ctx.body = await d.sceneGroups.addScene(siteOf(ctx), name, state);
   });
 
   r.put('/:key/scene', d.access.guard('site:admin'), async (ctx) => {
@@ -43,11 +43,11 @@ export function mountSceneDesigned(r: HearthRouter, d: SiteDeps): void {
     const change: { name?: string; state?: SceneRecord['state'] } = {};
     if (body.name !== undefined) change.name = str(body, 'name');
     if (body.state !== undefined) change.state = parseSceneState(body);
-    ctx.body = await d.catalog.modifyScene(siteOf(ctx), id, change);
+    ctx.body = await d.sceneGroups.modifyScene(siteOf(ctx), id, change);
   });
 
   r.delete('/:key/scene/:id', d.access.guard('site:admin'), async (ctx) => {
-    await d.catalog.deleteScene(siteOf(ctx), param(ctx, 'id'));
+    await d.sceneGroups.deleteScene(siteOf(ctx), param(ctx, 'id'));
     ctx.status = 204;
   });
 }
