@@ -1,3 +1,6 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as argon2 from '@node-rs/argon2';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -324,6 +327,31 @@ describe('lockout and disabled local login', () => {
       expect(audit.length).toBe(1);
     } finally {
       await hub.stop();
+    }
+  });
+
+  test('a password hash with old parameters is upgraded at the next login', async () => {
+    const first = await startAuthHub();
+    const u = await adminUser(first, 'gil@home.test', 'gil password 123');
+    await first.stop({ keepData: true });
+    const file = path.join(first.dataDir, 'auth.data.json');
+    const data = JSON.parse(readFileSync(file, 'utf8'));
+    data.users[u.id].password_hash = await argon2.hash(u.password, {
+      algorithm: 2,
+      memoryCost: 8192,
+      timeCost: 1,
+      parallelism: 1,
+    });
+    writeFileSync(file, JSON.stringify(data));
+    const hub = await startAuthHub({ dataDir: first.dataDir });
+    try {
+      expect((await login(new Browser(hub.auth), u.email, u.password)).status).toBe(303);
+      await hub.stop({ keepData: true });
+      const after = JSON.parse(readFileSync(file, 'utf8')).users[u.id].password_hash as string;
+      expect(after).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    } finally {
+      await hub.stop().catch(() => {});
+      rmSync(first.dataDir, { recursive: true, force: true });
     }
   });
 

@@ -193,3 +193,14 @@ describe('issuance log lines', () => {
     expect(decodeIssuance(`2\t${encodeIssuance(i).slice(2)}`)).toBeNull();
   });
 });
+
+describe('password rehash', () => {
+  test('hashes with other parameters are flagged for an upgrade', async () => {
+    const { hash } = await import('@node-rs/argon2');
+    const h = await createPasswordHasher();
+    expect(h.needsRehash(await h.hash('pw'))).toBe(false);
+    const weak = await hash('pw', { algorithm: 2, memoryCost: 8192, timeCost: 1, parallelism: 1 });
+    expect(h.needsRehash(weak)).toBe(true);
+    expect(await h.verify(weak, 'pw')).toBe(true);
+  });
+});

@@ -11,6 +11,8 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Verifies against a PHC string; with `null` runs a dummy verify so unknown users cost the same time. */
   verify(phc: string | null, password: string): Promise<boolean>;
+  /** True when a stored hash was made with other parameters than today's. */
+  needsRehash(phc: string): boolean;
 }
 
 export async function createPasswordHasher(): Promise<PasswordHasher> {
@@ -29,6 +31,8 @@ export async function createPasswordHasher(): Promise<PasswordHasher> {
   const dummy = await hash('hearth-dummy-password', PARAMS);
   return {
     hash: (password) => limited(() => hash(password, PARAMS)),
+    needsRehash: (phc) =>
+      !phc.startsWith(`$argon2id$v=19$m=${PARAMS.memoryCost},t=${PARAMS.timeCost},p=${PARAMS.parallelism}$`),
     verify: (phc, password) =>
       limited(async () => {
         try {

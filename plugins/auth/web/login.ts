@@ -91,6 +91,14 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
       return;
     }
     s.lockout.succeed(email, ctx.ip);
+    // Hashes made with older parameters are upgraded while the password is at hand (research §4.2).
+    if (s.passwords.needsRehash(user.password_hash)) {
+      const phc = await s.passwords.hash(password);
+      s.data.update((d) => {
+        const u = d.users[user.id];
+        if (u) u.password_hash = phc;
+      });
+    }
     startSession(ctx, s, user);
     void s.audit.record('user.login', { actor_id: user.id, ip: ctx.ip });
     ctx.status = 303; // RFC 9700 §4.12: never 307 after a POST with credentials
