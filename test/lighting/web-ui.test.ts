@@ -107,6 +107,21 @@ describe('web UI at /site/<key>', () => {
     await expect.poll(() => card(hall._id).getByRole('switch').isChecked()).toBe(false);
   });
 
+  it('says which lights did not switch when a scene only partly applies, and when a switch is refused', async () => {
+    h.driver.behaviour = 'fail';
+    try {
+      await page.locator(`[data-scene="${scene._id}"]`).click();
+      await page.locator('#toast', { hasText: 'Could not switch Desk, Hall' }).waitFor();
+      const before = await card(hall._id).getByRole('switch').isChecked();
+      await card(hall._id).getByRole('switch').click();
+      await page.locator('#toast', { hasText: 'driver could not send the command' }).waitFor();
+      // The switch goes back to the confirmed state.
+      await expect.poll(() => card(hall._id).getByRole('switch').isChecked()).toBe(before);
+    } finally {
+      h.driver.behaviour = 'report';
+    }
+  });
+
   it('shows a change made through the REST API without a reload', async () => {
     const navigations: string[] = [];
     page.on('framenavigated', (f) => navigations.push(f.url()));

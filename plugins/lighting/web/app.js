@@ -30,6 +30,12 @@ const run = (p) =>
     render();
   });
 
+/** Scene apply and group toggle answer 200 with the lights that failed; say which ones. */
+function reportFailed(result) {
+  const names = (result?.failed ?? []).map((f) => state.lights.get(f._id)?.name ?? f._id);
+  if (names.length) toast(`Could not switch ${names.join(', ')}`);
+}
+
 const act = {
   toggle(id, on) {
     const light = state.lights.get(id);
@@ -47,7 +53,10 @@ function render() {
       state.scenes.map((s) =>
         el(
           'button',
-          { 'data-scene': s._id, onclick: () => run(call('PUT', '/scene/apply', { _id: s._id })) },
+          {
+            'data-scene': s._id,
+            onclick: () => run(call('PUT', '/scene/apply', { _id: s._id }).then(reportFailed)),
+          },
           s.name,
         ),
       ),
@@ -65,7 +74,7 @@ function render() {
             'data-group': g._id,
             class: on ? 'lit' : '',
             'aria-pressed': on,
-            onclick: () => run(call('PUT', '/light/group/toggle', { _id: g._id })),
+            onclick: () => run(call('PUT', '/light/group/toggle', { _id: g._id }).then(reportFailed)),
           },
           g.name,
           el('small', {}, on ? 'on' : 'off'),
