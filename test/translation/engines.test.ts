@@ -10,7 +10,7 @@ import { prepareMarkup } from '../../plugins/translation/tags/markup.ts';
 import { fakeDeepl } from './fakes/deepl.ts';
 import { fakeLibre } from './fakes/libretranslate.ts';
 import { fakeOpenAi } from './fakes/openai.ts';
-import { bodyOf, type FakeUpstream } from './fakes/server.ts';
+import { bodyOf, FakeUpstream } from './fakes/server.ts';
 
 const log = pino({ level: 'silent' });
 const open: Array<{ close(): unknown }> = [];
@@ -148,6 +148,19 @@ describe('LibreTranslate engine', () => {
     const langs = await lt.languages();
     expect(langs.serves('ES', 'DE')).toBe(false);
     expect(langs.serves('EN', 'DE')).toBe(true);
+  });
+
+  it('reports a detected variant code as the source language DeepL would name (zt → ZH)', async () => {
+    const fake = await upstream(
+      new FakeUpstream((req) =>
+        req.path === '/languages'
+          ? { status: 200, body: [{ code: 'zt', name: 'Chinese (traditional)', targets: ['en'] }] }
+          : { status: 200, body: { translatedText: ['Hello'], detectedLanguage: [{ language: 'zt' }] } },
+      ).start(),
+    );
+    const lt = engine('libretranslate', fake.url);
+    const result = await lt.translate(job({ texts: ['你好'], target: 'EN-GB' }), signal);
+    expect(result.translations).toEqual([{ text: 'Hello', detectedSource: 'ZH' }]);
   });
 
   it('uses /detect to refuse an auto-detected pair it lacks, and maps its {"error"} bodies', async () => {

@@ -155,7 +155,8 @@ export function createLibreEngine(config: EngineConfig): Engine {
       return {
         translations: (texts as string[]).map((text, i) => {
           const code = job.source ?? detected[i]?.language ?? detected[0]?.language;
-          return { text, detectedSource: code ? (deeplCodes(code)[0] ?? null) : null };
+          // DeepL reports a source code: `zt` (Traditional Chinese) is detected as ZH, `pb` as PT.
+          return { text, detectedSource: code ? resolveSource(rootOf(deeplCodes(code)[0] ?? '')) : null };
         }),
         modelTypeUsed: null,
       };
