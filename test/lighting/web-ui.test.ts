@@ -170,4 +170,12 @@ describe('web UI at /site/<key>', () => {
     const res = await page.goto(`${h.t.url}/site/not-a-key`);
     expect(res?.status()).toBe(404);
   });
+
+  it('tells the user the link stopped working when the site key is rotated', async () => {
+    await page.goto(`${h.t.url}/site/${h.sitekey}`);
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    expect((await h.t.admin('POST', `/admin/sites/${h.siteid}/rotate-key`)).status).toBe(200);
+    await page.locator('#live', { hasText: 'link expired' }).waitFor();
+    await page.locator('#toast', { hasText: 'no longer works (site key changed)' }).waitFor();
+  });
 });

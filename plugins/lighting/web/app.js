@@ -7,9 +7,10 @@ const api = `/api/site/${encodeURIComponent(key)}`;
 const state = { name: '', lights: new Map(), scenes: [], groups: [], events: [], connections: new Map() };
 const $ = (id) => document.getElementById(id);
 
-function toast(text) {
+/** Shows a message at the bottom; it goes away after 4 s unless it is `sticky`. */
+function toast(text, sticky = false) {
   $('toast').textContent = text;
-  if (text) setTimeout(() => $('toast').textContent === text && toast(''), 4000);
+  if (text && !sticky) setTimeout(() => $('toast').textContent === text && toast(''), 4000);
 }
 
 async function call(method, path, body) {
@@ -144,7 +145,18 @@ function connect() {
     handlers[msg.command]?.(msg.data);
     render();
   };
-  ws.onclose = () => {
+  ws.onclose = (ev) => {
+    // 4001: the site key was changed or the site deleted. This link is dead; retrying would only 404.
+    if (ev.code === 4001) {
+      $('live').textContent = 'link expired';
+      $('live').className = 'badge off';
+      document.body.classList.add('offline');
+      toast(
+        `This page's link no longer works (${ev.reason || 'site key changed'}). Ask for the new link.`,
+        true,
+      );
+      return;
+    }
     setLive(false);
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 10000);
