@@ -8,6 +8,8 @@ export const missing = (code: string, message: string) => new HttpError(404, cod
 
 /** The JSON object body of an admin write, or 400. */
 export function jsonBody(ctx: Context): Record<string, unknown> {
+  if (!ctx.is('application/json'))
+    throw new HttpError(415, 'unsupported_media_type', 'send application/json');
   const body = (ctx.request as { body?: unknown }).body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badInput('expected a JSON object body');
   return body as Record<string, unknown>;
