@@ -17,7 +17,11 @@ afterAll(async () => {
   await h?.stop();
 });
 
+/** Every secret and token this file saw: none may appear in a log line. */
+const secrets: string[] = [];
+
 async function ccGrant(id: string, secret: string, params: Record<string, string>) {
+  secrets.push(secret);
   const client = { client_id: id };
   const res = await oauth.clientCredentialsGrantRequest(
     as,
@@ -231,5 +235,19 @@ describe('client_credentials', () => {
       ).error,
     ).toBe('invalid_target');
     expect((await ccGrant(c.client_id, c.client_secret!, { resource: site })).res.status).toBe(200);
+  });
+});
+
+describe('secrets stay out of the log', () => {
+  test('no client secret or access token appears in any log line (debug level, access log on)', async () => {
+    const c = await adminClient(h, { scope: 'lights:read' });
+    const { result } = await ccGrant(c.client_id, c.client_secret!, { resource: site });
+    secrets.push((await result()).access_token);
+    await ccGrant(c.client_id, 'wrong-secret-value-123', { resource: site });
+    const text = JSON.stringify(h.logs);
+    expect(h.logs.length).toBeGreaterThan(10);
+    // (Short made-up wrong secrets such as 'nope' would match ordinary words; real ones are long.)
+    for (const x of secrets.filter((y) => y.length >= 20))
+      expect(text.includes(x), 'a secret reached the log').toBe(false);
   });
 });
