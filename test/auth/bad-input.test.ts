@@ -30,7 +30,7 @@ describe('malformed requests', () => {
     const auths = [
       undefined,
       'Basic !!!',
-      'Basic ' + Buffer.from('nocolon').toString('base64'),
+      `Basic ${Buffer.from('nocolon').toString('base64')}`,
       `Basic ${Buffer.from(`${c.client_id}:%E0%A4%A`).toString('base64')}`,
     ];
     for (const path of [

@@ -88,7 +88,7 @@ describe('HTTPS on the auth listener', () => {
     });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).scope).toBe('lights:read');
-    await expect(fetch(issuer.replace('https:', 'http:') + '/health')).rejects.toThrow();
+    await expect(fetch(`${issuer.replace('https:', 'http:')}/health`)).rejects.toThrow();
   });
 
   test('the generated certificate is kept across restarts', async () => {
