@@ -31,7 +31,12 @@ export async function createServices(
   const refresh = await ctx.store.open<RefreshData>('refresh', { tokens: {} });
   // Hot logs are bounded by count in the store and by age when read: the store's own age check scans the
   // whole log on every append, which halved issuance throughput (reported to the core).
-  const issuanceLog = await ctx.store.openLog<string>('issuances', { max: config.issuances.max });
+  // Written at most every 5 s: a crash loses at most the last seconds of issuance records (the tokens stay
+  // valid and revocations are written durably on their own), and a busy minute rewrites the file 12 times.
+  const issuanceLog = await ctx.store.openLog<string>('issuances', {
+    max: config.issuances.max,
+    coalesceMs: 5000,
+  });
   // A revocation matters only until the token would have expired anyway.
   const revocationLog = await ctx.store.openLog<Revocation>('revocations', {
     max: 100_000,
