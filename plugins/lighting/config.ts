@@ -10,6 +10,7 @@ export interface DriverConfig {
 
 export interface LightingConfig {
   reconcileMs: number;
+  commandTimeoutMs: number;
   createHomeSite: boolean;
   subdefBase: string;
   drivers: DriverConfig[];
@@ -27,6 +28,15 @@ export const configSchema: JsonSchema = {
       title: 'Reconciliation timeout (ms)',
       description:
         'How long to wait for a device to report a commanded level. After that the driver is asked to read the light, or the commanded level is assumed.',
+    },
+    commandTimeoutMs: {
+      type: 'integer',
+      minimum: 50,
+      maximum: 600000,
+      default: 10000,
+      title: 'Driver answer timeout (ms)',
+      description:
+        'How long a driver may take to accept a command, read a light or pair. A command that takes longer is answered 504; the light takes new commands again.',
     },
     createHomeSite: {
       type: 'boolean',

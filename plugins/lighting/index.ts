@@ -70,6 +70,7 @@ export default definePlugin<LightingConfig, LightingExports>({
       drivers,
       live,
       reconcileMs: config.reconcileMs,
+      commandTimeoutMs: config.commandTimeoutMs,
       log,
     });
     actions = new SiteActions(catalog, control, live, log);
@@ -84,6 +85,8 @@ export default definePlugin<LightingConfig, LightingExports>({
       drivers,
       access,
       subdefBase: config.subdefBase,
+      commandTimeoutMs: config.commandTimeoutMs,
+      log,
     };
     // Configuration changes reach open pages and apps as `siteChanged` with the whole site.
     catalog.onChange = (siteId) => {

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
 import type { Catalog } from './catalog.ts';
+import { LateError, withDeadline } from './domain/deadline.ts';
 import { LatestWins } from './domain/latest-wins.ts';
 import { normalizeLevel, OFF, sameLevel } from './domain/level.ts';
 import type { LightLevel } from './driver.ts';
@@ -21,6 +22,8 @@ export interface LightControlDeps {
   drivers: DriverHost;
   live: Live;
   reconcileMs: number;
+  /** Bound on a driver's setState/readState/discover (config `commandTimeoutMs`). */
+  commandTimeoutMs: number;
   log: Logger;
 }
 
@@ -102,9 +105,15 @@ export class LightControl {
     this.onHanded?.(lightId);
     const reportsBefore = this.#reports.get(lightId) ?? 0;
     try {
-      await inst.driver.setState(light.protocolid, level);
+      await withDeadline(inst.driver.setState(light.protocolid, level), this.#d.commandTimeoutMs);
     } catch (err) {
       this.#d.log.warn({ err, light: lightId, driver: inst.id }, 'driver refused a command');
+      if (err instanceof LateError)
+        throw new HttpError(
+          504,
+          'driver_timeout',
+          `the ${inst.type} driver did not take the command to light ${lightId} within ${err.ms} ms`,
+        );
       throw new HttpError(
         502,
         'driver_error',
@@ -128,7 +137,7 @@ export class LightControl {
     if (!light) return;
     let level: LightLevel | null = null;
     try {
-      level = inst.driver.readState ? await inst.driver.readState(light.protocolid) : null;
+      level = await this.#read(inst, light.protocolid);
     } catch (err) {
       this.#d.log.warn({ err, light: lightId }, 'reading a silent light failed');
     }
@@ -136,17 +145,22 @@ export class LightControl {
     this.#confirm(light, level ?? this.entry(lightId).desired);
   }
 
+  /** The device's level read through the driver (null when it cannot read), bounded in time. */
+  async #read(inst: DriverInstance, protocolid: string): Promise<LightLevel | null> {
+    if (!inst.driver.readState) return null;
+    return withDeadline(inst.driver.readState(protocolid), this.#d.commandTimeoutMs);
+  }
+
   /**
    * Full resync after a driver (re)connects (research §2.7: push channels die silently, so what happened
    * meanwhile is read back rather than trusted). Drivers that cannot read are left alone.
    */
   async resync(inst: DriverInstance): Promise<void> {
-    const read = inst.driver.readState?.bind(inst.driver);
-    if (!read) return;
+    if (!inst.driver.readState) return;
     for (const light of this.#d.catalog.data.lights) {
       if (!this.#d.drivers.serves(inst, light)) continue;
       try {
-        const level = await read(light.protocolid);
+        const level = await this.#read(inst, light.protocolid);
         if (level) this.#confirm(light, level);
       } catch (err) {
         this.#d.log.warn({ err, light: light._id, driver: inst.id }, 'resync read failed');

@@ -13,6 +13,10 @@ export class TestDriverControl {
   behaviour: Behaviour = 'report';
   /** When false, `readState` is absent in effect (returns null) and reconciliation assumes the desired level. */
   readable = true;
+  /** Devices whose reads never settle (a link that stopped answering for them). */
+  readonly hangingReads = new Set<string>();
+  /** Pairing fails with an error naming the bridge (it must stay in the log). */
+  discoverFails = false;
   connected = false;
   started = false;
   #gate: Promise<void> | null = null;
@@ -86,6 +90,7 @@ export function testDriverType(): { factory: DriverFactory; instances: Map<strin
         c.connected = false;
       },
       async discover() {
+        if (c.discoverFails) throw new Error('bridge 10.0.0.7:443 refused pairing');
         return c.devices;
       },
       async listDevices() {
@@ -93,6 +98,7 @@ export function testDriverType(): { factory: DriverFactory; instances: Map<strin
       },
       setState: (protocolid, level) => c.setState(protocolid, level),
       async readState(protocolid) {
+        if (c.hangingReads.has(protocolid)) return new Promise<never>(() => {});
         return c.readable ? (c.levels.get(protocolid) ?? null) : null;
       },
       connection: () => ({ connected: c.connected, since: new Date(0).toISOString() }),

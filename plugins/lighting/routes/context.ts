@@ -1,5 +1,6 @@
 /** What the site routes share, and the two helpers every route uses. */
 import type { Context } from 'koa';
+import type { Logger } from 'pino';
 import { HttpError } from '../../../core/http/errors.ts';
 import type { AccessControl, SiteAccess } from '../access.ts';
 import type { Catalog } from '../catalog.ts';
@@ -21,6 +22,9 @@ export interface SiteDeps {
   access: AccessControl;
   /** Sender-id base for vendors whose driver does not provide one (plugin config). */
   subdefBase: string;
+  /** Bound on driver calls made for a request (pairing waits its own duration on top). */
+  commandTimeoutMs: number;
+  log: Logger;
 }
 
 export function siteOf(ctx: Context): string {

@@ -4,6 +4,7 @@ import { HttpError } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { VENDOR } from '../domain/bodies.ts';
 import { asObject, invalid, onlyFields, str } from '../domain/check.ts';
+import { withDeadline } from '../domain/deadline.ts';
 import { nextSubdef, parseSubdef } from '../domain/subdef.ts';
 import { connectionView } from '../drivers-host.ts';
 import { siteName } from '../sites.ts';
@@ -51,7 +52,15 @@ export function mountSite(r: HearthRouter, d: SiteDeps): void {
     }
     const inst = d.drivers.forSite(siteOf(ctx)).find((i) => i.id === id);
     if (!inst) throw new HttpError(404, 'not_found', `no driver with _id ${id} on this site`);
-    const devices = await inst.driver.discover({ durationMs: duration * 1000 });
+    const durationMs = duration * 1000;
+    let devices: Awaited<ReturnType<typeof inst.driver.discover>>;
+    try {
+      devices = await withDeadline(inst.driver.discover({ durationMs }), durationMs + d.commandTimeoutMs);
+    } catch (err) {
+      // The driver's own error may name hosts or ports: it goes to the log, the client gets the outcome.
+      d.log.warn({ err, driver: inst.id }, 'pairing failed');
+      throw new HttpError(502, 'driver_error', `the ${inst.type} driver ${inst.id} could not pair`);
+    }
     ctx.body = { _id: inst.id, vendor: inst.type, devices };
   });
 
