@@ -114,9 +114,11 @@ describe('web UI at /site/<key>', () => {
       await page.locator('#toast', { hasText: 'Could not switch Desk, Hall' }).waitFor();
       const before = await card(hall._id).getByRole('switch').isChecked();
       await card(hall._id).getByRole('switch').click();
-      await page.locator('#toast', { hasText: 'driver could not send the command' }).waitFor();
+      await page.locator('#toast', { hasText: 'could not send the command to light "Hall"' }).waitFor();
       // The switch goes back to the confirmed state.
       await expect.poll(() => card(hall._id).getByRole('switch').isChecked()).toBe(before);
+      await page.locator('#toast').click(); // a tap dismisses the message
+      await expect.poll(() => page.locator('#toast').textContent()).toBe('');
     } finally {
       h.driver.behaviour = 'report';
     }
@@ -125,19 +127,21 @@ describe('web UI at /site/<key>', () => {
   it('shows a change made through the REST API without a reload', async () => {
     const navigations: string[] = [];
     page.on('framenavigated', (f) => navigations.push(f.url()));
-    // Live updates change cards in place: the slider under a finger is never swapped for a new one.
-    await page.evaluate((id) => {
-      (window as unknown as { held: Element | null }).held = document.querySelector(`[data-light="${id}"]`);
-    }, desk._id);
+    // Live updates change cards and buttons in place: what a finger is on is never swapped for a new one.
+    const held = [`[data-light="${desk._id}"]`, `[data-scene="${scene._id}"]`, `[data-group="${group._id}"]`];
+    await page.evaluate((sel) => {
+      (window as unknown as { held: Element[] }).held = sel.map((q) => document.querySelector(q)!);
+    }, held);
     await h.call('PUT', '/light/state', { _id: desk._id, on: true, bri: 222 });
     await expect.poll(() => card(desk._id).locator('input[type=range]').inputValue()).toBe('222');
     await expect(card(desk._id).locator('.level').textContent()).resolves.toBe('87 %');
+    await expect(page.locator(`[data-group="${group._id}"] small`).textContent()).resolves.toBe('on');
     const same = await page.evaluate(
-      (id) =>
-        (window as unknown as { held: Element }).held === document.querySelector(`[data-light="${id}"]`),
-      desk._id,
+      (sel) =>
+        sel.map((q, i) => (window as unknown as { held: Element[] }).held[i] === document.querySelector(q)),
+      held,
     );
-    expect(same).toBe(true);
+    expect(same).toEqual([true, true, true]);
     expect(await card(desk._id).getByRole('switch').isChecked()).toBe(true);
     const added = (
       await h.call('POST', '/light', { name: 'Porch', type: 'binary', vendor: 'test', testid: 'p1' })

@@ -1,17 +1,29 @@
 // Hearth lighting web UI: plain DOM, no build step, no third-party code. The site key is the last path
 // segment of /site/<key>; commands go to the REST API, changes arrive over the site WebSocket.
-import { connectionItem, el, eventItem, orEmpty, syncLightCards } from './view.js';
+import {
+  connectionItem,
+  eventItem,
+  orEmpty,
+  syncGroupButtons,
+  syncLightCards,
+  syncSceneButtons,
+} from './view.js';
 
 const key = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
 const api = `/api/site/${encodeURIComponent(key)}`;
 const state = { name: '', lights: new Map(), scenes: [], groups: [], events: [], connections: new Map() };
 const $ = (id) => document.getElementById(id);
 
-/** Shows a message at the bottom; it goes away after 4 s unless it is `sticky`. */
+/** Shows a message at the bottom; it goes away after 4 s unless it is `sticky`, or when tapped. */
 function toast(text, sticky = false) {
   $('toast').textContent = text;
   if (text && !sticky) setTimeout(() => $('toast').textContent === text && toast(''), 4000);
 }
+$('toast').addEventListener('click', () => toast(''));
+
+/** Server messages name lights by `_id`; a person knows them by name. */
+const readable = (message) =>
+  [...state.lights.values()].reduce((m, l) => m.replaceAll(l._id, `"${l.name}"`), message);
 
 async function call(method, path, body) {
   const res = await fetch(api + path, {
@@ -27,7 +39,7 @@ async function call(method, path, body) {
 // A refused command shows the server's message and puts the controls back to the confirmed state.
 const run = (p) =>
   p.catch((err) => {
-    toast(err.message);
+    toast(readable(err.message));
     render();
   });
 
@@ -49,41 +61,14 @@ function render() {
   $('site-name').textContent = state.name || 'Lights';
   document.title = `${state.name} · Hearth`;
   syncLightCards($('lights'), [...state.lights.values()], act);
-  $('scenes').replaceChildren(
-    ...orEmpty(
-      state.scenes.map((s) =>
-        el(
-          'button',
-          {
-            'data-scene': s._id,
-            onclick: () => run(call('PUT', '/scene/apply', { _id: s._id }).then(reportFailed)),
-          },
-          s.name,
-        ),
-      ),
-      'No scenes yet',
-      'p',
-    ),
+  syncSceneButtons($('scenes'), state.scenes, (id) =>
+    run(call('PUT', '/scene/apply', { _id: id }).then(reportFailed)),
   );
-  $('groups').replaceChildren(
-    ...orEmpty(
-      state.groups.map((g) => {
-        const on = g.lights.some((id) => state.lights.get(id)?.on);
-        return el(
-          'button',
-          {
-            'data-group': g._id,
-            class: on ? 'lit' : '',
-            'aria-pressed': on,
-            onclick: () => run(call('PUT', '/light/group/toggle', { _id: g._id }).then(reportFailed)),
-          },
-          g.name,
-          el('small', {}, on ? 'on' : 'off'),
-        );
-      }),
-      'No groups yet',
-      'p',
-    ),
+  syncGroupButtons(
+    $('groups'),
+    state.groups,
+    (g) => g.lights.some((id) => state.lights.get(id)?.on),
+    (id) => run(call('PUT', '/light/group/toggle', { _id: id }).then(reportFailed)),
   );
   $('events').replaceChildren(...orEmpty(state.events.slice(0, 10).map(eventItem), 'No sensor events yet'));
   $('connections').replaceChildren(
@@ -118,7 +103,7 @@ const handlers = {
   connection: (c) => state.connections.set(c._id, c),
   eventSourceKey: (e) => state.events.unshift(e),
   sceneApplied: () => {},
-  error: (d) => toast(d.message),
+  error: (d) => toast(readable(d.message)),
 };
 
 function setLive(live) {

@@ -75,21 +75,77 @@ export function updateLightCard(card, light) {
   }
 }
 
-/** Replaces the children of `list` with cards for `lights`, reusing the cards it already has. */
-export function syncLightCards(list, lights, act) {
-  const existing = new Map([...list.querySelectorAll('[data-light]')].map((c) => [c.dataset.light, c]));
-  const cards = lights.map((light) => {
-    const card = existing.get(light._id);
-    // A changed type (binary ↔ dimmable) needs a different card: rebuild it.
-    const fits = card && Boolean(card.querySelector('input[type=range]')) === (light.type === 'dimmable');
-    if (!fits) return lightCard(light, act);
-    updateLightCard(card, light);
-    return card;
+/**
+ * Keeps the children of `list` in step with `items` (objects with `_id`), reusing the element each id
+ * already has (`data-<key>`), so a tap that started on a button or a slider is not lost to a live update.
+ * `fits(node, item)` says whether an existing element can show the item; otherwise `make` builds anew.
+ */
+export function syncKeyed(list, items, { key, make, update, fits = () => true, empty, emptyTag = 'li' }) {
+  const attr = `data-${key}`;
+  const existing = new Map(
+    [...list.children].filter((c) => c.hasAttribute(attr)).map((c) => [c.getAttribute(attr), c]),
+  );
+  const nodes = items.map((item) => {
+    const node = existing.get(item._id);
+    if (!node || !fits(node, item)) return make(item);
+    update(node, item);
+    return node;
   });
-  const wanted = orEmpty(cards, 'No lights yet. Add one through the site API or a driver’s pairing.');
-  // Only touch the DOM when the order or the set of cards changed, so focus and drags survive.
+  const wanted = orEmpty(nodes, empty, emptyTag);
+  // Only touch the DOM when the order or the set of elements changed, so focus and drags survive.
   const same = wanted.length === list.children.length && wanted.every((c, i) => list.children[i] === c);
   if (!same) list.replaceChildren(...wanted);
+}
+
+export function syncLightCards(list, lights, act) {
+  syncKeyed(list, lights, {
+    key: 'light',
+    make: (light) => lightCard(light, act),
+    update: updateLightCard,
+    // A changed type (binary ↔ dimmable) needs a different card: rebuild it.
+    fits: (card, light) => Boolean(card.querySelector('input[type=range]')) === (light.type === 'dimmable'),
+    empty: 'No lights yet. Add one through the site API or a driver’s pairing.',
+  });
+}
+
+/** Scene buttons: `apply(id)` applies one. */
+export function syncSceneButtons(list, scenes, apply) {
+  syncKeyed(list, scenes, {
+    key: 'scene',
+    make: (s) => el('button', { 'data-scene': s._id, onclick: () => apply(s._id) }, s.name),
+    update: (node, s) => {
+      node.textContent = s.name;
+    },
+    empty: 'No scenes yet',
+    emptyTag: 'p',
+  });
+}
+
+/** Group buttons with their on/off state (any member on); `toggle(id)` toggles one. */
+export function syncGroupButtons(list, groups, isOn, toggle) {
+  const update = (node, g) => {
+    const on = isOn(g);
+    node.classList.toggle('lit', on);
+    node.setAttribute('aria-pressed', String(on));
+    node.firstChild.textContent = g.name;
+    node.lastChild.textContent = on ? 'on' : 'off';
+  };
+  syncKeyed(list, groups, {
+    key: 'group',
+    make: (g) => {
+      const node = el(
+        'button',
+        { 'data-group': g._id, onclick: () => toggle(g._id) },
+        el('span'),
+        el('small'),
+      );
+      update(node, g);
+      return node;
+    },
+    update,
+    empty: 'No groups yet',
+    emptyTag: 'p',
+  });
 }
 
 export function connectionItem(c) {
