@@ -117,6 +117,9 @@ export default definePlugin<AuthConfig, AuthExports>({
     syncNotices(s);
 
     const maintenance = setInterval(() => {
+      void s.keys
+        .prune()
+        .catch((err: unknown) => ctx.log.error({ err }, 'pruning retired signing keys failed'));
       s.issuances.prune();
       s.audit.prune();
       pruneRefreshTokens(s);

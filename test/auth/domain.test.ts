@@ -91,6 +91,8 @@ describe('signing keys and access tokens', () => {
       alg: 'ES256',
       kid: ring.current().kid,
     });
+    // Nothing to drop while the old tokens may still be alive.
+    expect(await ring.prune()).toBe(false);
     // With a zero max TTL, a reload drops the retired key.
     const reloaded = await openKeyRing(dir, 0);
     expect(reloaded.all().map((k) => k.kid)).toEqual([ring.current().kid]);
@@ -202,5 +204,20 @@ describe('password rehash', () => {
     const weak = await hash('pw', { algorithm: 2, memoryCost: 8192, timeCost: 1, parallelism: 1 });
     expect(h.needsRehash(weak)).toBe(true);
     expect(await h.verify(weak, 'pw')).toBe(true);
+  });
+});
+
+describe('retired keys leave the JWKS once their tokens expired', () => {
+  test('prune removes them without a restart', async () => {
+    let now = Date.now();
+    const ring = await openKeyRing(tempDir(), 900, () => now);
+    const old = ring.current().kid;
+    await ring.rotate();
+    expect(ring.all().map((k) => k.kid)).toContain(old);
+    now += 899_000;
+    expect(await ring.prune()).toBe(false);
+    now += 2_000;
+    expect(await ring.prune()).toBe(true);
+    expect(ring.jwks().keys.map((k) => k.kid)).toEqual([ring.current().kid]);
   });
 });

@@ -38,6 +38,8 @@ export interface KeyRing {
   all(): LoadedKey[];
   jwks(): { keys: JWK[] };
   rotate(): Promise<LoadedKey>;
+  /** Drops retired keys whose tokens have all expired; true when the JWKS changed. */
+  prune(): Promise<boolean>;
   readonly hmacSecret: Buffer;
 }
 
@@ -78,7 +80,11 @@ async function save(dir: string, file: KeyFile): Promise<void> {
  * ES256 signing keys generated on first start and persisted; rotation keeps the previous public keys in
  * the JWKS until every token they signed has expired (`maxTtlSec`).
  */
-export async function openKeyRing(dir: string, maxTtlSec: number): Promise<KeyRing> {
+export async function openKeyRing(
+  dir: string,
+  maxTtlSec: number,
+  now: () => number = Date.now,
+): Promise<KeyRing> {
   let file: KeyFile;
   try {
     file = JSON.parse(await readFile(join(dir, FILE), 'utf8')) as KeyFile;
@@ -87,8 +93,7 @@ export async function openKeyRing(dir: string, maxTtlSec: number): Promise<KeyRi
     file = { hmac_secret: randomBytes(32).toString('base64url'), keys: [await newStoredKey()] };
     await save(dir, file);
   }
-  const stillNeeded = (k: StoredKey) =>
-    !k.retired_at || Date.parse(k.retired_at) + maxTtlSec * 1000 > Date.now();
+  const stillNeeded = (k: StoredKey) => !k.retired_at || Date.parse(k.retired_at) + maxTtlSec * 1000 > now();
   let loaded: LoadedKey[] = [];
   const reload = async () => {
     file.keys = file.keys.filter(stillNeeded);
@@ -101,9 +106,15 @@ export async function openKeyRing(dir: string, maxTtlSec: number): Promise<KeyRi
     byKid: (kid) => loaded.find((k) => k.kid === kid),
     all: () => [...loaded],
     jwks: () => ({ keys: loaded.map((k) => k.publicJwk) }),
+    async prune() {
+      if (file.keys.every(stillNeeded)) return false;
+      await reload();
+      await save(dir, file);
+      return true;
+    },
     async rotate() {
-      const now = new Date().toISOString();
-      for (const k of file.keys) k.retired_at ??= now;
+      const at = new Date(now()).toISOString();
+      for (const k of file.keys) k.retired_at ??= at;
       file.keys.unshift(await newStoredKey());
       await reload();
       await save(dir, file);
