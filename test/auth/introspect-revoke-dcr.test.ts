@@ -63,6 +63,23 @@ describe('introspection (RFC 7662, caller-restricted)', () => {
     expect((await client.tokenIntrospection(b.config, a.token)).active).toBe(false);
   });
 
+  test('a token of a suspended client is inactive, as the in-process verifier says', async () => {
+    const a = await machine();
+    const rs = await machine();
+    const res = (await h.admin('GET', '/admin/resources')).body as Array<{ slug: string; uri: string }>;
+    const slug = res.find((x) => x.uri === site)!.slug;
+    await h.admin('POST', `/admin/resources/${slug}/policy/runtime/client-ids`, { client_id: rs.client_id });
+    try {
+      expect((await client.tokenIntrospection(rs.config, a.token)).active).toBe(true);
+      await h.admin('PATCH', `/admin/clients/${a.client_id}/suspend`);
+      expect((await client.tokenIntrospection(rs.config, a.token)).active).toBe(false);
+      await h.admin('PATCH', `/admin/clients/${a.client_id}/reactivate`);
+      expect((await client.tokenIntrospection(rs.config, a.token)).active).toBe(true);
+    } finally {
+      await h.admin('DELETE', `/admin/resources/${slug}/policy/runtime/client-ids/${rs.client_id}`);
+    }
+  });
+
   test('public clients cannot introspect; garbage tokens are inactive', async () => {
     const pub = await adminClient(h, {
       redirect_uris: ['http://127.0.0.1/cb'],

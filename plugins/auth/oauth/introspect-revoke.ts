@@ -2,16 +2,23 @@ import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
+import { isLive } from '../sites/verify.ts';
 import type { Client } from '../state/model.ts';
 import { authenticateClient } from './client-auth.ts';
 import { invalidClient } from './errors.ts';
 import { revokeFamily, revokeJti } from './issue.ts';
 import { param, readOAuthForm, required } from './params.ts';
 
-/** Refresh-token record for a presented value, when it is one of ours and still usable. */
+/**
+ * Refresh-token record for a presented value, when it is one of ours and the refresh grant would accept it
+ * (same checks as `refreshTokenGrant`: unused, unexpired, user active, consent grant not revoked).
+ */
 function liveRefresh(s: AuthServices, token: string) {
   const r = s.refresh.data.tokens[sha256(token)];
-  return r && !r.revoked_at && !r.used_at && r.expires_at > Date.now() ? r : undefined;
+  if (!r || r.revoked_at || r.used_at || r.expires_at <= Date.now()) return undefined;
+  const user = s.data.data.users[r.user_id];
+  const grant = s.data.data.consent_grants[r.consent_grant_id];
+  return user?.status === 'active' && grant && !grant.revoked_at ? r : undefined;
 }
 
 /**
@@ -22,7 +29,8 @@ function liveRefresh(s: AuthServices, token: string) {
 async function introspect(s: AuthServices, caller: Client, token: string): Promise<Record<string, unknown>> {
   const claims = await s.signer.verify(token);
   if (claims) {
-    if (s.issuances.isRevoked(claims.jti)) return { active: false };
+    // RFC 7662 §2.2: revoked, or issued to a client or user that is no longer active
+    if (!isLive(s, claims)) return { active: false };
     const resource = Object.values(s.data.data.resources).find((r) => r.uri === claims.aud);
     const allowed = claims.client_id === caller.id || resource?.policy.runtime.client_ids.includes(caller.id);
     if (!allowed) return { active: false };

@@ -20,16 +20,23 @@ export interface VerifyOptions {
 }
 
 /**
+ * Whether a token with valid signature and lifetime is still in force: not revoked, its client active and,
+ * for delegated tokens, its user active (a suspended client or disabled user loses every token at once).
+ * Shared by the in-process verifier and introspection so both give the same answer.
+ */
+export function isLive(s: AuthServices, claims: AccessTokenClaims): boolean {
+  if (s.issuances.isRevoked(claims.jti)) return false;
+  if (s.data.data.clients[claims.client_id]?.status !== 'active') return false;
+  const user = s.data.data.users[claims.sub];
+  return !user || user.status === 'active';
+}
+
+/**
  * In-process check of one of our access tokens: signature, `typ`, `iss`, `exp`, `aud`, scope,
  * revocation (in-memory set, effective at once), and that its client and user are still active.
  */
 export function createVerifier(s: AuthServices) {
-  const live = (claims: AccessTokenClaims): boolean => {
-    if (s.issuances.isRevoked(claims.jti)) return false;
-    if (s.data.data.clients[claims.client_id]?.status !== 'active') return false;
-    const user = s.data.data.users[claims.sub];
-    return !user || user.status === 'active';
-  };
+  const live = (claims: AccessTokenClaims): boolean => isLive(s, claims);
   return async function verifyAccessToken(
     token: string,
     opts: VerifyOptions = {},
