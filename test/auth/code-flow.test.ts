@@ -10,6 +10,7 @@ import {
   adminUser,
   authorizeInBrowser,
   Browser,
+  hidden,
   login,
   siteResourceUri,
   startAuthHub,
@@ -270,6 +271,51 @@ describe('login and consent pages', () => {
     });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe('/');
+  });
+
+  test('logout needs the CSRF token of the signed-in page; a forged one keeps the session', async () => {
+    const b = new Browser(h.auth);
+    expect((await login(b, user.email, user.password)).status).toBe(303);
+    const home = await b.fetch('/');
+    expect(home.status).toBe(200);
+    const csrf = hidden(await home.text(), 'csrf_token');
+    // A cross-site form (no token, or someone else's) does not end the session.
+    for (const form of [{}, { csrf_token: 'forged' }]) {
+      const refused = await b.post('/logout', form);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.getSetCookie()).toEqual([]);
+      expect((await b.fetch('/')).status).toBe(200);
+    }
+    const out = await b.post('/logout', { csrf_token: csrf });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/login');
+    expect(out.headers.getSetCookie().join()).toMatch(/hearth_session=;.*Max-Age=0/);
+    expect((await b.fetch('/')).status).toBe(303);
+  });
+
+  test('consent page and authorize error page carry the same security headers', async () => {
+    const app = await phoneApp();
+    const b = new Browser(h.auth);
+    const flow = await startFlow(app.config, { scope: 'scenes:apply' });
+    let res = await b.fetch(flow.url);
+    res = await login(
+      b,
+      user.email,
+      user.password,
+      new URL(res.headers.get('location')!, h.auth).searchParams.get('redirect')!,
+    );
+    res = await b.fetch(res.headers.get('location')!);
+    const consent = await b.fetch(res.headers.get('location')!);
+    const error = await b.fetch(`/oauth/authorize?client_id=nope&response_type=code`);
+    for (const page of [consent, error]) {
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(page.headers.get('access-control-allow-origin')).toBeNull(); // RFC 9700 §2.6
+    }
+    // No external assets: nothing is loaded from another origin.
+    expect(await consent.text()).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 
   test('consent POST without the session-bound CSRF token is refused', async () => {

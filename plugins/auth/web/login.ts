@@ -1,9 +1,17 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
+import { safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { FormError, field, readForm } from './form.ts';
 import { esc, sendPage } from './html.ts';
-import { checkLoginCsrf, currentSession, endSession, loginCsrfToken, startSession } from './session.ts';
+import {
+  checkLoginCsrf,
+  currentSession,
+  endSession,
+  loginCsrfToken,
+  logoutCsrfToken,
+  startSession,
+} from './session.ts';
 
 /** Only same-origin relative paths are followed after login (never `//host` or `/\host`). */
 export function safeRedirect(value: string | null | undefined): string {
@@ -106,10 +114,29 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
     ctx.status = 303;
   });
 
-  router.post('/logout', (ctx) => {
-    endSession(ctx, s);
+  router.post('/logout', async (ctx) => {
+    const session = currentSession(ctx, s);
+    if (session) {
+      let token: string | null = null;
+      try {
+        token = field(await readForm(ctx), 'csrf_token', 128);
+      } catch (err) {
+        if (!(err instanceof FormError)) throw err;
+      }
+      // A cross-site form may not end the session: the token comes from the signed-in page only.
+      if (!token || !safeEqual(token, logoutCsrfToken(s, session))) {
+        sendPage(
+          ctx,
+          403,
+          'Request refused',
+          '<h1>Request refused</h1><p>Sign out from the Hearth page.</p>',
+        );
+        return;
+      }
+      endSession(ctx, s);
+    }
     ctx.redirect('/login');
-    ctx.status = 303;
+    ctx.status = 303; // RFC 9700 §4.12
   });
 
   router.get('/', (ctx) => {
@@ -123,7 +150,7 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
       ctx,
       200,
       'Signed in',
-      `<h1>Signed in</h1><p>You are signed in as ${esc(session.user.email)}.</p><form method="post" action="/logout"><button>Sign out</button></form>`,
+      `<h1>Signed in</h1><p>You are signed in as ${esc(session.user.email)}.</p><form method="post" action="/logout"><input type="hidden" name="csrf_token" value="${esc(logoutCsrfToken(s, session))}"><button>Sign out</button></form>`,
     );
   });
 }

@@ -78,3 +78,7 @@ export function checkLoginCsrf(ctx: Context, s: AuthServices, token: string | nu
 /** Consent CSRF: bound to the session cookie and to the pending authorization. */
 export const consentCsrfToken = (s: AuthServices, session: Session, pendingId: string): string =>
   hmac(s.keys.hmacSecret, `consent-csrf|${session.raw}|${pendingId}`);
+
+/** Logout CSRF: bound to the session cookie, so another site cannot end the user's session (login CSRF's twin). */
+export const logoutCsrfToken = (s: AuthServices, session: Session): string =>
+  hmac(s.keys.hmacSecret, `logout-csrf|${session.raw}`);
