@@ -35,6 +35,10 @@ export function filterWithin(allowed: string, requested: string): boolean {
   return a.length === r.length;
 }
 
+/** Whether a topic or filter can reach Hearth's own topics (a leading wildcard matches `hearth/…` too). */
+const reachesHearth = (topic: string) =>
+  topic === 'hearth' || topic.startsWith('hearth/') || topic.startsWith('#') || topic.startsWith('+');
+
 /** The decision for one topic or filter of a client this plugin authenticated. */
 export function decide(id: Identity, topics: string[] | null, topic: string): MqttTopicDecision {
   const own = `hearth/${id.site}/`;
@@ -52,7 +56,9 @@ export function brokerHooks(
 ): MqttAuthHooks {
   const check = (client: MqttClientInfo, topic: string): MqttTopicDecision => {
     const id = identityOf(client);
-    if (!id) return 'pass';
+    // An anonymous client (`mqtt.allowAnonymous`) authenticated for no site: it keeps the device topics
+    // but never reaches `hearth/<site>/…` (issue 4). Other plugins' clients carry their own identity.
+    if (!id) return client.identity === undefined && reachesHearth(topic) ? 'deny' : 'pass';
     if (!id.username) return decide(id, null, topic);
     // Removing a credential takes effect at the device's next publish or subscribe.
     const c = creds.get(id.username);

@@ -143,6 +143,26 @@ describe('broker access for devices and sites', () => {
   });
 });
 
+describe('anonymous clients on a trusted LAN (mqtt.allowAnonymous)', () => {
+  it('keep the device topics but never reach hearth/<site>/…', async () => {
+    const h = await startMqttHub({ mqtt: { allowAnonymous: true } });
+    const c = await mqtt.connectAsync(h.t.mqttUrl, { reconnectPeriod: 0 });
+    try {
+      // Authenticated for no site: every filter that can match hearth/… is refused, wildcards first.
+      expect(
+        await suback(c, ['zigbee2mqtt/#', `hearth/${h.siteid}/#`, 'hearth/#', '#', '+/+/light/+/state']),
+      ).toEqual([0, 128, 128, 128, 128]);
+      await c.publishAsync('zigbee2mqtt/lamp', '{"state":"ON"}');
+      expect(c.connected).toBe(true);
+      c.publish(`hearth/${h.siteid}/light/tasmota:x/set`, '{"on":true}');
+      await eventually(() => !c.connected || undefined, 'the connection to close');
+    } finally {
+      await c.endAsync(true);
+      await h.stop();
+    }
+  });
+});
+
 describe('filterWithin', () => {
   it('only lets a request through when every topic it can match is allowed', () => {
     expect(filterWithin('shellies/a/#', 'shellies/a/relay/0')).toBe(true);
