@@ -51,7 +51,31 @@ describe('discovery', () => {
     }
     expect(as.resource_indicators_supported).toBe(true);
     expect(as.scopes_supported).toContain('lights:write');
-    expect(as).not.toHaveProperty('dpop_signing_alg_values_supported');
+    // Every member the spec's asMetadata marks required, with the values this server implements.
+    expect(as).toMatchObject({
+      authorization_endpoint: `${h.auth}/oauth/authorize`,
+      token_endpoint: `${h.auth}/oauth/token`,
+      registration_endpoint: `${h.auth}/oauth/register`,
+      revocation_endpoint: `${h.auth}/oauth/revoke`,
+      jwks_uri: `${h.auth}/.well-known/jwks.json`,
+      token_endpoint_auth_methods_supported: expect.arrayContaining([
+        'none',
+        'client_secret_basic',
+        'client_secret_post',
+      ]),
+      revocation_endpoint_auth_methods_supported: expect.arrayContaining([
+        'client_secret_basic',
+        'client_secret_post',
+      ]),
+    });
+    // Part 2 features are not advertised (no DPoP, token exchange, jwt-bearer, ID-JAG).
+    for (const k of [
+      'dpop_signing_alg_values_supported',
+      'authorization_grant_profiles_supported',
+      'identity_assertion_supported',
+    ])
+      expect(as, k).not.toHaveProperty(k);
+    expect(as.grant_types_supported!.some((g) => g.startsWith('urn:'))).toBe(false);
     const oidc = await (await fetch(`${h.auth}/.well-known/openid-configuration`)).json();
     expect(oidc).toEqual(JSON.parse(JSON.stringify(as)));
   });
@@ -82,6 +106,11 @@ describe('discovery', () => {
       'sensors:write',
       'site:admin',
     ]);
+    // Every resource (each site, translation) has its own document naming it.
+    for (const r of list) {
+      const doc = await (await fetch(`${h.auth}/.well-known/oauth-protected-resource/${r.slug}`)).json();
+      expect(doc, r.slug).toMatchObject({ resource: r.uri, authorization_servers: [h.auth] });
+    }
     const root = await oauth.processResourceDiscoveryResponse(
       new URL(h.auth),
       await oauth.resourceDiscoveryRequest(new URL(h.auth), insecure),
