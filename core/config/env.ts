@@ -1,7 +1,9 @@
 /**
  * HEARTH_* environment overrides. Short aliases cover the common settings; any setting can be reached as
  * HEARTH_<PATH> with `__` between levels (HEARTH_PLUGINS__AUTH__PORT=0). Words inside a level are joined
- * in camelCase (HEARTH_STORE__COALESCE_MS → store.coalesceMs). Values are parsed as JSON when they can be.
+ * in camelCase (HEARTH_STORE__COALESCE_MS → store.coalesceMs), except a plugin's name, which keeps its
+ * dashes (HEARTH_PLUGINS__MQTT_DEVICES__ENABLED → plugins.mqtt-devices.enabled). Values are parsed as JSON
+ * when they can be.
  */
 const aliases: Record<string, string> = {
   HEARTH_DATA_DIR: 'dataDir',
@@ -18,6 +20,12 @@ const aliases: Record<string, string> = {
 const notSettings = new Set(['HEARTH_CONFIG', 'HEARTH_ADMIN_KEY']);
 
 const camel = (word: string) => word.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** Plugin folder names are lower case with dashes (`mqtt-devices`), never camelCase. */
+const pluginName = (word: string) => word.toLowerCase().replace(/_/g, '-');
+
+function settingPath(levels: string[]): string[] {
+  return levels.map((level, i) => (i === 1 && levels[0] === 'PLUGINS' ? pluginName(level) : camel(level)));
+}
 
 function parseValue(raw: string): unknown {
   try {
@@ -40,7 +48,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): EnvOverride[] {
     const alias = aliases[variable];
     let path: string[] | undefined;
     if (alias) path = alias.split('.');
-    else if (variable.includes('__')) path = variable.slice('HEARTH_'.length).split('__').map(camel);
+    else if (variable.includes('__')) path = settingPath(variable.slice('HEARTH_'.length).split('__'));
     if (!path) continue;
     // A data dir or host is always a string, even when it looks like a number.
     const value = path.length === 1 ? raw : parseValue(raw);

@@ -37,10 +37,16 @@ describe('config', () => {
       HEARTH_STORE__COALESCE_MS: '250',
       HEARTH_MQTT__ALLOW_ANONYMOUS: 'true',
       HEARTH_PLUGINS__PROBE__ENABLED: 'false',
+      HEARTH_PLUGINS__TWO_WORDS__ENABLED: 'false',
       HEARTH_ADMIN_KEY: 'not-a-setting',
     };
     expect(envOverrides(env).map((o) => o.path.join('.'))).toContain('plugins.probe.enabled');
-    const c = validateConfig(readConfigSources({ env }), [probe('probe', { events: [] })]);
+    // The variable docs/configuration.md prints for a dashed plugin name reaches that plugin.
+    expect(envOverrides(env).map((o) => o.path.join('.'))).toContain('plugins.two-words.enabled');
+    const c = validateConfig(readConfigSources({ env }), [
+      probe('probe', { events: [] }),
+      probe('two-words', { events: [] }),
+    ]);
     expect(c.dataDir).toBe('/srv/hearth');
     expect(c.http.main.port).toBe(0);
     expect(c.http.admin.port).toBe(9101);
@@ -48,6 +54,7 @@ describe('config', () => {
     expect(c.store.coalesceMs).toBe(250);
     expect(c.mqtt.allowAnonymous).toBe(true);
     expect(c.plugins.probe?.enabled).toBe(false);
+    expect(c.plugins['two-words']?.enabled).toBe(false);
   });
 
   it('lists every problem as <path> <message>', () => {
