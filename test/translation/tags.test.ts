@@ -77,6 +77,15 @@ describe('tag handling for engines without tags', () => {
     expect(forced.seen).toEqual(['Hello', 'dear', 'friend']);
   });
 
+  it('matches tag options to HTML elements case-insensitively (HTML names are; XML names are not)', async () => {
+    const src = '<p>Call <NAME>Anna Berg</NAME> now</p>';
+    const html = await run(src, opts({ mode: 'html', ignoreTags: ['Name'], nonSplittingTags: ['NAME'] }));
+    expect(html.text).toBe('<p>CALL <NAME>Anna Berg</NAME> NOW</p>');
+    expect(html.seen).not.toContain('Anna Berg');
+    const xml = await run('<p>Call <NAME>Anna Berg</NAME> now</p>', opts({ ignoreTags: ['name'] }));
+    expect(xml.seen).toContain('Anna Berg');
+  });
+
   it('escapes translated text so it cannot inject markup', async () => {
     const engine = async (texts: string[]) => texts.map(() => ({ text: 'a <b> & c', detectedSource: null }));
     const [result] = await translateMarkup([prepareMarkup('<p>x</p>', opts())], engine);

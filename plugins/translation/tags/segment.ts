@@ -36,9 +36,11 @@ interface OpenElement {
 export function segmentMarkup(markup: string, opts: TagOptions): Segment[] {
   const xml = opts.mode === 'xml';
   const strict = xml && opts.version === 'v2';
-  const ignore = new Set(opts.ignoreTags);
-  const splitting = new Set(opts.splittingTags);
-  const nonSplitting = new Set(opts.nonSplittingTags);
+  // HTML tag names are case-insensitive and htmlparser2 reports them lower-cased; XML names are exact.
+  const names = (list: string[]) => new Set(xml ? list : list.map((n) => n.toLowerCase()));
+  const ignore = names(opts.ignoreTags);
+  const splitting = names(opts.splittingTags);
+  const nonSplitting = names(opts.nonSplittingTags);
   const segments: Segment[] = [];
   const stack: OpenElement[] = [];
   let current: Segment = [];
