@@ -1,3 +1,5 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -294,6 +296,43 @@ describe('issuances, tokens, audit bounds', () => {
         .length,
     ).toBe(0);
     expect((await h.admin('DELETE', '/admin/tokens/unknown')).status).toBe(404);
+  });
+
+  test('revoking an issuance revokes what was exchanged from it, at any depth (parent_jti)', async () => {
+    // Part 1 mints no exchanged tokens, so the children are written into the issuance log directly.
+    const first = await startAuthHub();
+    const c = await adminClient(first, { scope: 'lights:read' });
+    const res = await fetch(`${first.auth}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: basic(c.client_id, c.client_secret!) },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: await siteResourceUri(first) }),
+    });
+    const parent = decodeJwt(((await res.json()) as { access_token: string }).access_token);
+    await first.stop({ keepData: true });
+    const file = path.join(first.dataDir, 'auth.issuances.json');
+    const log = JSON.parse(readFileSync(file, 'utf8')) as { items: string[] };
+    const [, , user, client, resource, scopes, t, exp] = log.items[0]!.split('\t');
+    const line = (jti: string, parentJti: string) =>
+      ['1', jti, user, client, resource, scopes, t, exp, '', '', parentJti].join('\t');
+    log.items.push(line('child', parent.jti!), line('grandchild', 'child'), line('sibling', ''));
+    writeFileSync(file, JSON.stringify(log));
+    const hub = await startAuthHub({ dataDir: first.dataDir });
+    try {
+      expect((await hub.admin('DELETE', `/admin/issuances/${parent.jti}`)).status).toBe(204);
+      const revokedAt = async (jti: string) =>
+        (
+          (await hub.admin('GET', `/admin/issuances?jti=${jti}`)).body as {
+            issuances: Array<{ revoked_at?: string; parent_jti: string }>;
+          }
+        ).issuances[0]?.revoked_at;
+      expect(await revokedAt(parent.jti!)).toBeTruthy();
+      expect(await revokedAt('child')).toBeTruthy();
+      expect(await revokedAt('grandchild')).toBeTruthy();
+      expect(await revokedAt('sibling')).toBeUndefined();
+    } finally {
+      await hub.stop();
+      rmSync(first.dataDir, { recursive: true, force: true });
+    }
   });
 
   test('audit: every admin write is recorded; bounds enforced', async () => {
