@@ -77,7 +77,11 @@ export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, log: Logger): vo
               throw invalid('message must be a JSON object {command, data}');
             }
             id = msg.id;
-            const h = typeof msg.command === 'string' ? table[msg.command] : undefined;
+            // Own entries only: `constructor` or `__proto__` must not find Object.prototype's members.
+            const h =
+              typeof msg.command === 'string' && Object.hasOwn(table, msg.command)
+                ? table[msg.command]
+                : undefined;
             if (!h) throw invalid(`unknown command ${String(msg.command).slice(0, 40)}`);
             if (!AccessControl.allows(access, h.scope))
               throw new HttpError(403, 'insufficient_scope', `this token lacks the ${h.scope} scope`);

@@ -69,6 +69,36 @@ describe('site WebSocket', () => {
     await ws.close();
   });
 
+  it('answers commands named after Object.prototype members, and bad command data, with an error {message} naming it', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    const serverErrors = () => h.t.logs.filter((l) => (l.level as number) >= 50).length;
+    const errorsBefore = serverErrors();
+    const commandsBefore = h.driver.commands.length;
+    const bad: Array<[string, unknown, RegExp]> = [
+      ['constructor', {}, /^unknown command constructor$/],
+      ['__proto__', {}, /^unknown command __proto__$/],
+      ['toString', {}, /^unknown command toString$/],
+      ['hasOwnProperty', {}, /^unknown command hasOwnProperty$/],
+      ['set', [], /data must be a JSON object/],
+      ['set', { _id: 5, on: true, bri: 1 }, /_id must be a string/],
+      ['set', { _id: desk._id, on: 'yes', bri: 1 }, /on must be true or false/],
+      ['set', { _id: 'ghost', on: true, bri: 1 }, /no light with _id ghost/],
+      ['apply/scene', { _id: 'ghost' }, /no scene with _id ghost/],
+      ['group/toggle', {}, /_id is required/],
+    ];
+    for (const [i, [command, data]] of bad.entries()) ws.send(command, data, i);
+    await expect.poll(() => ws.messages.filter((m) => m.command === 'error').length).toBe(bad.length);
+    const replies = ws.messages.filter((m) => m.command === 'error');
+    for (const [i, [command, , message]] of bad.entries()) {
+      const reply = replies.find((m) => m.id === i);
+      expect(reply?.data.message, command).toMatch(message);
+    }
+    expect(serverErrors()).toBe(errorsBefore);
+    expect(h.driver.commands.length).toBe(commandsBefore);
+    await ws.close();
+  });
+
   it('pushes sensor events, the actions they trigger and driver connection changes', async () => {
     const ws = await SiteSocket.open(`${h.api}/ws`);
     await ws.next('hello');
