@@ -4,7 +4,7 @@
  */
 import type { ActionSpec, LightType, SceneEntry } from '../types.ts';
 import { asObject, type Body, bool, bri, invalid, onlyFields, optStr, str, strArray } from './check.ts';
-import { eventName } from './sensor-events.ts';
+import { eventName, eventNames } from './sensor-events.ts';
 
 export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
 // spec: subdef is colon-separated groups of two hex digits (four groups observed)
@@ -138,7 +138,7 @@ export function parseSensorCreate(raw: unknown): SensorFields {
     vendor,
     protocolid: protocolId(body, vendor),
     type: str(body, 'type', { max: 32 }),
-    events: body.events === undefined ? [] : strArray(body, 'events', { max: 64 }),
+    events: body.events === undefined ? [] : eventNames(body),
   };
 }
 
@@ -155,7 +155,7 @@ export function parseSensorModify(raw: unknown, current: SensorFields): SensorFi
     throw invalid(`${next.vendor}id is required when vendor changes`);
   }
   if (body.type !== undefined) next.type = str(body, 'type', { max: 32 });
-  if (body.events !== undefined) next.events = strArray(body, 'events', { max: 64 });
+  if (body.events !== undefined) next.events = eventNames(body);
   return next;
 }
 
