@@ -61,7 +61,9 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
         if (handlers.size > 0) c.subscribe([...handlers.keys()], { qos: 0 });
         emit(true);
       });
-      c.on('close', () => {
+      // Prepended: mqtt.js arms its retry timer with `reconnectPeriod` in its own 'close' listener, so the
+      // period must be set before that runs (else the first retry after a reconnection waits the longest).
+      c.prependListener('close', () => {
         if (client !== c) return;
         // The next attempt waits `delay`; each failure doubles the wait after it, up to `max`.
         c.options.reconnectPeriod = delay;
