@@ -92,6 +92,26 @@ describe('tag handling for engines without tags', () => {
     expect(result?.text).toBe('<p>a &lt;b&gt; &amp; c</p>');
   });
 
+  it('keeps entity references the XML parser cannot decode as they were written', async () => {
+    const engine = async (texts: string[]) =>
+      texts.map((t) => ({ text: t.replace('Hello', 'Hallo').replace('Tom', 'Tim'), detectedSource: 'EN' }));
+    const texts = ['<p>Hello&nbsp;world &lt;Tom &amp; Jerry&gt; &#x41;</p>', '<p>Hello &amp;nbsp;</p>'];
+    const xml = await translateMarkup(
+      texts.map((t) => prepareMarkup(t, opts())),
+      engine,
+    );
+    expect(xml.map((r) => r.text)).toEqual([
+      '<p>Hallo&nbsp;world &lt;Tim &amp; Jerry&gt; A</p>',
+      '<p>Hallo &amp;nbsp;</p>', // an escaped ampersand stays escaped
+    ]);
+    // HTML decodes &nbsp; itself: the character comes back, not a reference.
+    const [html] = await translateMarkup(
+      [prepareMarkup('<p>Hello&nbsp;world</p>', opts({ mode: 'html' }))],
+      engine,
+    );
+    expect(html?.text).toBe('<p>Hallo\u00a0world</p>');
+  });
+
   it('does not call the engine when there is nothing to translate', async () => {
     const { text, seen } = await run('<p> 42? </p><!-- note --><x/>', opts({ mode: 'xml' }));
     expect(seen).toEqual(['42?']);

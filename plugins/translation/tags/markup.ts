@@ -8,6 +8,8 @@ export interface PreparedMarkup {
   segments: Segment[];
   /** Per segment: the trimmed sentence sent to the engine, or null when it holds nothing to translate. */
   cores: Array<string | null>;
+  /** Entity references the parser left as text (`&nbsp;` in XML): written back as they were. */
+  verbatim: ReadonlySet<string>;
 }
 
 const TRANSLATABLE = /[\p{L}\p{N}]/u;
@@ -18,11 +20,31 @@ export function prepareMarkup(source: string, opts: TagOptions): PreparedMarkup 
     const joined = runs.map((r) => r.text).join('');
     return TRANSLATABLE.test(joined) ? joined.trim() : null;
   });
-  return { source, segments, cores };
+  return { source, segments, cores, verbatim: undecodedEntities(source, segments) };
 }
 
-/** XML/HTML text escaping for translated character data. */
-const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const ENTITY = /&[A-Za-z][\w.-]*;/g;
+
+/**
+ * References the parser could not decode (XML knows only five named entities, so `&nbsp;` reaches the text
+ * as it is written). Escaping them would turn `&nbsp;` into `&amp;nbsp;`, text the author did not write.
+ * Per text: one that holds both `&nbsp;` and an escaped `&amp;nbsp;` gets both back as `&nbsp;`.
+ */
+function undecodedEntities(source: string, segments: Segment[]): Set<string> {
+  const found = new Set<string>();
+  for (const run of segments.flat()) {
+    for (const [ref] of source.slice(run.start, run.end).matchAll(ENTITY)) {
+      if (run.text.includes(ref)) found.add(ref);
+    }
+  }
+  return found;
+}
+
+/** XML/HTML text escaping for translated character data; `keep` are references written back as they are. */
+const escapeText = (text: string, keep: ReadonlySet<string>) =>
+  text.replace(/&(?:[A-Za-z][\w.-]*;)?|[<>]/g, (m) =>
+    m === '<' ? '&lt;' : m === '>' ? '&gt;' : keep.has(m) ? m : `&amp;${m.slice(1)}`,
+  );
 
 const leading = (s: string) => /^\s*/.exec(s)?.[0] ?? '';
 const trailing = (s: string) => /\s*$/.exec(s)?.[0] ?? '';
@@ -60,7 +82,11 @@ export function reassemble(prepared: PreparedMarkup, translations: string[]): st
     if (prepared.cores[i] === null) return;
     const parts = distribute(runs, translations[next++] ?? '');
     runs.forEach((run, j) => {
-      replacements.push({ start: run.start, end: run.end, text: escapeText(parts[j] ?? '') });
+      replacements.push({
+        start: run.start,
+        end: run.end,
+        text: escapeText(parts[j] ?? '', prepared.verbatim),
+      });
     });
   });
   let out = '';
