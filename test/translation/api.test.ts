@@ -136,6 +136,14 @@ describe('POST /v2/translate over the wire', () => {
     expect(tagged.body.translations).toEqual([
       { detected_source_language: 'EN', text: '<p>HI</p>', billed_characters: 9, tag_handling_version: 'v2' },
     ]);
+    // model_type_used only when model_type was sent; LibreTranslate (French) runs its one model.
+    const modelled = await h.call('POST', '/v2/translate', {
+      key: secret,
+      json: { text: ['Hi'], target_lang: 'fr', source_lang: 'en', model_type: 'prefer_quality_optimized' },
+    });
+    expect(modelled.body.translations).toEqual([
+      { detected_source_language: 'EN', text: 'HI', model_type_used: 'latency_optimized' },
+    ]);
   });
 
   it('keeps 21+ repeated form texts as a list', async () => {
@@ -281,8 +289,9 @@ describe('POST /v2/translate over the wire', () => {
     expect(upstream.calls('/v2/translate').length).toBe(before + 1);
   });
 
-  it('never leaks the upstream key, even when the upstream fails', async () => {
-    upstream.trouble({ status: 456, body: '{"message":"Quota exceeded"}', path: '/v2/translate' });
+  it('never leaks the upstream key, even when the upstream fails and quotes it', async () => {
+    const quoting = JSON.stringify({ message: `Quota exceeded for key ${UPSTREAM_KEY}` });
+    upstream.trouble({ status: 456, body: quoting, path: '/v2/translate' });
     lt.trouble({ status: 500, body: '{"error":"down"}', path: '/translate' });
     const res = await h.call('POST', '/v2/translate', {
       key: secret,
@@ -291,6 +300,7 @@ describe('POST /v2/translate over the wire', () => {
     upstream.heal();
     lt.heal();
     expect(res.status).toBe(503); // one engine was transiently down: worth a retry
+    expect(res.body.message).toContain('Quota exceeded for key ***'); // the upstream's words, key scrubbed
     expect(JSON.stringify(res.body)).not.toContain(UPSTREAM_KEY);
     expect(JSON.stringify(h.t.logs)).not.toContain(UPSTREAM_KEY);
   });

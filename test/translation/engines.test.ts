@@ -252,7 +252,7 @@ describe('engine chain', () => {
     expect(chain.breakerState('deepl')).toBe('closed');
   });
 
-  it('skips engines that cannot honour formality or custom instructions, and says which parameter', async () => {
+  it('skips engines that cannot honour formality, custom instructions or a quality model, and says which parameter', async () => {
     const lt = await upstream(fakeLibre());
     const llm = await upstream(fakeOpenAi());
     const chain = new EngineChain(
@@ -275,6 +275,18 @@ describe('engine chain', () => {
       status: 400,
       message: expect.stringContaining("'custom_instructions'"),
     });
+    await expect(
+      onlyLt.translate(job({ modelType: 'quality_optimized', source: 'EN' }), signal),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("'model_type=quality_optimized'"),
+    });
+    // A preference is not a requirement: LibreTranslate's one model serves it.
+    const preferred = await onlyLt.translate(
+      job({ modelType: 'prefer_quality_optimized', source: 'EN' }),
+      signal,
+    );
+    expect(preferred.engine.id).toBe('libretranslate');
     await expect(onlyLt.translate(job({ source: 'ES', target: 'JA' }), signal)).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining("into 'JA'"),
