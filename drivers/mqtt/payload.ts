@@ -53,6 +53,14 @@ export function optBool(obj: Record<string, unknown>, key: string): boolean | un
   return v;
 }
 
+/** A topic name a device announced: never a wildcard, which only filters may hold (MQTT 3.1.1 §4.7.1). */
+export function optTopic(obj: Record<string, unknown>, key: string): string | undefined {
+  const v = optString(obj, key);
+  if (v !== undefined && (v === '' || v.includes('+') || v.includes('#')))
+    throw new PayloadError(`${key} is not a topic name`);
+  return v;
+}
+
 /** `ON`/`OFF` in any case (zigbee2mqtt, HA, Tasmota); undefined when absent. */
 export function onOff(v: unknown, key: string): boolean | undefined {
   if (v === undefined || v === null) return undefined;

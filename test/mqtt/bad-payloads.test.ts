@@ -5,6 +5,7 @@
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseBridgeDevices } from '../../drivers/mqtt/discovery/zigbee2mqtt.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
 import { type RestartableBroker, startAedes, within } from './fixtures.ts';
@@ -58,6 +59,10 @@ describe('bad device payloads', () => {
       ['homeassistant/light/x/z/config', '{"schema":"json","cmd_t":"a","bri_scl":77}'],
       ['homeassistant/device_automation/x/t/config', '{"atype":"trigger"}'],
       ['homeassistant/light/x/w/config', '{{{'],
+      // A wildcard announced as a topic would subscribe the driver to every device's messages.
+      ['homeassistant/light/x/v/config', '{"schema":"json","cmd_t":"a/set","stat_t":"#"}'],
+      ['homeassistant/light/x/s/config', '{"schema":"json","cmd_t":"a/+/set"}'],
+      ['homeassistant/device_automation/x/u/config', '{"atype":"trigger","t":"btn/+","pl":"x"}'],
       ['tasmota/discovery/A1B2C3D4E5F6/config', '{"t":"x","ft":"%topic%/%prefix%/","rl":[2]}'],
       ['tasmota/discovery/A1B2C3D4E5F7/config', '{"t":"a/#","rl":[1]}'],
     ];
@@ -91,5 +96,18 @@ describe('bad device payloads', () => {
     expect(ids).toEqual(['tasmota:ok', 'zigbee2mqtt:good', 'zigbee2mqtt:noisy']);
     // Payloads never reach the log.
     expect(JSON.stringify(rig.logs)).not.toContain('not json at all');
+  });
+});
+
+describe('zigbee2mqtt bridge/devices', () => {
+  it('skips a device whose friendly name is no topic name (a wildcard or empty)', () => {
+    const bulb = (friendly_name: string) => ({
+      friendly_name,
+      type: 'Router',
+      definition: { exposes: [{ type: 'light', features: [{ name: 'brightness' }] }] },
+    });
+    const list = [bulb('ok'), bulb('a/#'), bulb('+'), bulb('')];
+    const found = parseBridgeDevices(Buffer.from(JSON.stringify(list)), 'zigbee2mqtt');
+    expect(found.map((d) => d.address)).toEqual(['zigbee2mqtt/ok']);
   });
 });

@@ -2,10 +2,11 @@
  * Home Assistant MQTT discovery: `<prefix>/<component>/[<node_id>/]<object_id>/config`. JSON-schema
  * lights become `ha-json` devices; `device_automation` triggers become sensors (one per HA device, its
  * triggers' payloads as events). An empty config payload removes the entity. Abbreviated keys and the
- * `~` base topic are expanded as Home Assistant does.
+ * `~` base topic are expanded as Home Assistant does. Announced topics are subscribed to and published on
+ * as given, so a wildcard in one (which would subscribe to every device's messages) refuses the config.
  */
 import type { HaTopics, HaTrigger, MqttDevice } from '../device.ts';
-import { jsonObject, optString, PayloadError } from '../payload.ts';
+import { jsonObject, optString, optTopic, PayloadError } from '../payload.ts';
 import { HA_SCALES } from '../profiles/ha-json.ts';
 
 const ABBREVIATIONS: Record<string, string> = {
@@ -57,7 +58,7 @@ function availability(
   const first = Array.isArray(c.availability)
     ? (c.availability[0] as Record<string, unknown> | undefined)
     : c;
-  const topic = first ? optString(first, first === c ? 'availability_topic' : 'topic') : undefined;
+  const topic = first ? optTopic(first, first === c ? 'availability_topic' : 'topic') : undefined;
   return {
     ...(topic ? { availabilityTopic: topic } : {}),
     payloadAvailable: (first && optString(first, 'payload_available')) ?? 'online',
@@ -96,14 +97,14 @@ export class HaDiscovery {
 
   #light(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
     if (c.schema !== 'json') throw new PayloadError('only schema "json" lights are supported');
-    const commandTopic = optString(c, 'command_topic');
+    const commandTopic = optTopic(c, 'command_topic');
     if (!commandTopic) throw new PayloadError('light config without command_topic');
     const scale = c.brightness_scale ?? 255;
     if (!HA_SCALES.includes(scale as 255))
       throw new PayloadError(`brightness_scale ${String(scale)} is not 100, 254 or 255`);
     const modes = Array.isArray(c.supported_color_modes) ? c.supported_color_modes : [];
     const dimmable = c.brightness === true || modes.some((x) => x !== 'onoff');
-    const stateTopic = optString(c, 'state_topic');
+    const stateTopic = optTopic(c, 'state_topic');
     const protocolid = `ha:${optString(c, 'unique_id') ?? fallbackId}`;
     const name = optString(c, 'name');
     this.#byTopic.set(topic, { protocolid });
@@ -127,7 +128,7 @@ export class HaDiscovery {
 
   #trigger(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
     if (c.automation_type !== 'trigger') throw new PayloadError('device_automation is not a trigger');
-    const triggerTopic = optString(c, 'topic');
+    const triggerTopic = optTopic(c, 'topic');
     if (!triggerTopic) throw new PayloadError('trigger without topic');
     const payload = optString(c, 'payload');
     const event = payload ?? `${optString(c, 'subtype') ?? 'button'}_${optString(c, 'type') ?? 'press'}`;

@@ -35,6 +35,8 @@ export function parseBridgeDevices(payload: Buffer, base: string): MqttDevice[] 
     if (typeof entry !== 'object' || entry === null) continue;
     const d = entry as Record<string, unknown>;
     if (d.type === 'Coordinator' || d.disabled === true || typeof d.friendly_name !== 'string') continue;
+    // The name becomes a topic: one with a wildcard (z2m refuses those itself) is not a device's.
+    if (/[+#]/.test(d.friendly_name) || d.friendly_name === '') continue;
     const definition = d.definition as { exposes?: unknown; description?: unknown } | null | undefined;
     const what = classify(list(definition?.exposes));
     if (!what) continue;
