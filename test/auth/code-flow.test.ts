@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as argon2 from '@node-rs/argon2';
 import { decodeJwt } from 'jose';
@@ -151,6 +151,26 @@ describe('authorization code flow with PKCE through the real pages', () => {
     };
     expect(view.since).toBe('0001-01-01T00:00:00Z');
     expect(view.issuances[0]?.revoked_at).toBeTruthy();
+  });
+
+  test('RFC 7009 revocation of a refresh token takes its family with it', async () => {
+    const app = await phoneApp();
+    const flow = await startFlow(app.config);
+    const cb = await authorizeInBrowser(new Browser(h.auth), flow.url, user);
+    const tokens = await client.authorizationCodeGrant(app.config, cb, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+    });
+    const next = await client.refreshTokenGrant(app.config, tokens.refresh_token!);
+    await client.tokenRevocation(app.config, next.refresh_token!, { token_type_hint: 'refresh_token' });
+    await expect(client.refreshTokenGrant(app.config, next.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const iss = (await h.admin('GET', `/admin/issuances?client=${app.id}`)).body as {
+      issuances: Array<{ revoked_at?: string }>;
+    };
+    expect(iss.issuances).toHaveLength(2);
+    expect(iss.issuances.every((i) => i.revoked_at)).toBe(true);
   });
 
   test('PKCE: wrong verifier and missing verifier are refused', async () => {
@@ -398,6 +418,55 @@ describe('lockout and disabled local login', () => {
     } finally {
       await hub.stop().catch(() => {});
       rmSync(first.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('codes, refresh tokens and client secrets never reach the disk in plain text', async () => {
+    const hub = await startAuthHub();
+    try {
+      const u = await adminUser(hub, 'hal@home.test', 'hal password 123');
+      const c = await adminClient(hub, {
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        application_type: 'native',
+      });
+      const config = await client.discovery(
+        new URL(hub.auth),
+        c.client_id,
+        undefined,
+        client.ClientSecretBasic(c.client_secret!),
+        { execute: [client.allowInsecureRequests], algorithm: 'oauth2' },
+      );
+      const verifier = client.randomPKCECodeVerifier();
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'lights:read',
+        resource: await siteResourceUri(hub),
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const cb = await authorizeInBrowser(new Browser(hub.auth), url.toString(), u);
+      const tokens = await client.authorizationCodeGrant(config, cb, { pkceCodeVerifier: verifier });
+      const rotated = await client.refreshTokenGrant(config, tokens.refresh_token!);
+      await hub.stop({ keepData: true });
+      const files = readdirSync(hub.dataDir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => readFileSync(path.join(e.parentPath, e.name), 'utf8'));
+      expect(files.join('\n')).toContain(c.client_id); // the files are there
+      for (const secret of [
+        cb.searchParams.get('code')!,
+        tokens.refresh_token!,
+        rotated.refresh_token!,
+        c.client_secret!,
+        u.password,
+      ]) {
+        expect(files.some((f) => f.includes(secret))).toBe(false);
+      }
+    } finally {
+      await hub.stop().catch(() => {});
+      rmSync(hub.dataDir, { recursive: true, force: true });
     }
   });
 
