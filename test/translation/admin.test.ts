@@ -85,6 +85,24 @@ describe('developer keys', () => {
     expect(again.body.deactivated_time).toBe(off.body.deactivated_time); // permanent, not re-stamped
   });
 
+  it('never lets concurrent requests take a key past its limit', async () => {
+    const { secret, id } = await h.createKey('racing');
+    await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: id, characters: 10 });
+    upstream.trouble({ delayMs: 300, times: 8, path: '/v2/translate' }); // all eight are in flight together
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => translate(secret, `r0${i}`)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 456, 456, 456, 456, 456]); // 3 × 3 characters fit into 10
+    upstream.heal();
+    const report = await h.admin(
+      'GET',
+      `/v2/admin/analytics?start_date=${today}&end_date=${today}&group_by=key`,
+    );
+    const row = report.body.usage_report.key_usages.find(
+      (r: { api_key_label: string }) => r.api_key_label === 'racing',
+    );
+    expect(row.usage.total_characters).toBe(9);
+  });
+
   it('answers bad admin input with 400 or 404 naming the parameter', async () => {
     const cases: Array<[string, string, unknown, number, RegExp]> = [
       ['PUT', '/v2/admin/developer-keys/deactivate', {}, 400, /'key_id' not specified/],
@@ -255,6 +273,8 @@ describe('durability', () => {
     });
     const { secret, id } = await hub.createKey('durable');
     await hub.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: id, characters: 1000 });
+    const retired = await hub.createKey('retired');
+    await hub.admin('PUT', '/v2/admin/developer-keys/deactivate', { key_id: retired.id });
     own.trouble({ status: 503, path: '/v2/translate' }); // every request fails over to "second"
     const texts = Array.from({ length: 10 }, (_, i) => `durable ${i}`);
     await Promise.all(
@@ -268,6 +288,7 @@ describe('durability', () => {
     hub = wrap(await hub.t.restart());
     const usage = await hub.call('GET', '/v2/usage', { key: secret });
     expect(usage.body).toMatchObject({ character_count: billed, character_limit: 1000 });
+    expect((await hub.call('GET', '/v2/usage', { key: retired.secret })).status).toBe(403); // still deactivated
     const report = await hub.admin(
       'GET',
       `/v2/admin/analytics?start_date=${today}&end_date=${today}&group_by=key`,

@@ -35,6 +35,10 @@ describe('no engine configured (the embedded default)', () => {
       detail: expect.stringContaining('No translation engine is configured'),
     });
     expect(body.notices).toContainEqual(expect.objectContaining({ source: 'translation' }));
+    const status = (await h.t.admin('GET', '/admin/hub')).body as { notices: Array<{ text: string }> };
+    expect(status.notices).toContainEqual(
+      expect.objectContaining({ text: expect.stringContaining('No translation engine is configured') }),
+    );
     expect(h.t.logs.some((l) => String(l.msg).includes('No translation engine is configured'))).toBe(true);
     const { secret } = await h.createKey();
     const res = await h.call('POST', '/v2/translate', { key: secret, form: 'text=a&target_lang=de' });
