@@ -124,6 +124,28 @@ describe('signing keys and access tokens', () => {
       .sign(key.privateKey);
     expect(await signer.verify(expired)).toBeNull();
     expect(await signer.verify('not-a-jwt')).toBeNull();
+    // research §1.2: a token without exp, iat or jti is refused at verification, however well signed.
+    const now = Math.floor(Date.now() / 1000);
+    const full = {
+      iss: 'https://as.example',
+      sub: 'u',
+      aud: 'urn:r',
+      client_id: 'c',
+      jti: 'j',
+      iat: now,
+      exp: now + 60,
+    };
+    for (const drop of ['exp', 'iat', 'jti', 'aud', 'client_id'] as const) {
+      const { [drop]: _gone, ...claims } = full;
+      const t = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+        .sign(key.privateKey);
+      expect(await signer.verify(t), drop).toBeNull();
+    }
+    const whole = await new SignJWT(full)
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+      .sign(key.privateKey);
+    expect(await signer.verify(whole)).not.toBeNull();
     // RFC 8725 §3.1: an unsigned token naming our key is refused.
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: key.kid })).toString('base64url')}.${p}.`;
     expect(await signer.verify(none)).toBeNull();
