@@ -98,6 +98,54 @@ describe('site API with Authorization: Bearer', () => {
     expect((await api(siteB, '/light', forged)).status).toBe(404);
   });
 
+  test('the wall switch of the README (scenes:apply lights:write sensors:write) presses its button and applies scenes, but cannot rename', async () => {
+    const byKey = async (method: string, p: string, body: unknown) => {
+      const res = await fetch(`${h.url}/api/site/${siteA.sitekey}${p}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { _id: string };
+      expect(res.status, `${p} ${JSON.stringify(json)}`).toBeLessThan(300);
+      return json;
+    };
+    const scene = await byKey('POST', '/scene', { name: 'Evening', state: [] });
+    const button = await byKey('POST', '/sensor', {
+      name: 'Hall switch',
+      vendor: 'enocean',
+      enoceanid: 'feedbeef',
+      type: 'button',
+    });
+    const token = await tokenFor(siteA, 'scenes:apply lights:write sensors:write');
+    const press = await api(siteA, '/sensor/event', token, {
+      method: 'POST',
+      body: JSON.stringify({ _id: button._id, event: '1' }),
+    });
+    expect(press.status).toBe(202);
+    const apply = await api(siteA, '/scene/apply', token, {
+      method: 'PUT',
+      body: JSON.stringify({ _id: scene._id }),
+    });
+    expect(apply.status).toBeLessThan(300);
+    for (const [method, p, body] of [
+      ['PUT', '/light', { _id: 'x', name: 'Hall' }],
+      ['PUT', '/sensor', { _id: button._id, name: 'Renamed' }],
+      ['PUT', '/scene', { _id: scene._id, name: 'Renamed' }],
+    ] as const) {
+      const res = await api(siteA, p, token, { method, body: JSON.stringify(body) });
+      expect(res.status, p).toBe(403);
+    }
+  });
+
+  test('a token is accepted only in the Authorization header, never in the query (research checklist 17; RFC 6750 §2.3 is not offered)', async () => {
+    const token = await tokenFor(siteA, 'lights:read');
+    const q = await fetch(
+      `${h.url}/api/site/${siteA.siteid}/light?access_token=${encodeURIComponent(token)}`,
+    );
+    expect(q.status).toBe(404);
+    expect((await api(siteA, '/light', token)).status).toBe(200);
+  });
+
   test('revocation takes effect immediately (in-process revoked set)', async () => {
     const token = await tokenFor(siteA, 'lights:read');
     expect((await api(siteA, '/light', token)).status).toBe(200);
