@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -71,6 +71,23 @@ describe('usage ledger', () => {
     const file = JSON.parse(readFileSync(path.join(dir, 'translation.usage.json'), 'utf8'));
     const today = new Date().toISOString().slice(0, 10);
     expect(file.days[today]).toEqual({ 'key:a': { oven: 10 } });
+  });
+
+  it('writes usage coalesced, never once per request', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-ledger-'));
+    dirs.push(dir);
+    const root = await createStoreRoot({ dataDir: dir, coalesceMs: 60_000, log: pino({ level: 'silent' }) });
+    const ledger = await UsageLedger.open(root.forOwner('translation'));
+    for (let i = 0; i < 100; i++) ledger.record('key:a', '', 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const file = path.join(dir, 'translation.usage.json');
+    const today = new Date().toISOString().slice(0, 10);
+    const onDisk = () =>
+      existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).days?.[today] : undefined;
+    expect(onDisk()).toBeUndefined(); // still inside the coalescing window
+    await ledger.flush();
+    expect(onDisk()).toEqual({ 'key:a': { '': 100 } });
+    await root.close();
   });
 
   it('bounds client-chosen tags per day and drops days past the retention', async () => {
