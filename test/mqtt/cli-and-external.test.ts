@@ -9,7 +9,7 @@ import type { CliIo } from '../../core/plugin/types.ts';
 import { mqttCommands } from '../../plugins/mqtt-devices/commands.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
-import { type RestartableBroker, startMosquitto } from './fixtures.ts';
+import { type RestartableBroker, retainedUnder, startMosquitto } from './fixtures.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
 let h: MqttHub;
@@ -90,7 +90,9 @@ describe('hearth mqtt commands', () => {
     expect(z2m.permitJoins).toBe(1);
     const request = z2m.received.find((r) => r.topic === 'zigbee2mqtt/bridge/request/permit_join')!;
     expect(JSON.parse(request.payload)).toEqual({ value: true, time: 1 });
-    expect(request.retain).toBe(false);
+    expect(
+      await retainedUnder(h.t.mqttUrl, 'zigbee2mqtt/bridge/request/#', 'zigbee2mqtt/bridge/request/x'),
+    ).toEqual([]);
   });
 });
 

@@ -9,6 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Aedes } from 'aedes';
+import mqtt, { type IClientOptions } from 'mqtt';
 
 export interface RestartableBroker {
   url: string;
@@ -194,4 +195,37 @@ export function within<T>(p: Promise<T>, what: string, ms = 10_000): Promise<T> 
       setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms).unref(),
     ),
   ]);
+}
+
+/**
+ * Topics under `filter` that hold a retained message, as a new subscriber sees them. A broker clears the
+ * retain flag on live deliveries [MQTT-3.3.1-9], so only a late subscriber can tell whether a command was
+ * retained (the Tasmota "ghost switching" problem). A retained sentinel at `sentinel` bounds the wait.
+ */
+export async function retainedUnder(
+  url: string,
+  filter: string,
+  sentinel: string,
+  opts: IClientOptions = {},
+): Promise<string[]> {
+  const c = await mqtt.connectAsync(url, { ...opts, reconnectPeriod: 0 });
+  try {
+    const retained: string[] = [];
+    c.on('message', (topic, _p, packet) => {
+      if (packet.retain) retained.push(topic);
+    });
+    await c.publishAsync(sentinel, 'sentinel', { retain: true });
+    await c.subscribeAsync(filter);
+    await within(
+      (async () => {
+        while (!retained.includes(sentinel)) await new Promise((r) => setTimeout(r, 10));
+      })(),
+      'the retained sentinel',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    await c.publishAsync(sentinel, '', { retain: true });
+    return retained.filter((t) => t !== sentinel);
+  } finally {
+    await c.endAsync();
+  }
 }

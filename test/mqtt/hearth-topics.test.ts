@@ -7,6 +7,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { retainedUnder } from './fixtures.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
 describe('hearth/<site>/ topics', () => {
@@ -65,7 +66,9 @@ describe('hearth/<site>/ topics', () => {
     expect(state.retain).toBe(true);
     expect(JSON.parse(state.payload)).toEqual({ state: 'OFF', brightness: 0, on: false, bri: 0 });
     expect(bulb.power).toBe(false);
-    expect(bulb.received.every((r) => !r.retain)).toBe(true);
+    // Commands reached the bulb and none stayed retained (a late subscriber would see it).
+    const device = { username: 'late-device', password: await h.credential('late-device') };
+    expect(await retainedUnder(h.t.mqttUrl, 'cmnd/#', 'cmnd/sentinel/x', device)).toEqual([]);
   });
 
   it('a wall switch press runs its bound action on a bulb; the event goes out on .../action', async () => {
@@ -117,7 +120,10 @@ describe('hearth/<site>/ topics', () => {
       () => seen.find((m) => m.topic.endsWith('/sensor/zigbee2mqtt:wall/action') && m.payload === 'on'),
       'action out',
     );
-    expect(seen.every((m) => !m.retain)).toBe(true);
+    // Events are not retained: a late subscriber gets none.
+    const sensors = `hearth/${h.siteid}/sensor/`;
+    const late = { username: 'late', password: h.sitekey };
+    expect(await retainedUnder(h.t.mqttUrl, `${sensors}#`, `${sensors}sentinel/x`, late)).toEqual([]);
   });
 
   it('the generic sensor topic posts {"event"} to a lighting sensor; bad events are dropped', async () => {

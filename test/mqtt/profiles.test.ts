@@ -11,7 +11,7 @@ import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
 import { startShellyRelay } from '../../scripts/simulators/shelly-relay.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
-import { type RestartableBroker, startAedes, within } from './fixtures.ts';
+import { type RestartableBroker, retainedUnder, startAedes, within } from './fixtures.ts';
 import { type DriverRig, startDriver, stateAfter } from './sink.ts';
 
 const dev = (pid: string) => deviceFromProtocolId(pid, { zigbee2mqttBase: 'zigbee2mqtt' })!;
@@ -86,6 +86,35 @@ describe('profiles on the wire', () => {
     rig = null;
     for (const d of devices.splice(0)) await d.stop();
     await broker.stop();
+  });
+
+  it('never retains a command, read or pairing request, whatever the profile', async () => {
+    const ha = {
+      protocolid: 'ha:lamp',
+      profile: 'ha-json',
+      address: 'lamp',
+      kind: 'dimmable',
+      ha: { commandTopic: 'esphome/lamp/set', stateTopic: 'esphome/lamp/state' },
+    };
+    const ids = [
+      'zigbee2mqtt:bulb',
+      'tasmota:desk',
+      'shelly1:relay1',
+      'shelly1:dim1:light:0',
+      'shelly2:plus1',
+      'shelly2:dim2:light:0',
+    ];
+    rig = await startDriver(broker.url, {
+      devices: [...ids.map((protocolid) => ({ protocolid })), ha],
+      discovery: { zigbee2mqtt: true },
+    });
+    for (const id of [...ids, 'ha:lamp']) {
+      await rig.driver.setState(id, { on: true, bri: 1 });
+      await rig.driver.setState(id, { on: false, bri: 0 });
+    }
+    await rig.driver.readState?.('tasmota:desk');
+    await rig.driver.discover({ durationMs: 1 });
+    expect(await retainedUnder(broker.url, '#', 'test/sentinel')).toEqual([]);
   });
 
   it('zigbee2mqtt: set and get on the bulb, reports from its state topic, actions from the switch', async () => {
