@@ -95,6 +95,20 @@ describe('clients', () => {
         })
       ).body,
     ).toMatchObject({ error: 'client_exists' });
+    // RFC 9068 §5 (research checklist 14): a client id equal to a user id would mint tokens whose sub is that user.
+    const u = await adminUser(h, 'ivy@home.test', 'ivy password 1');
+    const clash = await h.admin('POST', '/admin/clients', {
+      client_id: u.id,
+      client_name: 'x',
+      redirect_uris: [],
+      grant_types: ['client_credentials'],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'lights:read',
+      agent: false,
+      agent_description: '',
+    });
+    expect(clash).toMatchObject({ status: 409, body: { error: 'client_exists' } });
   });
 
   test('PATCH sets the ceiling; agent is not editable', async () => {

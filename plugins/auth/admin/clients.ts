@@ -88,6 +88,9 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
       throw badInput('client_id must be 3–64 of A-Z a-z 0-9 . _ -');
     if (wantedId !== undefined && s.data.data.clients[wantedId])
       throw conflict('client_exists', 'client already exists');
+    // RFC 9068 §5: a machine token's `sub` is its client id, so that id must never name a user.
+    if (wantedId !== undefined && s.data.data.users[wantedId])
+      throw conflict('client_exists', 'client_id is taken by a user');
     let built: ReturnType<typeof buildClient> | undefined;
     try {
       built = buildClient(input, s.keys.hmacSecret);
