@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import * as argon2 from '@node-rs/argon2';
 import { decodeJwt } from 'jose';
@@ -479,6 +480,20 @@ describe('lockout and disabled local login', () => {
         body: 'email=a&password=b',
       });
       expect(res.status).toBe(404);
+      // Answered before the body is read: a request whose body never comes still gets its 404.
+      const early = await new Promise<number>((resolve, reject) => {
+        const req = http.request(`${hub.auth}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000000' },
+        });
+        req.on('response', (r) => {
+          resolve(r.statusCode ?? 0);
+          req.destroy();
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      });
+      expect(early).toBe(404);
       const page = await (await fetch(`${hub.auth}/login`)).text();
       expect(page).not.toContain('type="password"');
     } finally {
