@@ -1,6 +1,7 @@
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { MQTT_CONFIRM_MS } from '../../plugins/translation/routes/announce.ts';
 import { fakeLibre } from './fakes/libretranslate.ts';
 import type { FakeUpstream } from './fakes/server.ts';
 import { startTranslation, type TranslationHub } from './harness.ts';
@@ -120,5 +121,41 @@ describe('announcements', () => {
       expect([res.status, res.body.message]).toEqual([400, expect.stringMatching(message)]);
     }
     expect(JSON.stringify(h.t.logs)).not.toContain(sitekey);
+  });
+});
+
+describe('announcements with the MQTT broker down', () => {
+  it('gh-audit: answer within the confirmation bound instead of hanging, after the site WebSocket got them', async () => {
+    const upstream = await fakeLibre();
+    // An external broker nobody listens on: mqtt.js queues QoS 1 publishes until it reconnects.
+    const hub = await startTranslation({
+      plugins: ['lighting'],
+      engines: [{ type: 'libretranslate', url: upstream.url }],
+      config: { mqtt: { external: { url: 'mqtt://127.0.0.1:9' } } },
+    });
+    try {
+      const created = await hub.t.admin('POST', '/admin/sites', { name: 'Broker down' });
+      const { sitekey: key } = created.body as { sitekey: string };
+      const ws = new WebSocket(`${hub.t.url.replace('http', 'ws')}/api/site/${key}/ws`);
+      const wsMessages: Array<{ command?: string }> = [];
+      ws.on('message', (data) => wsMessages.push(JSON.parse(data.toString())));
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
+      const started = Date.now();
+      const res = await hub.call('POST', `/api/site/${key}/announce`, {
+        json: { text: 'Dinner is ready', source_lang: 'en', target_langs: ['de'] },
+      });
+      expect(Date.now() - started).toBeLessThan(MQTT_CONFIRM_MS + 5000);
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '1']);
+      expect(res.body.message).toMatch(/MQTT broker did not take .* site WebSocket only/);
+      expect(res.body.message).not.toContain('127.0.0.1:9');
+      await expect.poll(() => wsMessages.filter((m) => m.command === 'announce').length).toBe(1);
+      ws.close();
+    } finally {
+      await hub.t.stop();
+      await upstream.close();
+    }
   });
 });

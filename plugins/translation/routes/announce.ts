@@ -1,7 +1,7 @@
 import { HttpError } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import type { MqttApi } from '../../../core/mqtt/types.ts';
-import { invalid, notFoundError, notSpecified, notSupported } from '../errors.ts';
+import { invalid, notFoundError, notSpecified, notSupported, unavailable } from '../errors.ts';
 import { resolveSource, resolveTarget, rootOf } from '../languages.ts';
 import { requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
@@ -10,6 +10,11 @@ import type { TranslateService } from '../translate-service.ts';
 
 const MAX_TARGETS = 20;
 const MAX_TEXT = 5000;
+/**
+ * How long a language waits for the broker to take its message. QoS 1 through an external broker that is
+ * down waits for a reconnection (mqtt.js queues it), which would hold the request forever.
+ */
+export const MQTT_CONFIRM_MS = 2000;
 
 export interface AnnounceDeps {
   service: TranslateService;
@@ -21,6 +26,27 @@ export interface AnnounceDeps {
 export interface LightingLike {
   sites: { resolveKey(key: string): string | null };
   broadcast(siteId: string, message: unknown): number;
+}
+
+/** Publishes with QoS 1; refuses (503) when the broker fails or does not confirm in time. */
+async function publishBounded(mqtt: MqttApi, topic: string, payload: string): Promise<void> {
+  const sent = mqtt.publish(topic, payload, { qos: 1 });
+  sent.catch(() => {}); // a late failure after the timeout has nobody left to tell
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), MQTT_CONFIRM_MS);
+  });
+  try {
+    await Promise.race([sent, late]);
+  } catch {
+    // The broker's own error text may name the broker (its URL); the client learns what matters.
+    throw unavailable(
+      `The MQTT broker did not take the announcement on '${topic}' within ${MQTT_CONFIRM_MS} ms; ` +
+        'it went out on the site WebSocket only.',
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function plainRequest(text: string, source: string | null, target: string): TranslateRequest {
@@ -87,9 +113,10 @@ export function mountAnnounce(router: HearthRouter, deps: AnnounceDeps): void {
             source_lang: out?.detected_source_language ?? '',
             original: text,
           };
-          await deps.mqtt.publish(topic, JSON.stringify(message), { qos: 1 });
-          // The site WebSocket's envelope is `{command, data}` (lighting/socket.ts).
+          // The site WebSocket's envelope is `{command, data}` (lighting/socket.ts). It goes first: a broker
+          // that is down must not keep the announcement from the speakers on the WebSocket.
           lighting.broadcast(siteId, { command: 'announce', data: message });
+          await publishBounded(deps.mqtt, topic, JSON.stringify(message));
           return {
             ok: true as const,
             lang,
