@@ -71,6 +71,42 @@ describe('brightness scaling at the edges', () => {
     expect(haJson.parse(ha(100), 'x/state', Buffer.from('{"state":"ON","brightness":100}'))).toEqual([
       { type: 'state', on: true, bri: 255 },
     ]);
+    // brightness_scale 254 (zigbee2mqtt's own HA discovery): 1 stays 1, 255 is 254, 254 reads as full.
+    expect(haJson.command(ha(254), { on: true, bri: 1 })[0]!.payload).toBe('{"state":"ON","brightness":1}');
+    expect(haJson.command(ha(254), { on: true, bri: 255 })[0]!.payload).toBe(
+      '{"state":"ON","brightness":254}',
+    );
+    expect(haJson.parse(ha(254), 'x/state', Buffer.from('{"state":"ON","brightness":254}'))).toEqual([
+      { type: 'state', on: true, bri: 255 },
+    ]);
+  });
+
+  it('Shelly Gen2 light: 255 is brightness 100; off carries no brightness', () => {
+    const params = (bri: number) => JSON.parse(wire('shelly2:p:light:0', bri)[0]!).params;
+    expect(params(255)).toEqual({ id: 0, on: true, brightness: 100 });
+    expect(params(0)).toEqual({ id: 0, on: false });
+  });
+});
+
+describe('presence and buttons in each profile', () => {
+  it('availability comes from the last will / availability topic of each profile', () => {
+    const up = [{ type: 'availability', online: true }];
+    const down = [{ type: 'availability', online: false }];
+    expect(report('zigbee2mqtt:b', 'zigbee2mqtt/b/availability', '{"state":"online"}')).toEqual(up);
+    expect(report('zigbee2mqtt:b', 'zigbee2mqtt/b/availability', 'offline')).toEqual(down);
+    expect(report('tasmota:t', 'tele/t/LWT', 'Online')).toEqual(up);
+    expect(report('tasmota:t', 'tele/t/LWT', 'Offline')).toEqual(down);
+    expect(report('shelly1:r', 'shellies/r/online', 'false')).toEqual(down);
+    expect(report('shelly2:p', 'p/online', 'true')).toEqual(up);
+  });
+
+  it('Tasmota detached buttons and switches (SetOption73/114) are events, not states', () => {
+    expect(report('tasmota:t', 'stat/t/RESULT', '{"Switch1":{"Action":"TOGGLE"}}')).toEqual([
+      { type: 'event', event: 'switch1-toggle' },
+    ]);
+    expect(report('tasmota:t', 'stat/t/RESULT', '{"Button2":{"Action":"DOUBLE"}}')).toEqual([
+      { type: 'event', event: 'button2-double' },
+    ]);
   });
 });
 
