@@ -110,8 +110,8 @@ export default definePlugin<AuthConfig, AuthExports>({
     });
     ctx.mqtt.hooks(siteTokenMqttHooks(s, verifyAccessToken));
 
-    ctx.metrics.gauge('auth_issuances', 'Access-token issuance records held', () => s.issuances.count());
-    ctx.metrics.gauge('auth_revoked_tokens', 'Revoked access tokens still unexpired', () =>
+    ctx.metrics.gauge('issuances', 'Access-token issuance records held', () => s.issuances.count());
+    ctx.metrics.gauge('revoked_tokens', 'Revoked access tokens still unexpired', () =>
       s.issuances.revokedCount(),
     );
     syncNotices(s);

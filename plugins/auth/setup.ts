@@ -73,7 +73,7 @@ export async function createServices(
     startedAt: Date.now(),
     version: VERSION,
     onRevoked: (event) => ctx.bus.emit('auth.token.revoked', event),
-    issuedCounter: ctx.metrics.counter('auth_tokens_issued', 'Access tokens issued, by grant type'),
+    issuedCounter: ctx.metrics.counter('tokens_issued', 'Access tokens issued, by grant type'),
   };
   pruneRefreshTokens(services);
   return services;

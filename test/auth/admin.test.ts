@@ -383,6 +383,16 @@ describe('issuances, tokens, audit bounds', () => {
     };
     expect(status.version).toBe('0.1.0');
     expect(status.subsystems.length).toBeGreaterThan(0);
+    // /metrics (served by the core on the admin listener) carries the auth plugin's series.
+    const c = await adminClient(h, { scope: 'lights:read' });
+    await ccToken(c.client_id, c.client_secret!);
+    const metrics = await fetch(`${h.adminUrl}/metrics`, {
+      headers: { authorization: `Basic ${Buffer.from(`metrics:${h.adminKey}`).toString('base64')}` },
+    });
+    const text = await metrics.text();
+    expect(text).toMatch(/^hearth_auth_tokens_issued_total\{grant="client_credentials"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^hearth_auth_issuances [1-9]\d*$/m);
+    expect(text).toMatch(/^hearth_auth_revoked_tokens \d+$/m);
   });
 });
 
