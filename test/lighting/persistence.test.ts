@@ -75,3 +75,51 @@ describe('the first-start Home site', () => {
     }
   });
 });
+
+describe('light levels', () => {
+  it('are written coalesced, not per command, and still come back after a graceful restart', async () => {
+    let mine: LightingExports | undefined;
+    // A long coalescing window: level writes wait for it, configuration writes do not.
+    const config = { store: { coalesceMs: 60_000 }, plugins: { lighting: { createHomeSite: false } } };
+    let hub = await startTestHub({
+      plugins: ['lighting'],
+      extraPlugins: [probePlugin((l) => (mine = l))],
+      config,
+    });
+    try {
+      const { siteid, sitekey } = (await hub.admin('POST', '/admin/sites', { name: 'Flat' })).body as {
+        siteid: string;
+        sitekey: string;
+      };
+      mine!.registerDriverType('test', testDriverType().factory);
+      await mine!.addDriver({ id: 'td', type: 'test', site: siteid });
+      const api = () => `${hub.url}/api/site/${sitekey}`;
+      const lamp = (
+        await request(`${api()}/light`, 'POST', {
+          name: 'Lamp',
+          type: 'dimmable',
+          vendor: 'test',
+          testid: 'x',
+        })
+      ).body;
+      const stateFile = path.join(hub.dataDir, 'lighting.state.json');
+      const stateBefore = await readFile(stateFile, 'utf8').catch(() => '');
+      for (const bri of [10, 20, 30]) {
+        expect((await request(`${api()}/light/state`, 'PUT', { _id: lamp._id, on: true, bri })).status).toBe(
+          200,
+        );
+      }
+      await expect.poll(async () => (await request(`${api()}/light`, 'GET')).body[0].bri).toBe(30);
+      // Three commands and three reports, and not one write of the level file yet.
+      expect(await readFile(stateFile, 'utf8').catch(() => '')).toBe(stateBefore);
+      hub = await hub.restart();
+      expect((await request(`${api()}/light`, 'GET')).body[0]).toMatchObject({
+        _id: lamp._id,
+        on: true,
+        bri: 30,
+      });
+    } finally {
+      await hub.stop();
+    }
+  });
+});
