@@ -342,6 +342,18 @@ describe('engine chain', () => {
     const ltAnswer = await viaLt.translate(job({ texts, tags, prepared, source: 'EN' }), signal);
     expect(ltAnswer.result.translations[0]?.text).toBe('<p>HELLO <x>Hearth</x> WORLD</p>');
     expect(bodyOf(lt.calls('/translate')[0]!).q).toEqual(['Hello', 'world']);
+    const llm = await upstream(fakeOpenAi());
+    const viaLlm = new EngineChain(
+      [engine('openai', `${llm.url}/v1`)],
+      [],
+      { failureThreshold: 5, cooldownMs: 1 },
+      log,
+    );
+    const llmAnswer = await viaLlm.translate(job({ texts, tags, prepared, source: 'EN' }), signal);
+    expect(llmAnswer.result.translations[0]?.text).toBe('<p>HELLO <x>Hearth</x> WORLD</p>');
+    const prompt = (bodyOf(llm.calls('/v1/chat/completions')[0]!) as { messages: Array<{ content: string }> })
+      .messages[1]?.content;
+    expect(JSON.parse(prompt ?? '{}')).toEqual({ texts: ['Hello', 'world'] }); // runs only, no markup
     const viaDeepl = new EngineChain(
       [engine('deepl', deepl.url, { apiKey: 'k' })],
       [],
