@@ -284,6 +284,15 @@ describe('login and consent pages', () => {
       redirect: '/',
     });
     expect(unknown.status).toBe(422);
+    // Spec rule 5: a bad form (missing password, repeated email) is a 422 re-render too.
+    for (const form of [
+      { csrf_token: csrf, email: user.email, redirect: '/' },
+      { csrf_token: csrf, email: [user.email, user.email], password: user.password, redirect: '/' },
+    ]) {
+      const res = await b.post('/login', form);
+      expect(res.status).toBe(422);
+      expect(await res.text()).toContain('name="password"');
+    }
     const ok = await b.post('/login', {
       csrf_token: csrf,
       email: user.email,
@@ -362,6 +371,19 @@ describe('login and consent pages', () => {
     });
     expect(forged.status).toBe(403);
     expect(forged.headers.get('location')).toBeNull();
+    // With the right token: zero scopes, or one that was not requested, re-renders the page (422).
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(html)![1]!;
+    for (const scopes of [[], ['site:admin']]) {
+      const res = await b.post('/consent', {
+        session_id: sessionId,
+        csrf_token: csrf,
+        action: 'allow',
+        scopes,
+      });
+      expect(res.status).toBe(422);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.text()).toContain('name="scopes" value="sensors:write"');
+    }
     // Another browser (no session) cannot use the pending request either.
     const other = await new Browser(h.auth).post('/consent', {
       session_id: sessionId,
