@@ -7,6 +7,7 @@ import { siteCommands } from '../../plugins/lighting/commands.ts';
 import type { LightingExports } from '../../plugins/lighting/types.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { probePlugin, request } from './harness.ts';
+import { SiteSocket } from './ws-client.ts';
 
 let t: TestHub;
 let lighting: LightingExports;
@@ -126,6 +127,13 @@ describe('secrets', () => {
     await request(`${t.url}/api/site/${sitekey}/light`, 'GET');
     await request(`${t.url}/site/${sitekey}`, 'GET');
     await request(`${t.url}/api/site/${sitekey}/nothing-here`, 'GET');
+    await request(`${t.url}/api/site/${sitekey}/light/state`, 'PUT', { _id: 'ghost', on: true, bri: 1 });
+    // The WebSocket carries the key in its upgrade path as well.
+    const ws = await SiteSocket.open(`${t.url}/api/site/${sitekey}/ws`);
+    await ws.next('hello');
+    ws.send('set', { _id: 'ghost', on: true, bri: 1 });
+    await ws.next('error');
+    await ws.close();
     const logs = JSON.stringify(t.logs);
     expect(logs).not.toContain(sitekey);
     const data = await readFile(path.join(t.dataDir, 'lighting.config.json'), 'utf8');
