@@ -166,6 +166,30 @@ describe('site WebSocket', () => {
     await ws.close();
   });
 
+  it('acknowledges the Houm.io 1.0 subscribe command with its own site, whatever key the command names', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    ws.send('subscribe', { sitekey: other.sitekey }, 's');
+    const ack = await ws.next('ack');
+    expect(ack).toMatchObject({ id: 's', data: { siteid: h.siteid } });
+    h.lighting.broadcast(other.siteid, { command: 'announce', data: { text: 'cabin only' } });
+    h.lighting.broadcast(h.siteid, { command: 'announce', data: { text: 'mine' } });
+    await ws.next('announce', (d) => d.text === 'mine');
+    expect(ws.messages.filter((m) => m.command === 'announce').map((m) => m.data.text)).toEqual(['mine']);
+    await ws.close();
+  });
+
+  it('closes the sockets of a deleted site with 4001 and refuses its key afterwards', async () => {
+    const gone = (await h.t.admin('POST', '/admin/sites', { name: 'Gone' })).body as Json;
+    const url = `${h.t.url}/api/site/${gone.sitekey}/ws`;
+    const ws = await SiteSocket.open(url);
+    await ws.next('hello');
+    const closed = new Promise<number>((r) => ws.ws.once('close', (code) => r(code)));
+    expect((await h.t.admin('DELETE', `/admin/sites/${gone.siteid}`)).status).toBe(204);
+    expect(await closed).toBe(4001);
+    await expect(SiteSocket.open(url)).rejects.toThrow('HTTP 404');
+  });
+
   it('refuses unknown keys at the upgrade with 404', async () => {
     await expect(SiteSocket.open(`${h.t.url}/api/site/not-a-key/ws`)).rejects.toThrow('HTTP 404');
     // The site id is not a key: without a token verifier it is refused the same way.
