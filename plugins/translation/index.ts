@@ -83,6 +83,9 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       },
     });
     ctx.redact.path(/\/api\/site\/([^/?#]+)\/announce/);
+    // The legacy `auth_key` query parameter (research §1.2) is refused (403), but its key must not reach the
+    // request log either; the core's own pattern covers `key=`, not `auth_key=`.
+    ctx.redact.path(/[?&]auth_key=([^&#\s"]+)/);
     mountAnnounce(router, { service, mqtt: ctx.mqtt, lighting: () => ctx.tryUse('lighting') });
     mountFallback(router); // last: unmatched /v2 and /v3 requests keep X-Trace-ID
 

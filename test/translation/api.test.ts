@@ -261,6 +261,16 @@ describe('POST /v2/translate over the wire', () => {
     expect((await h.call('GET', '/v2/languages')).status).toBe(403);
   });
 
+  it('gh-audit: refuses the legacy auth_key query parameter and keeps the key out of the log', async () => {
+    const { secret: legacy } = await h.createKey('legacy');
+    const res = await h.call('GET', `/v2/usage?type=x&auth_key=${encodeURIComponent(legacy)}`);
+    expect(res.status).toBe(403);
+    const logs = JSON.stringify(h.t.logs);
+    expect(logs).toContain('/v2/usage?type=x&auth_key='); // the request was logged
+    expect(logs).not.toContain(encodeURIComponent(legacy));
+    expect(logs).not.toContain(legacy);
+  });
+
   it('answers a repeated request from the cache without calling the upstream', async () => {
     const body = { text: ['The washing machine has finished'], target_lang: 'DE', source_lang: 'EN' };
     const before = upstream.calls('/v2/translate').length;
