@@ -261,6 +261,27 @@ describe('embedded MQTT broker with a site token as password', () => {
     expect(received).toEqual([`hearth/${siteA.siteid}/scenes/evening/apply`]);
   });
 
+  test('suspending the client shuts its open connection out of further subscribes and publishes', async () => {
+    const uri = `urn:hearth:site:${siteA.siteid}`;
+    const c = await adminClient(h, { scope: 'lights:read scenes:apply', resources: [uri] });
+    const res = await fetch(`${h.auth}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri }),
+    });
+    const token = ((await res.json()) as { access_token: string }).access_token;
+    const conn = await connect(token);
+    expect(await suback(conn.c, [`hearth/${siteA.siteid}/lights/#`])).toEqual([true]);
+    await h.admin('PATCH', `/admin/clients/${c.client_id}/suspend`);
+    expect(await suback(conn.c, [`hearth/${siteA.siteid}/scenes/#`])).toEqual([false]);
+    const closed = once(conn.c, 'close');
+    conn.c.publish(`hearth/${siteA.siteid}/scenes/evening/apply`, 'go', { qos: 1 });
+    await closed;
+    conn.c.end(true);
+  });
+
   test('a password that is not a token is left to other plugins (anonymous refused here)', async () => {
     const c = mqtt.connect(h.mqttUrl, { username: 'device', password: 'not-a-token', reconnectPeriod: 0 });
     const [err] = (await once(c, 'error')) as [Error & { code?: number }];

@@ -1,6 +1,6 @@
 import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/mqtt/types.ts';
 import type { AuthServices } from '../services.ts';
-import type { VerifyAccessToken } from './verify.ts';
+import { isLive, type VerifyAccessToken } from './verify.ts';
 
 const KIND = 'auth.site-token';
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -11,6 +11,8 @@ interface TokenIdentity {
   scopes: string[];
   jti: string;
   exp: number;
+  client_id: string;
+  sub: string;
 }
 
 const identityOf = (c: MqttClientInfo): TokenIdentity | null =>
@@ -31,7 +33,8 @@ export function publishScope(rest: string): string {
  * to other plugins ('pass'); a token that fails verification is refused.
  */
 export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): MqttAuthHooks {
-  const stillValid = (id: TokenIdentity) => !s.issuances.isRevoked(id.jti) && id.exp * 1000 > Date.now();
+  // Re-checked on every publish and subscribe: revoked, expired, or its client suspended or user disabled.
+  const stillValid = (id: TokenIdentity) => id.exp * 1000 > Date.now() && isLive(s, id);
   const underSite = (id: TokenIdentity, topic: string): string | null => {
     const prefix = `hearth/${id.siteId}/`;
     return topic.startsWith(prefix) ? topic.slice(prefix.length) : null;
@@ -43,7 +46,15 @@ export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): 
       const v = await verify(token);
       const siteId = v ? s.data.data.resources[v.resource_id]?.site_id : undefined;
       if (!v || !siteId) return { allow: false };
-      const identity: TokenIdentity = { kind: KIND, siteId, scopes: v.scopes, jti: v.jti, exp: v.exp };
+      const identity: TokenIdentity = {
+        kind: KIND,
+        siteId,
+        scopes: v.scopes,
+        jti: v.jti,
+        exp: v.exp,
+        client_id: v.client_id,
+        sub: v.sub,
+      };
       return { allow: true, identity: identity as unknown as Record<string, unknown> };
     },
     authorizeSubscribe(client, topic): MqttTopicDecision {

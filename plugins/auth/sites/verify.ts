@@ -24,7 +24,10 @@ export interface VerifyOptions {
  * for delegated tokens, its user active (a suspended client or disabled user loses every token at once).
  * Shared by the in-process verifier and introspection so both give the same answer.
  */
-export function isLive(s: AuthServices, claims: AccessTokenClaims): boolean {
+export function isLive(
+  s: AuthServices,
+  claims: Pick<AccessTokenClaims, 'jti' | 'client_id' | 'sub'>,
+): boolean {
   if (s.issuances.isRevoked(claims.jti)) return false;
   if (s.data.data.clients[claims.client_id]?.status !== 'active') return false;
   const user = s.data.data.users[claims.sub];
