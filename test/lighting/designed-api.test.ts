@@ -50,6 +50,24 @@ describe('site data', () => {
       subdef: 'ff:80:00:00',
     });
     expect((await h.call('GET', '/subdef/next?vendor=enocean')).body.subdef).toBe('ff:80:00:01');
+    // research §1.4: a Base ID gives 128 sender ids; when every one is taken the answer is 409.
+    for (let n = 1; n < 128; n++) {
+      const subdef = `ff:80:00:${n.toString(16).padStart(2, '0')}`;
+      const res = await h.call('POST', '/light', {
+        name: `E${n}`,
+        type: 'binary',
+        vendor: 'enocean',
+        enoceanid: `e${n + 1}`,
+        subdef,
+      });
+      expect(res.status).toBe(201);
+    }
+    expect(await h.call('GET', '/subdef/next?vendor=enocean')).toMatchObject({
+      status: 409,
+      body: { message: 'all 128 enocean sender ids from ff:80:00:00 are in use' },
+    });
+    // Another vendor's ids are its own.
+    expect((await h.call('GET', '/subdef/next?vendor=test')).body.subdef).toBe('ff:80:00:00');
   });
 });
 
