@@ -264,6 +264,19 @@ describe('users, grants and the consent cascade', () => {
     });
     // A new consent, then revoke-all for the user.
     const t2 = await run();
+    // Disabling the user stops its tokens at once on the site API; enabling brings them back.
+    const siteApi = () =>
+      fetch(`${h.url}/api/site/${decodeURIComponent(site.slice('urn:hearth:site:'.length))}/light`, {
+        headers: { authorization: `Bearer ${t2.access_token}` },
+      }).then((r) => r.status);
+    expect(await siteApi()).toBe(200);
+    await h.admin('PATCH', `/admin/users/${u.id}/disable`);
+    expect(await siteApi()).toBe(404);
+    await expect(client.refreshTokenGrant(config, t2.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    await h.admin('PATCH', `/admin/users/${u.id}/enable`);
+    expect(await siteApi()).toBe(200);
     const revoked = (await h.admin('DELETE', `/admin/users/${u.id}/tokens`)).body as { revoked: number };
     expect(revoked.revoked).toBeGreaterThanOrEqual(2); // access + refresh token
     await expect(client.refreshTokenGrant(config, t2.refresh_token!)).rejects.toMatchObject({
