@@ -88,7 +88,15 @@ describe('site WebSocket', () => {
       ['group/toggle', {}, /_id is required/],
     ];
     for (const [i, [command, data]] of bad.entries()) ws.send(command, data, i);
-    await expect.poll(() => ws.messages.filter((m) => m.command === 'error').length).toBe(bad.length);
+    // Oversized text and binary frames are refused by size and kind (README: JSON text up to 16 KiB).
+    ws.ws.send(JSON.stringify({ command: 'ping', data: { pad: 'x'.repeat(17 * 1024) } }));
+    ws.ws.send(Buffer.from('{"command":"ping"}'), { binary: true });
+    await expect.poll(() => ws.messages.filter((m) => m.command === 'error').length).toBe(bad.length + 2);
+    const framing = ws.messages.filter((m) => m.command === 'error' && m.id === undefined);
+    expect(framing.map((m) => m.data.message)).toEqual([
+      'messages must be JSON text up to 16 KiB',
+      'messages must be JSON text up to 16 KiB',
+    ]);
     const replies = ws.messages.filter((m) => m.command === 'error');
     for (const [i, [command, , message]] of bad.entries()) {
       const reply = replies.find((m) => m.id === i);
