@@ -444,7 +444,7 @@ describe('lockout and disabled local login', () => {
     }
   });
 
-  test('codes, refresh tokens and client secrets never reach the disk in plain text', async () => {
+  test('codes, refresh tokens, client secrets and passwords never reach the disk or the log', async () => {
     const hub = await startAuthHub();
     try {
       const u = await adminUser(hub, 'hal@home.test', 'hal password 123');
@@ -486,6 +486,20 @@ describe('lockout and disabled local login', () => {
         u.password,
       ]) {
         expect(files.some((f) => f.includes(secret))).toBe(false);
+      }
+      // Nor any log line (debug level, access log on), access tokens included.
+      const logs = JSON.stringify(hub.logs);
+      expect(logs).toContain('/oauth/token');
+      for (const secret of [
+        cb.searchParams.get('code')!,
+        tokens.refresh_token!,
+        tokens.access_token,
+        rotated.refresh_token!,
+        rotated.access_token,
+        c.client_secret!,
+        u.password,
+      ]) {
+        expect(logs.includes(secret)).toBe(false);
       }
     } finally {
       await hub.stop().catch(() => {});
