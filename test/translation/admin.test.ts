@@ -120,6 +120,15 @@ describe('developer keys', () => {
       const res = await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: id, characters });
       expect([res.status, res.body.message]).toEqual([400, "Value for 'characters' not supported."]);
     }
+    for (const form of [`key_id=${id}&characters=`, `key_id=${id}&characters=1e3`]) {
+      const res = await h.call('PUT', '/v2/admin/developer-keys/limits', { key: h.t.adminKey, form });
+      expect([res.status, res.body.message], form).toEqual([400, "Value for 'characters' not supported."]);
+    }
+    const viaForm = await h.call('PUT', '/v2/admin/developer-keys/limits', {
+      key: h.t.adminKey,
+      form: `key_id=${id}&characters=500&speech_to_text_milliseconds=null`,
+    });
+    expect(viaForm.body.usage_limits).toEqual({ characters: 500, speech_to_text_milliseconds: null });
     const noLabel = await h.admin('PUT', '/v2/admin/developer-keys/label', { key_id: id });
     expect(noLabel.body.message).toMatch(/'label' not specified/);
   });

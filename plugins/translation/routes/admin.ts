@@ -28,7 +28,8 @@ function limitValue(p: ParamReader, name: string): number | null | undefined {
     throw notSupported(name);
   }
   const text = p.string(name) ?? '';
-  if (text === 'null' || text === '') return null;
+  // Only an explicit `null` lifts a limit: an empty value (an unset variable in a script) is a mistake.
+  if (text === 'null') return null;
   if (/^\d{1,15}$/.test(text)) return Number(text);
   throw notSupported(name);
 }
