@@ -222,6 +222,17 @@ describe('authorization code flow with PKCE through the real pages', () => {
     );
     expect((await go({ ...s256, resource: 'urn:nope' })).searchParams.get('error')).toBe('invalid_target');
     expect((await go(s256)).toString()).toContain('/login?redirect=');
+    // OAuth 2.1: confidential clients need PKCE too.
+    const web = await adminClient(h, {
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      application_type: 'native',
+    });
+    expect((await go({ ...base, client_id: web.client_id })).searchParams.get('error')).toBe(
+      'invalid_request',
+    );
   });
 
   test('unknown client or unregistered redirect URI: an error page, never a redirect (RFC 9700 §4.11)', async () => {
