@@ -58,6 +58,8 @@ describe('first start', () => {
     const page = await fetch(line!.split(': ').pop()!);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<title>Hearth lights</title>');
+    // Printed for the operator, never written to the log.
+    expect(JSON.stringify(t.logs)).not.toContain(line!.split('/site/').pop()!);
   });
 });
 
