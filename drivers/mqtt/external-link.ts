@@ -68,7 +68,10 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
         // The next attempt waits `delay`; each failure doubles the wait after it, up to `max`.
         c.options.reconnectPeriod = delay;
         delay = Math.min(max, delay * 2);
-        emit(false);
+      });
+      // Appended: by then mqtt.js has marked the client disconnected, which is what listeners read.
+      c.on('close', () => {
+        if (client === c) emit(false);
       });
       // Errors (refused CONNACK, DNS, TLS) are followed by a close and a retry: log, never throw.
       c.on('error', (err) => log.warn({ err: { message: err.message } }, 'MQTT broker connection error'));
