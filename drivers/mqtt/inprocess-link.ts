@@ -30,6 +30,9 @@ export function connectFanout(mqtt: MqttApi): ConnectFanout {
 
 export function inProcessLink(mqtt: MqttApi, fanout: ConnectFanout): MqttLink {
   let running = false;
+  // The driver subscribes before start(); the broker replays retained messages (discovery lists, device
+  // states) during that subscribe, so only stop() ends delivery — not "not started yet".
+  let stopped = false;
   let removeListener: (() => void) | null = null;
   const listeners: Array<(connected: boolean) => void> = [];
   const emit = (up: boolean) => {
@@ -42,6 +45,7 @@ export function inProcessLink(mqtt: MqttApi, fanout: ConnectFanout): MqttLink {
     },
     async start() {
       running = true;
+      stopped = false;
       removeListener = fanout.add(() => {
         if (running) emit(true);
       });
@@ -49,6 +53,7 @@ export function inProcessLink(mqtt: MqttApi, fanout: ConnectFanout): MqttLink {
     },
     async stop() {
       running = false;
+      stopped = true;
       removeListener?.();
       removeListener = null;
       await Promise.all([...subs].map((u) => u()));
@@ -61,7 +66,7 @@ export function inProcessLink(mqtt: MqttApi, fanout: ConnectFanout): MqttLink {
     },
     async subscribe(filter, handler: MessageHandler) {
       const remove = await mqtt.subscribe(filter, (m) => {
-        if (running) handler(m.topic, m.payload, m.retain);
+        if (!stopped) handler(m.topic, m.payload, m.retain);
       });
       const unsubscribe = async () => {
         subs.delete(unsubscribe);

@@ -69,6 +69,39 @@ describe('discovery and availability', () => {
     expect(await device('zigbee2mqtt:hall')).toMatchObject({ gone: false, new: false });
   });
 
+  it('zigbee2mqtt going away (bridge/state last will) marks all its devices unavailable until it is back', async () => {
+    const spec = [
+      { name: 'attic', type: 'bulb' as const },
+      { name: 'attic switch', type: 'switch' as const },
+    ];
+    const z2m = await startZigbee2mqtt({ url: h.t.mqttUrl, devices: spec });
+    const availability = async () =>
+      (await devices())
+        .map((d) => `${d.mqttid} ${d.available}`)
+        .sort()
+        .join(', ');
+    await eventually(
+      async () =>
+        (await availability()) === 'zigbee2mqtt:attic switch true, zigbee2mqtt:attic true' || undefined,
+      'both online',
+    );
+    z2m.crash(); // ungraceful: the broker publishes the retained `bridge/state {"state":"offline"}`
+    await eventually(
+      async () =>
+        (await availability()) === 'zigbee2mqtt:attic false, zigbee2mqtt:attic switch false' || undefined,
+      'both unavailable',
+    );
+    const conn = (await h.site('GET', '/connection')).body.find((c: Json) => c.vendor === 'mqtt');
+    expect(conn.detail.unavailable.sort()).toEqual(['zigbee2mqtt:attic', 'zigbee2mqtt:attic switch']);
+    const back = await startZigbee2mqtt({ url: h.t.mqttUrl, devices: spec });
+    stops.push(() => back.stop());
+    await eventually(
+      async () =>
+        (await availability()) === 'zigbee2mqtt:attic switch true, zigbee2mqtt:attic true' || undefined,
+      'both back online',
+    );
+  });
+
   it('a Home Assistant light is discovered, withdrawn (unavailable, kept), and its last will marks it offline', async () => {
     const bulb = await startHaJsonBulb({ url: h.t.mqttUrl, node: 'esp1' });
     await eventually(() => device('ha:esp1-light'), 'the HA light');
@@ -159,5 +192,32 @@ describe('discovery and availability', () => {
     });
     await bulb.press(1, 'SINGLE');
     await eventually(() => (bulb.power && bulb.dimmer === 100) || undefined, 'the button action');
+  });
+});
+
+describe('the discovery site setting', () => {
+  it('puts discovered devices on the configured site, not the first one', async () => {
+    const h = await startMqttHub({
+      mqtt: { allowAnonymous: true },
+      plugins: { 'mqtt-devices': { discoverySite: 'Cabin' } },
+    });
+    const z2m = await startZigbee2mqtt({ url: h.t.mqttUrl, devices: [{ name: 'loft', type: 'bulb' }] });
+    try {
+      // The site is created after the hub started and after zigbee2mqtt published its retained list: the
+      // new instance learns it from the replay on subscribe (regression: the in-process link dropped
+      // messages replayed before its start()), and it alone discovers.
+      const cabin = (await h.t.admin('POST', '/admin/sites', { name: 'Cabin' })).body as Json;
+      const found = await eventually(async () => {
+        const list = (await h.t.admin('GET', '/admin/mqtt/devices')).body as Json[];
+        return list.find((d) => d.mqttid === 'zigbee2mqtt:loft');
+      }, 'the discovered bulb');
+      expect(found).toMatchObject({ site: cabin.siteid, new: true });
+      const home = (await h.site('GET', '/connection')).body.find((c: Json) => c.vendor === 'mqtt');
+      expect(home.detail.new).toEqual([]);
+      expect(home.detail.devices).toBe(0);
+    } finally {
+      await z2m.stop();
+      await h.stop();
+    }
   });
 });
