@@ -155,7 +155,8 @@ console.log(
 let pressOn = true;
 const presser = setInterval(
   () => {
-    void z2m.press('Wall switch', pressOn ? 'on' : 'off');
+    // A press cut short by Ctrl+C is not an error worth a stack trace.
+    z2m.press('Wall switch', pressOn ? 'on' : 'off').catch(() => {});
     pressOn = !pressOn;
   },
   Number(process.env.HEARTH_DEMO_PRESS_MS ?? 8000),

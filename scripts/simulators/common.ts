@@ -79,6 +79,14 @@ export function simDevice(client: MqttClient): SimDevice & { record(r: Received)
   };
 }
 
+/**
+ * Sends a device's answer without waiting. One cut short because the device is stopping ("client
+ * disconnecting") is lost, as on the wire, instead of surfacing as an unhandled rejection in a test run.
+ */
+export function answer(p: Promise<unknown>): void {
+  p.catch(() => {});
+}
+
 /** Resolves once the client is connected (the first time). */
 export function connected(client: MqttClient): Promise<void> {
   return client.connected

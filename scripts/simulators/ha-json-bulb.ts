@@ -4,7 +4,15 @@
  * `~` base), takes `{"state","brightness"}` on `~/set`, reports retained on `~/state`, presence on
  * `~/status`. Optionally announces a device trigger for its button.
  */
-import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import {
+  answer,
+  connected,
+  connectSim,
+  extend,
+  type SimDevice,
+  type SimOptions,
+  simDevice,
+} from './common.ts';
 
 export interface HaJsonBulb extends SimDevice {
   readonly state: { state: 'ON' | 'OFF'; brightness: number };
@@ -69,7 +77,7 @@ export async function startHaJsonBulb(
     } catch {
       return;
     }
-    void client.publishAsync(`${base}/state`, JSON.stringify(state), { retain: true });
+    answer(client.publishAsync(`${base}/state`, JSON.stringify(state), { retain: true }));
   });
   await connected(client);
   return extend(sim, {

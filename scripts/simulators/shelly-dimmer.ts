@@ -3,7 +3,15 @@
  * `{ison,brightness}` on `…/light/0/status`, `…/command` `update` republishes, `…/online` as last will,
  * presses on `…/input_event/0`.
  */
-import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import {
+  answer,
+  connected,
+  connectSim,
+  extend,
+  type SimDevice,
+  type SimOptions,
+  simDevice,
+} from './common.ts';
 
 export interface ShellyDimmer extends SimDevice {
   readonly ison: boolean;
@@ -27,7 +35,7 @@ export async function startShellyDimmer(opts: SimOptions & { id: string }): Prom
   client.on('message', (topic, payload, packet) => {
     const text = payload.toString();
     sim.record({ topic, payload: text, retain: packet.retain });
-    if (topic === `${a}/command` && text === 'update') return void status();
+    if (topic === `${a}/command` && text === 'update') return answer(status());
     if (topic === `${a}/light/0/command`) ison = text === 'on' ? true : text === 'off' ? false : ison;
     if (topic === `${a}/light/0/set`) {
       try {
@@ -38,7 +46,7 @@ export async function startShellyDimmer(opts: SimOptions & { id: string }): Prom
         return;
       }
     }
-    void status();
+    answer(status());
   });
   await connected(client);
   return extend(sim, {

@@ -3,7 +3,15 @@
  * `Switch.GetStatus`), answers on `<src>/rpc`, `NotifyStatus` on `<prefix>/events/rpc`, input presses as
  * `NotifyEvent`, `<prefix>/online` true/false as retained last will.
  */
-import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import {
+  answer,
+  connected,
+  connectSim,
+  extend,
+  type SimDevice,
+  type SimOptions,
+  simDevice,
+} from './common.ts';
 
 export interface ShellyRelay extends SimDevice {
   readonly output: boolean;
@@ -37,9 +45,9 @@ export async function startShellyRelay(opts: SimOptions & { prefix: string }): P
     if (req.method === 'Switch.Set' && typeof req.params?.on === 'boolean') {
       const was_on = output;
       output = req.params.on;
-      void reply({ was_on });
-      void notify('NotifyStatus', { ts: Date.now() / 1000, 'switch:0': { id: 0, output } });
-    } else if (req.method === 'Switch.GetStatus') void reply(status());
+      answer(reply({ was_on }));
+      answer(notify('NotifyStatus', { ts: Date.now() / 1000, 'switch:0': { id: 0, output } }));
+    } else if (req.method === 'Switch.GetStatus') answer(reply(status()));
   });
   await connected(client);
   return extend(sim, {

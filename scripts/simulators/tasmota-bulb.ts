@@ -3,7 +3,15 @@
  * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
  * `press()` sends a detached button action like a Tasmota with SetOption73.
  */
-import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import {
+  answer,
+  connected,
+  connectSim,
+  extend,
+  type SimDevice,
+  type SimOptions,
+  simDevice,
+} from './common.ts';
 
 export interface TasmotaBulb extends SimDevice {
   readonly power: boolean;
@@ -88,7 +96,7 @@ export async function startTasmotaBulb(
       dimmer = n;
       power = n > 0; // Tasmota: setting the dimmer switches the light (SetOption20 0)
     } else if (command !== 'STATE' && command !== 'DIMMER') return;
-    void publishState();
+    answer(publishState());
   });
   await connected(client);
   return extend(sim, {

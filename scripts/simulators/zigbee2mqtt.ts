@@ -3,7 +3,15 @@
  * `bridge/devices` and per-device availability; `<name>/set` and `<name>/get` for bulbs (brightness
  * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does.
  */
-import { connected, connectSim, extend, type SimDevice, type SimOptions, simDevice } from './common.ts';
+import {
+  answer,
+  connected,
+  connectSim,
+  extend,
+  type SimDevice,
+  type SimOptions,
+  simDevice,
+} from './common.ts';
 
 export interface Z2mDeviceSpec {
   name: string;
@@ -93,9 +101,11 @@ export async function startZigbee2mqtt(
     sim.record({ topic, payload: payload.toString(), retain: packet.retain });
     if (topic === `${base}/bridge/request/permit_join`) {
       permitJoins++;
-      void client.publishAsync(
-        `${base}/bridge/response/permit_join`,
-        JSON.stringify({ data: JSON.parse(payload.toString()), status: 'ok' }),
+      answer(
+        client.publishAsync(
+          `${base}/bridge/response/permit_join`,
+          JSON.stringify({ data: JSON.parse(payload.toString()), status: 'ok' }),
+        ),
       );
       return;
     }
@@ -113,7 +123,7 @@ export async function startZigbee2mqtt(
       if (body.state === 'ON' || body.state === 'OFF') bulb.state = body.state;
       if (body.state === 'TOGGLE') bulb.state = bulb.state === 'ON' ? 'OFF' : 'ON';
     }
-    void publishBulb(name);
+    answer(publishBulb(name));
   });
   await connected(client);
   return extend(sim, {
