@@ -110,6 +110,17 @@ describe('DeepL engine', () => {
       const err = await failure(() => deepl.translate(job(), signal));
       expect([status, err.kind, err.status]).toEqual([status, kind, hint]);
     }
+    // An upstream quoting our key where the message is cut: no piece of the key survives.
+    const long = engine('deepl', fake.url, { apiKey: 'secret-upstream-key' });
+    fake.heal();
+    fake.trouble({
+      status: 400,
+      body: JSON.stringify({ message: `${'x'.repeat(190)}secret-upstream-key refused` }),
+      path: '/v2/translate',
+    });
+    const cut = await failure(() => long.translate(job(), signal));
+    expect(cut.message).toContain(`${'x'.repeat(190)}***`);
+    expect(cut.message).not.toContain('secret-');
     fake.heal();
     const wrongKey = engine('deepl', fake.url, { apiKey: 'nope' });
     const err = await failure(() => wrongKey.translate(job(), signal));

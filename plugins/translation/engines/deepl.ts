@@ -18,7 +18,7 @@ export const deeplHost = (apiKey: string): string =>
 export function createDeeplEngine(config: EngineConfig): Engine {
   const client = new UpstreamClient(config.url || deeplHost(config.apiKey), config.timeoutMs);
   const headers = { authorization: `DeepL-Auth-Key ${config.apiKey}` };
-  const scrub = (text: unknown) => (config.apiKey ? clip(text).replaceAll(config.apiKey, '***') : clip(text));
+  const scrub = (text: unknown) => clip(text, config.apiKey);
 
   function failure(res: UpstreamResponse): UpstreamError {
     let message = '';

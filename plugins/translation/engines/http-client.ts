@@ -112,5 +112,11 @@ export function jsonBody(res: UpstreamResponse, engine: string): unknown {
   }
 }
 
-/** Shortens an upstream's message for our own error text (it never contains our key: we never send it back). */
-export const clip = (text: unknown): string => String(text ?? '').slice(0, 200);
+/**
+ * An upstream's message, shortened for our own error text, with our upstream key taken out first (an
+ * upstream may quote it; shortening first could leave a piece of it that no longer matches).
+ */
+export function clip(text: unknown, secret = ''): string {
+  const message = String(text ?? '');
+  return (secret ? message.replaceAll(secret, '***') : message).slice(0, 200);
+}

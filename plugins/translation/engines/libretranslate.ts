@@ -36,7 +36,7 @@ function deeplCodes(ltCode: string): string[] {
  */
 export function createLibreEngine(config: EngineConfig): Engine {
   const client = new UpstreamClient(config.url || 'http://127.0.0.1:5000', config.timeoutMs);
-  const scrub = (text: unknown) => (config.apiKey ? clip(text).replaceAll(config.apiKey, '***') : clip(text));
+  const scrub = (text: unknown) => clip(text, config.apiKey);
   /** DeepL code → LT code, filled from `/languages`. */
   let toLt = new Map<string, string>();
 

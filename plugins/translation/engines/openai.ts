@@ -11,7 +11,7 @@ import { type Engine, type EngineConfig, type EngineJob, type EngineResult, Upst
 export function createOpenAiEngine(config: EngineConfig): Engine {
   const client = new UpstreamClient(config.url || 'http://127.0.0.1:11434/v1', config.timeoutMs);
   const headers: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
-  const scrub = (text: unknown) => (config.apiKey ? clip(text).replaceAll(config.apiKey, '***') : clip(text));
+  const scrub = (text: unknown) => clip(text, config.apiKey);
   const configured = config.languages.map((c) => c.toUpperCase());
   const support = configured.length
     ? allPairs(
