@@ -430,6 +430,34 @@ describe('lockout and disabled local login', () => {
     }
   });
 
+  test('spraying many identities from one address meets a per-IP 429 before the password hash', async () => {
+    const hub = await startAuthHub();
+    try {
+      const b = new Browser(hub.auth);
+      const csrf = /name="csrf_token" value="([^"]+)"/.exec(await (await b.fetch('/login')).text())![1]!;
+      // All at once, so the verdict does not depend on how fast this machine hashes.
+      const all = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          b.post('/login', {
+            csrf_token: csrf,
+            email: `guess${i}@home.test`,
+            password: 'guess',
+            redirect: '/',
+          }),
+        ),
+      );
+      const statuses = all.map((r) => r.status);
+      expect(statuses.filter((x) => x === 422).length).toBeGreaterThanOrEqual(20); // the burst
+      expect(statuses.every((x) => x === 422 || x === 429)).toBe(true);
+      const limited = all.find((r) => r.status === 429);
+      expect(limited).toBeDefined();
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(limited!.headers.get('content-type')).toMatch(/text\/html/);
+    } finally {
+      await hub.stop();
+    }
+  });
+
   test('a password hash with old parameters is upgraded at the next login', async () => {
     const first = await startAuthHub();
     const u = await adminUser(first, 'gil@home.test', 'gil password 123');

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
+import { createRateLimiter } from '../domain/rate-limit.ts';
 import { safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { FormError, field, readForm } from './form.ts';
@@ -45,7 +46,19 @@ function renderLogin(
   );
 }
 
+/** Spec rule 5: 429 as an HTML page with the real remaining time in `Retry-After` (at least 1 s). */
+function tooMany(ctx: Context, seconds: number, scope: string): void {
+  ctx.set('Retry-After', String(Math.max(1, seconds)));
+  sendPage(
+    ctx,
+    429,
+    'Too many attempts',
+    `<h1>Too many attempts</h1><p>Sign-in is paused ${esc(scope)}. Try again later.</p>`,
+  );
+}
+
 export function mountLogin(router: HearthRouter, s: AuthServices): void {
+  const hashBudget = createRateLimiter({ ratePerSec: 5, burst: 20, maxKeys: 10_000 });
   router.get('/login', (ctx) => {
     const q = ctx.query.redirect;
     renderLogin(ctx, s, 200, safeRedirect(typeof q === 'string' ? q : undefined));
@@ -78,16 +91,11 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
     }
     // Checked before hashing so a locked identity costs no argon2 work (research §1.2).
     const remaining = s.lockout.remainingMs(email, ctx.ip);
-    if (remaining > 0) {
-      ctx.set('Retry-After', String(Math.max(1, Math.ceil(remaining / 1000))));
-      sendPage(
-        ctx,
-        429,
-        'Too many attempts',
-        '<h1>Too many attempts</h1><p>Sign-in is paused for this account. Try again later.</p>',
-      );
-      return;
-    }
+    if (remaining > 0) return tooMany(ctx, Math.ceil(remaining / 1000), 'for this account');
+    // Research §4.3: a coarse per-IP bucket in front of the hash, so spraying many identities cannot queue
+    // unbounded argon2 work (the lockout above counts per identity).
+    const wait = hashBudget.take(ctx.ip);
+    if (wait > 0) return tooMany(ctx, wait, 'from your address');
     const user = Object.values(s.data.data.users).find((u) => u.email.toLowerCase() === email.toLowerCase());
     // Unknown and disabled users still pay for a (dummy) verify: timing tells nothing.
     const ok = await s.passwords.verify(user?.password_hash ?? null, password);
