@@ -242,12 +242,16 @@ describe('POST /v2/translate over the wire', () => {
     });
     expect(big.status).toBe(413);
     expect(big.body.message).toMatch(/128 KiB/);
+    expect(big.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
     const res = await fetch(`${h.t.url}/v2/translate`, {
       method: 'POST',
       headers: { authorization: `DeepL-Auth-Key ${secret}`, 'content-type': 'text/xml' },
       body: '<text>a</text>',
     });
-    expect(res.status).toBe(415);
+    expect([res.status, res.headers.get('x-trace-id')]).toEqual([
+      415,
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+    ]);
     expect(((await res.json()) as { message: string }).message).toMatch(/Content-Type/);
   });
 
@@ -256,6 +260,7 @@ describe('POST /v2/translate over the wire', () => {
       const res = await h.call('POST', '/v2/translate', { headers, form: 'text=a&target_lang=de' });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ message: 'Forbidden' });
+      expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
     }
     expect((await h.call('GET', '/v2/usage')).status).toBe(403);
     expect((await h.call('GET', '/v2/languages')).status).toBe(403);

@@ -99,6 +99,7 @@ describe('failover and circuit breaker through the hub', () => {
     });
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('1');
+    expect(down.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
     await h.call('POST', '/v2/translate', { key: secret, json: { text: ['five'], target_lang: 'DE' } });
     const ready = (await (await fetch(`${h.t.url}/ready`)).json()) as {
       plugins: Array<{ name: string; health?: { status: string; detail?: string } }>;
