@@ -134,14 +134,25 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     };
     // In parallel: with an external broker down, each instance waits a few seconds for its first connection.
     await Promise.all(lighting.sites.list().map((s) => startSite(s.siteid)));
-    if (config.discoverySite && !instances.discoverySite())
-      ctx.notices.set('discovery-site', `MQTT discovery is off: no site named ${config.discoverySite}`);
-    ctx.bus.on('lighting.site.created', ({ siteId }) => startSite(siteId));
+    // Kept current: the discovery site may be created (or deleted) while the hub runs.
+    const discoveryNotice = () =>
+      ctx.notices.set(
+        'discovery-site',
+        config.discoverySite && !instances.discoverySite()
+          ? `MQTT discovery is off: no site named ${config.discoverySite}`
+          : null,
+      );
+    discoveryNotice();
+    ctx.bus.on('lighting.site.created', ({ siteId }) => {
+      discoveryNotice();
+      return startSite(siteId);
+    });
     ctx.bus.on('lighting.site.deleted', async ({ siteId }) => {
       await instances.stop(siteId);
       topics.siteStatus(siteId, false);
       await registry.removeSite(siteId);
       await credentials.removeSite(siteId);
+      discoveryNotice();
     });
     await topics.listen();
     ctx.mqtt.onConnect(republish);

@@ -202,7 +202,10 @@ describe('the discovery site setting', () => {
       plugins: { 'mqtt-devices': { discoverySite: 'Cabin' } },
     });
     const z2m = await startZigbee2mqtt({ url: h.t.mqttUrl, devices: [{ name: 'loft', type: 'bulb' }] });
+    const notices = async () =>
+      ((await (await fetch(`${h.t.url}/ready`)).json()) as Json).notices.map((n: Json) => n.id);
     try {
+      expect(await notices()).toContain('discovery-site');
       // The site is created after the hub started and after zigbee2mqtt published its retained list: the
       // new instance learns it from the replay on subscribe (regression: the in-process link dropped
       // messages replayed before its start()), and it alone discovers.
@@ -212,6 +215,7 @@ describe('the discovery site setting', () => {
         return list.find((d) => d.mqttid === 'zigbee2mqtt:loft');
       }, 'the discovered bulb');
       expect(found).toMatchObject({ site: cabin.siteid, new: true });
+      expect(await notices()).not.toContain('discovery-site');
       const home = (await h.site('GET', '/connection')).body.find((c: Json) => c.vendor === 'mqtt');
       expect(home.detail.new).toEqual([]);
       expect(home.detail.devices).toBe(0);
