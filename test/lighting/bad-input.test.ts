@@ -334,3 +334,41 @@ describe('bad input on every body-taking route', () => {
     );
   });
 });
+
+describe('bad input on the admin routes', () => {
+  it('answers 4xx {message} and leaves the sites as they were', async () => {
+    const sitesBefore = (await h.t.admin('GET', '/admin/sites')).body;
+    const configBefore = await configFile();
+    const send = (method: string, p: string, body?: string, type = 'application/json') =>
+      request(new URL(p, h.t.adminUrl).href, method, body, {
+        authorization: `Bearer ${h.t.adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': type }),
+      });
+    const cases: Array<[string, string, string | undefined, number]> = [
+      ['POST', '/admin/sites', '{"name": ', 400],
+      ['POST', '/admin/sites', '[]', 400],
+      ['POST', '/admin/sites', '{"name": 5}', 400],
+      ['POST', '/admin/sites', '{"name": "   "}', 400],
+      ['POST', '/admin/sites', JSON.stringify({ name: 'x'.repeat(101) }), 400],
+      ['POST', '/admin/sites', undefined, 400],
+      ['PATCH', `/admin/sites/${h.siteid}`, '{"name": null}', 400],
+      ['PATCH', '/admin/sites/ghost', '{"name": "x"}', 404],
+      ['POST', '/admin/sites/ghost/rotate-key', undefined, 404],
+      ['DELETE', '/admin/sites/ghost', undefined, 404],
+      ['GET', '/admin/sites/ghost', undefined, 404],
+    ];
+    for (const [method, p, body, status] of cases) {
+      const res = await send(method, p, body);
+      expect(res.status, `${method} ${p} ${body}`).toBe(status);
+      // The admin listener keeps the core's error shape `{error, message}` (every plugin's admin routes do).
+      expect(res.body, `${method} ${p} ${body}`).toMatchObject({ message: expect.any(String) });
+    }
+    const text = await send('POST', '/admin/sites', 'name=x', 'text/plain');
+    expect(text).toMatchObject({
+      status: 415,
+      body: { message: 'Content-Type must be application/json' },
+    });
+    expect((await h.t.admin('GET', '/admin/sites')).body).toEqual(sitesBefore);
+    expect(await configFile()).toBe(configBefore);
+  });
+});
