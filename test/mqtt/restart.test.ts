@@ -1,7 +1,8 @@
 /**
  * Broker restarts (research §5.1): an aedes broker and Debian's mosquitto are stopped and started again
  * on the same port; the driver reports the link down and up, re-subscribes, asks every device for its
- * state (resync), and commands work again. A hub restart republishes Hearth's retained state.
+ * state (resync), and commands work again. A hub restart republishes Hearth's retained state and does
+ * not replay a command someone left retained (ghost switching).
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -113,4 +114,41 @@ describe('hub restart', () => {
       await next.stop();
     }
   });
+});
+
+describe('ghost switching (research §2.5)', () => {
+  it('a command left retained on hearth/<site>/light/<id>/set is not replayed into the light at start', async () => {
+    // The core on an external mosquitto: unlike the embedded broker, it keeps retained messages across a
+    // hub restart, so Hearth's subscription gets them replayed.
+    const broker = await startMosquitto();
+    const h = await startMqttHub({ mqtt: { external: { url: broker.url } } });
+    const bulb = await startTasmotaBulb({ url: broker.url, topic: 'ghost' });
+    const tool = await mqtt.connectAsync(broker.url);
+    let next: Awaited<ReturnType<typeof h.t.restart>> | null = null;
+    try {
+      await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:ghost', site: h.siteid });
+      const set = `hearth/${h.siteid}/light/tasmota:ghost/set`;
+      // A tool that publishes its commands retained (Tasmota's PowerRetain habit): live, it is a command.
+      await tool.publishAsync(set, '{"on":true,"bri":255}', { retain: true });
+      await eventually(() => bulb.power || undefined, 'the live command');
+      await tool.publishAsync(set, '{"on":false}');
+      await eventually(() => !bulb.power || undefined, 'off again');
+      const before = bulb.received.length;
+      next = await h.t.restart();
+      // The hub is up and subscribed: its resync reached the bulb; give the replay time to arrive.
+      await eventually(
+        () => bulb.received.slice(before).some((r) => r.topic === 'cmnd/ghost/STATE') || undefined,
+        'the resync after the restart',
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      const commands = bulb.received.slice(before).filter((r) => r.topic !== 'cmnd/ghost/STATE');
+      expect(commands).toEqual([]);
+      expect(bulb.power).toBe(false);
+    } finally {
+      await tool.endAsync();
+      await bulb.stop();
+      await (next ?? h.t).stop();
+      await broker.stop();
+    }
+  }, 30_000);
 });
