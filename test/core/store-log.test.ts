@@ -89,6 +89,32 @@ describe('LogStore', () => {
     await second.doc.close();
   });
 
+  it('looks only at the head of the log on append; the full age pass runs before the write', async () => {
+    const now = 1_000_000;
+    let timeOfCalls = 0;
+    const doc = await JsonDocStore.open<LogFile<Entry>>(
+      join(dataDir, 'auth.hot.json'),
+      { items: [] },
+      { log: captureLog().log, gate: new WriteGate(), coalesceMs: 60_000 },
+    );
+    const timeOf = (e: Entry) => {
+      timeOfCalls += 1;
+      return e.at;
+    };
+    const log = new BoundedLogStore<Entry>(doc, { max: 5000, maxAgeMs: 1000, timeOf }, () => now);
+    for (let n = 0; n < 3000; n++) await log.append({ n, at: now });
+    timeOfCalls = 0;
+    await log.append({ n: -1, at: now - 5000 }); // out of time order: behind young entries
+    await log.append({ n: 3000, at: now });
+    expect(timeOfCalls).toBeLessThanOrEqual(4); // not 3,000 per append
+    expect(log.items).toHaveLength(3002);
+    await log.flush();
+    const written = ((await readJson(join(dataDir, 'auth.hot.json'))) as LogFile<Entry>).items;
+    expect(written).toHaveLength(3001);
+    expect(written.some((e) => e.n === -1)).toBe(false);
+    await doc.close();
+  });
+
   it('refuses an age limit without a way to read an entry time', async () => {
     const { root } = await openRoot(dataDir);
     await expect(root.forOwner('auth').openLog<Entry>('bad', { max: 5, maxAgeMs: 1000 })).rejects.toThrow(
