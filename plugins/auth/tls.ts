@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,8 @@ async function selfSigned(dir: string, names: string[], log: Logger): Promise<{ 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  // Created 0600 first: openssl truncates and keeps the mode, so the key is never readable by others.
+  await writeFile(keyFile, '', { mode: 0o600 });
   const san = names.map((n) => (net.isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
   await run('openssl', [
     'req',

@@ -1,5 +1,7 @@
 import { X509Certificate } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
 import https from 'node:https';
+import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AuthHub, adminClient, siteResourceUri, startAuthHub } from './helpers.ts';
@@ -99,5 +101,11 @@ describe('HTTPS on the auth listener', () => {
     ).json()) as { issuer: string };
     issuer = meta.issuer;
     expect(new X509Certificate(await peerCertificate(new URL(issuer))).fingerprint256).toBe(before);
+    // The private keys on disk are readable by the owner only.
+    const keys = readdirSync(h.dataDir, { recursive: true, withFileTypes: true }).filter(
+      (e) => e.isFile() && ['tls-key.pem', 'signing-keys.json'].includes(e.name),
+    );
+    expect(keys.map((e) => e.name).sort()).toEqual(['signing-keys.json', 'tls-key.pem']);
+    for (const e of keys) expect(statSync(path.join(e.parentPath, e.name)).mode & 0o777, e.name).toBe(0o600);
   });
 });
