@@ -371,6 +371,15 @@ describe('issuances, tokens, audit bounds', () => {
     }>;
     expect(events.map((e) => e.action)).toEqual(['client.secret_rotated', 'client.created_admin']);
     expect(events[0]?.actor_id).toBe('admin');
+    // `until` bounds the window from above (Unix seconds or RFC 3339).
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+    expect((await h.admin('GET', `/admin/audit?client_id=${c.client_id}&until=${hourAgo}`)).body).toEqual([]);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    expect(
+      ((await h.admin('GET', `/admin/audit?client_id=${c.client_id}&until=${later}`)).body as unknown[])
+        .length,
+    ).toBe(2);
+    expect((await h.admin('GET', '/admin/audit?until=yesterday')).status).toBe(400);
     expect((await h.admin('GET', '/admin/audit?limit=1001')).status).toBe(400);
     expect((await h.admin('GET', '/admin/audit?offset=100001')).status).toBe(400);
     expect((await h.admin('GET', '/admin/audit?since=2001-01-01T00:00:00Z')).status).toBe(400);
