@@ -316,7 +316,11 @@ describe('login and consent pages', () => {
 
   test('logout needs the CSRF token of the signed-in page; a forged one keeps the session', async () => {
     const b = new Browser(h.auth);
-    expect((await login(b, user.email, user.password)).status).toBe(303);
+    const signedIn = await login(b, user.email, user.password);
+    expect(signedIn.status).toBe(303);
+    const session = signedIn.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!;
+    for (const flag of ['HttpOnly', 'SameSite=Lax', 'Path=/']) expect(session).toContain(flag);
+    expect(session).toMatch(/Max-Age=86400/);
     const home = await b.fetch('/');
     expect(home.status).toBe(200);
     const csrf = hidden(await home.text(), 'csrf_token');
