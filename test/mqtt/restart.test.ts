@@ -8,7 +8,7 @@ import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
-import { type RestartableBroker, startAedes, startMosquitto, within } from './fixtures.ts';
+import { type RestartableBroker, retainedUnder, startAedes, startMosquitto, within } from './fixtures.ts';
 import { eventually, startMqttHub } from './hub.ts';
 import { type DriverRig, startDriver } from './sink.ts';
 
@@ -148,6 +148,37 @@ describe('ghost switching (research §2.5)', () => {
       await tool.endAsync();
       await bulb.stop();
       await (next ?? h.t).stop();
+      await broker.stop();
+    }
+  }, 30_000);
+});
+
+describe('the hub on an external broker (core mqtt.external)', () => {
+  it('after the broker restarts, resyncs the devices and republishes the retained hearth topics', async () => {
+    const broker = await startMosquitto();
+    const h = await startMqttHub({ mqtt: { external: { url: broker.url } } });
+    const bulb = await startTasmotaBulb({ url: broker.url, topic: 'cellar' });
+    try {
+      await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:cellar', site: h.siteid });
+      await eventually(
+        () => bulb.received.some((r) => r.topic === 'cmnd/cellar/STATE') || undefined,
+        'the first resync',
+      );
+      const queries = () => bulb.received.filter((r) => r.topic === 'cmnd/cellar/STATE').length;
+      const before = queries();
+      await broker.stop(); // no persistence: every retained message is gone
+      await broker.start();
+      await eventually(() => queries() > before || undefined, 'the resync after the restart');
+      const status = `hearth/${h.siteid}/status`;
+      const state = `hearth/${h.siteid}/light/tasmota:cellar/state`;
+      const got = await eventually(async () => {
+        const r = await retainedUnder(broker.url, `hearth/${h.siteid}/#`, `hearth/${h.siteid}/sentinel`);
+        return r.includes(status) && r.includes(state) ? r : undefined;
+      }, 'the republished retained topics');
+      expect(got).toEqual(expect.arrayContaining([status, state]));
+    } finally {
+      await bulb.stop();
+      await h.stop();
       await broker.stop();
     }
   }, 30_000);
