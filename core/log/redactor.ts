@@ -13,7 +13,8 @@ const builtinPaths: RegExp[] = [
 const builtinPatterns: RegExp[] = [
   /(?<=\b(?:Bearer|DeepL-Auth-Key|Basic)\s+)[A-Za-z0-9._~+/=:-]+/gi,
   /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-  /(?<=[?&](?:access_token|refresh_token|code|token|key|password|client_secret)=)[^&\s"#]+/gi,
+  // Query parameters that carry credentials; `auth_key` is DeepL's legacy way of sending an API key.
+  /(?<=[?&](?:access_token|refresh_token|code|token|key|auth_key|api_key|apikey|sitekey|site_key|password|client_secret)=)[^&\s"#]+/gi,
 ];
 
 export class Redactor {

@@ -6,6 +6,8 @@ const SITE_KEY = 'Zq9sitekeyVERYsecret_0123456789';
 const TOKEN = 'tok3n.bearer.SECRET-abcdef123456';
 const JWT = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJzd2l0Y2gifQ.c2lnbmF0dXJlLXNlY3JldA';
 const UPSTREAM = 'upstream-api-key-4f1e2d3c';
+/** An API key in a query string that nothing registered: only the query pattern can scrub it. */
+const QUERY_KEY = 'legacy-query-key-7e6d5c4b';
 
 const leaky = definePlugin({
   name: 'leaky',
@@ -34,6 +36,7 @@ describe('log redaction', () => {
       headers: { authorization: `Bearer ${TOKEN}`, cookie: `sid=${TOKEN}` },
     });
     await fetch(`${t.url}/site/${SITE_KEY}`);
+    await fetch(`${t.url}/v2/usage?auth_key=${QUERY_KEY}&x=1`);
     await fetch(`${t.url}/fail`, { headers: { authorization: `Bearer ${JWT}` } });
     await fetch(`${t.adminUrl}/admin/nothing`, { headers: { authorization: `Bearer ${TOKEN}` } });
     await t.stop();
@@ -42,7 +45,8 @@ describe('log redaction', () => {
     expect(all).toContain('call for /api/site/[REDACTED]/light');
     expect(all).toContain('/site/[REDACTED]');
     expect(all).toContain('crashed while using [REDACTED]');
-    for (const secret of [SITE_KEY, TOKEN, JWT, UPSTREAM, 'hunter2-password', t.adminKey]) {
+    expect(all).toContain('/v2/usage?auth_key=[REDACTED]&x=1');
+    for (const secret of [SITE_KEY, TOKEN, JWT, UPSTREAM, QUERY_KEY, 'hunter2-password', t.adminKey]) {
       expect(all).not.toContain(secret);
     }
   });
