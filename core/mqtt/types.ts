@@ -37,7 +37,12 @@ export interface PublishOptions {
 export interface MqttApi {
   /** `embedded` (aedes in this process) or `external` (an mqtt.js client to `mqtt.external.url`). */
   readonly mode: 'embedded' | 'external';
-  /** Publishes in-process (embedded) or through the shared client (external). */
+  /**
+   * Publishes in-process (embedded) or through the shared client (external). External QoS 1 resolves on
+   * the broker's PUBACK: during an outage mqtt.js keeps the message and sends it after reconnecting, so the
+   * promise waits that long; a caller answering an HTTP request bounds the wait itself. External QoS 0
+   * fails at once while disconnected.
+   */
   publish(topic: string, payload: string | Buffer, opts?: PublishOptions): Promise<void>;
   /** Subscribes in-process; removed when the plugin stops. Wildcards `+`/`#` work. */
   subscribe(filter: string, handler: (msg: MqttMessage) => void): Promise<() => Promise<void>>;
