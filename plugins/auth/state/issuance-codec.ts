@@ -53,3 +53,9 @@ export function decodeIssuance(line: string): Issuance | null {
     t: issued,
   };
 }
+
+/** Issued-at (epoch ms) of an encoded line, for the log's age retention; 0 for a malformed line. */
+export function issuedAtOf(line: string): number {
+  const t = Number(line.split('\t', 7)[6]);
+  return Number.isFinite(t) ? t : 0;
+}
