@@ -195,7 +195,11 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       },
       async readState(protocolid) {
         const e = table.get(protocolid);
-        if (!e || !link?.connected) return e?.level ?? null;
+        // Nothing would answer: no link, a profile without a read (HA JSON state is retained), or a device
+        // whose last will fired. Lighting reads its lights one by one, so waiting here would add up.
+        const silent =
+          !e || e.online === false || e.gone || profiles[e.device.profile].query(e.device).length === 0;
+        if (silent || !link?.connected) return e?.level ?? null;
         const reported = waiters.next(protocolid, READ_WAIT_MS);
         query(e);
         await reported;

@@ -209,6 +209,9 @@ describe('profiles on the wire', () => {
       'cmnd/kitchen/Dimmer 100',
       'cmnd/kitchen/POWER OFF',
     ]);
+    // Reads ask the bulb (cmnd/<t>/STATE) and return its answer; once its last will fired, they answer
+    // the last known level at once instead of waiting for a device that is gone.
+    expect(await rig.driver.readState?.('tasmota:kitchen')).toEqual({ on: false, bri: 0 });
     from = rig.sink.reports.length;
     await bulb.press(2, 'HOLD');
     expect(
@@ -217,6 +220,18 @@ describe('profiles on the wire', () => {
         'button',
       ),
     ).toMatchObject({ event: 'button2-hold' });
+    from = rig.sink.reports.length;
+    bulb.crash();
+    await within(
+      rig.sink.waitFor(
+        (r) => r.kind === 'connection' && String(r.status.detail?.unavailable) === 'tasmota:kitchen',
+        from,
+      ),
+      'the last will',
+    );
+    const t0 = performance.now();
+    expect(await rig.driver.readState?.('tasmota:kitchen')).toEqual({ on: false, bri: 0 });
+    expect(performance.now() - t0).toBeLessThan(500);
   });
 
   it('Shelly Gen2 relay: Switch.Set over RPC, NotifyStatus reports, input events; dimmed means on', async () => {
@@ -277,6 +292,10 @@ describe('profiles on the wire', () => {
       bri: 128,
     });
     expect(bulb.state).toEqual({ state: 'ON', brightness: 50 });
+    // No read command in this profile: a read answers the last report at once instead of waiting.
+    const t0 = performance.now();
+    expect(await rig.driver.readState?.('ha:lamp1-light')).toEqual({ on: true, bri: 128 });
+    expect(performance.now() - t0).toBeLessThan(500);
     const at = rig.sink.reports.length;
     await bulb.press();
     expect(
