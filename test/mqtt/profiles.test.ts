@@ -100,6 +100,14 @@ describe('presence and buttons in each profile', () => {
     expect(report('shelly2:p', 'p/online', 'true')).toEqual(up);
   });
 
+  it('a Shelly Gen1 relay reports on/off on shellies/<id>/relay/<n>', () => {
+    expect(report('shelly1:r', 'shellies/r/relay/0', 'on')).toEqual([{ type: 'state', on: true }]);
+    expect(report('shelly1:r:relay:1', 'shellies/r/relay/1', 'off')).toEqual([{ type: 'state', on: false }]);
+    expect(profiles.shelly1.command(dev('shelly1:r:relay:1'), { on: false, bri: 0 })).toEqual([
+      { topic: 'shellies/r/relay/1/command', payload: 'off' },
+    ]);
+  });
+
   it('Tasmota detached buttons and switches (SetOption73/114) are events, not states', () => {
     expect(report('tasmota:t', 'stat/t/RESULT', '{"Switch1":{"Action":"TOGGLE"}}')).toEqual([
       { type: 'event', event: 'switch1-toggle' },
