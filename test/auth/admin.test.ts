@@ -191,6 +191,9 @@ describe('users, grants and the consent cascade', () => {
       provider: 'local',
       created_at: expect.any(String),
     });
+    const list = (await h.admin('GET', '/admin/users')).body as Array<Record<string, unknown>>;
+    expect(list.find((x) => x.id === u.id)).toEqual(view);
+    expect(JSON.stringify(list)).not.toContain('argon2');
     expect((await h.admin('PATCH', `/admin/users/${u.id}`, { name: 'Carl' })).body).toMatchObject({
       name: 'Carl',
     });
