@@ -401,6 +401,16 @@ describe('issuances, tokens, audit bounds', () => {
       'users',
     ]);
     expect(stats.clients).toBeGreaterThan(0);
+    // The counters move with issuance and revocation.
+    const m = await adminClient(h, { scope: 'lights:read' });
+    const jti = decodeJwt(await ccToken(m.client_id, m.client_secret!)).jti!;
+    const issued = (await h.admin('GET', '/admin/stats')).body as Record<string, number>;
+    expect(issued.active_tokens_24h).toBe(stats.active_tokens_24h! + 1);
+    expect(issued.clients).toBe(stats.clients! + 1);
+    await h.admin('DELETE', `/admin/tokens/${jti}`);
+    const revoked = (await h.admin('GET', '/admin/stats')).body as Record<string, number>;
+    expect(revoked.active_tokens_24h).toBe(stats.active_tokens_24h);
+    expect(revoked.revoked_tokens).toBe(stats.revoked_tokens! + 1);
     const status = (await h.admin('GET', '/admin/system/status')).body as {
       version: string;
       uptime_secs: number;
