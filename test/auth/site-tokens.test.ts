@@ -192,6 +192,9 @@ describe('site WebSocket', () => {
     if ('ws' in ok) ok.ws.close();
     const refused = await open(siteB, token);
     expect(refused).toEqual({ status: 404 });
+    // Once revoked, the token opens no socket.
+    await h.admin('DELETE', `/admin/tokens/${decodeJwt(token).jti}`);
+    expect(await open(siteA, token)).toEqual({ status: 404 });
   });
 });
 
