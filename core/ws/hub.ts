@@ -76,10 +76,9 @@ export class WsHub {
     for (const entry of this.entries) {
       const m = entry.pattern.exec(path);
       if (!m) continue;
-      const params: WsParams = {};
-      entry.keys.forEach((k, i) => {
-        params[k] = decodeURIComponent(m[i + 1] ?? '');
-      });
+      const params = decodeParams(entry.keys, m);
+      // A malformed escape (`%E0%A4%A`) names nothing: the same 404 as any unknown path, and no error log.
+      if (!params) return refuse(socket, 404);
       const auth = await entry.route.authenticate(req, params);
       if (auth === null || auth === undefined) return refuse(socket, entry.route.refuseStatus ?? 404);
       this.wss.handleUpgrade(req, socket, head, (ws) => {
@@ -115,4 +114,16 @@ export class WsHub {
     for (const ws of this.sockets.keys()) ws.terminate();
     this.wss.close();
   }
+}
+
+function decodeParams(keys: string[], m: RegExpExecArray): WsParams | null {
+  const params: WsParams = {};
+  try {
+    keys.forEach((k, i) => {
+      params[k] = decodeURIComponent(m[i + 1] ?? '');
+    });
+  } catch {
+    return null;
+  }
+  return params;
 }

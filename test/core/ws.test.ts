@@ -55,7 +55,8 @@ describe('WebSocket hub', () => {
   });
 
   it('refuses a rejected identity and an unknown path with 404', async () => {
-    for (const p of ['/t/bad/ws', '/nowhere']) {
+    // A malformed escape in a path parameter is an unknown path too, not a 400 with an error log.
+    for (const p of ['/t/bad/ws', '/nowhere', '/t/%E0%A4%A/ws']) {
       const ws = new WebSocket(wsUrl(p));
       const status = await new Promise<number | undefined>((resolve) => {
         ws.once('unexpected-response', (_req, res) => resolve(res.statusCode));
