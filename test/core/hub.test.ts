@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { echoPlugin } from './fixtures/plugins.ts';
@@ -38,6 +39,29 @@ describe('the core hub on port 0', () => {
     });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ message: 'Request body is not valid JSON' });
+  });
+
+  it('answers a body that is not what its Content-Encoding says with 400, and a gzip bomb with 413', async () => {
+    const notGzip = await fetch(`${t.url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: '{"a":1}',
+    });
+    expect(notGzip.status).toBe(400);
+    expect(await notGzip.json()).toEqual({ message: 'Request body does not match its Content-Encoding' });
+    const gzipped = await fetch(`${t.url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync('{"a":1}'),
+    });
+    expect(await gzipped.json()).toEqual({ got: { a: 1 } });
+    // 60 bytes on the wire, 4 KB once inflated: the limit applies to what the parser would read.
+    const bomb = await fetch(`${t.url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ pad: 'x'.repeat(4000) })),
+    });
+    expect(bomb.status).toBe(413);
   });
 
   it('refuses a body over the limit with 413', async () => {

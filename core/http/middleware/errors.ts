@@ -37,6 +37,16 @@ function normalise(err: unknown): Normalised {
       body: undefined,
     };
   }
+  // zlib's stream errors (Z_DATA_ERROR…): a body sent with Content-Encoding gzip/deflate that is not.
+  if (typeof (err as { code?: unknown }).code === 'string' && /^Z_/.test((err as { code: string }).code)) {
+    return {
+      status: 400,
+      code: 'malformed_body',
+      message: 'Request body does not match its Content-Encoding',
+      headers: {},
+      body: undefined,
+    };
+  }
   if (e.type === 'entity.too.large' || status === 413) {
     return {
       status: 413,
