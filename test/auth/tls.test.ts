@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -107,5 +109,36 @@ describe('HTTPS on the auth listener', () => {
     );
     expect(keys.map((e) => e.name).sort()).toEqual(['signing-keys.json', 'tls-key.pem']);
     for (const e of keys) expect(statSync(path.join(e.parentPath, e.name)).mode & 0o777, e.name).toBe(0o600);
+  });
+});
+
+describe('HTTPS from a configured certificate', () => {
+  test('the listener serves the operator certificate and the issuer follows', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-cert-'));
+    const certFile = path.join(dir, 'cert.pem');
+    const keyFile = path.join(dir, 'key.pem');
+    execFileSync('openssl', [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'],
+      ...['-subj', '/CN=hearth.test', '-addext', 'subjectAltName=DNS:hearth.test,IP:127.0.0.1'],
+      ...['-keyout', keyFile, '-out', certFile],
+    ]);
+    const hub = await startAuthHub({
+      config: { plugins: { auth: { tls: { enabled: true, cert_file: certFile, key_file: keyFile } } } },
+    });
+    try {
+      const meta = (await (
+        await fetch(`${hub.listenerUrl('auth')}/.well-known/oauth-authorization-server`)
+      ).json()) as { issuer: string };
+      expect(meta.issuer).toMatch(/^https:\/\//);
+      const served = new X509Certificate(await peerCertificate(new URL(meta.issuer)));
+      expect(served.fingerprint256).toBe(new X509Certificate(readFileSync(certFile)).fingerprint256);
+      // Nothing self-signed was generated next to it.
+      const files = readdirSync(hub.dataDir, { recursive: true }).map(String);
+      expect(files.some((f) => f.endsWith('tls-cert.pem'))).toBe(false);
+      expect(files.some((f) => f.endsWith('signing-keys.json'))).toBe(true);
+    } finally {
+      await hub.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
