@@ -27,6 +27,16 @@ export interface HaTopics {
   /** HA `brightness_scale`, default 255. */
   brightnessScale: number;
   triggers: HaTrigger[];
+  /** An HA MQTT `switch` (a relay): plain payloads on the command and state topics instead of JSON. */
+  plain?: HaPlain;
+}
+
+/** HA switch payloads: `payload_on`/`payload_off` (default `ON`/`OFF`), `state_on`/`state_off` (default the same). */
+export interface HaPlain {
+  payloadOn: string;
+  payloadOff: string;
+  stateOn: string;
+  stateOff: string;
 }
 
 export interface MqttDevice {

@@ -62,6 +62,18 @@ function haTopics(raw: unknown, id: string): HaTopics {
       return trigger;
     }),
   };
+  if (raw.plain !== undefined) {
+    const p = raw.plain;
+    const keys = ['payloadOn', 'payloadOff', 'stateOn', 'stateOff'] as const;
+    if (!isObj(p) || !keys.every((k) => typeof p[k] === 'string'))
+      throw new Error(`mqtt device ${id}: plain needs payloadOn, payloadOff, stateOn and stateOff strings`);
+    ha.plain = {
+      payloadOn: p.payloadOn as string,
+      payloadOff: p.payloadOff as string,
+      stateOn: p.stateOn as string,
+      stateOff: p.stateOff as string,
+    };
+  }
   const command = topic(raw.commandTopic, 'commandTopic');
   const state = topic(raw.stateTopic, 'stateTopic');
   const availability = topic(raw.availabilityTopic, 'availabilityTopic');

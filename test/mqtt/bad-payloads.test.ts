@@ -63,6 +63,8 @@ describe('bad device payloads', () => {
       ['homeassistant/light/x/v/config', '{"schema":"json","cmd_t":"a/set","stat_t":"#"}'],
       ['homeassistant/light/x/s/config', '{"schema":"json","cmd_t":"a/+/set"}'],
       ['homeassistant/device_automation/x/u/config', '{"atype":"trigger","t":"btn/+","pl":"x"}'],
+      ['homeassistant/switch/x/r/config', '{"cmd_t":"r/set","val_tpl":"{{ value_json.s }}"}'],
+      ['homeassistant/switch/x/q/config', '{"stat_t":"q/state"}'],
       ['tasmota/discovery/A1B2C3D4E5F6/config', '{"t":"x","ft":"%topic%/%prefix%/","rl":[2]}'],
       ['tasmota/discovery/A1B2C3D4E5F7/config', '{"t":"a/#","rl":[1]}'],
     ];

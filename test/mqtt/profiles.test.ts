@@ -4,9 +4,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deviceFromProtocolId } from '../../drivers/mqtt/device.ts';
+import { HaDiscovery } from '../../drivers/mqtt/discovery/home-assistant.ts';
+import { parseDevice } from '../../drivers/mqtt/options.ts';
 import { haJson } from '../../drivers/mqtt/profiles/ha-json.ts';
 import { profiles } from '../../drivers/mqtt/profiles/index.ts';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
+import { startHaSwitch } from '../../scripts/simulators/ha-switch.ts';
 import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
 import { startShellyRelay } from '../../scripts/simulators/shelly-relay.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
@@ -316,5 +319,48 @@ describe('profiles on the wire', () => {
       protocolid: 'ha:esp-lamp1',
       event: 'short',
     });
+  });
+
+  it('Home Assistant switch: a discovered relay takes plain ON/OFF and reports its state', async () => {
+    const relay = await startHaSwitch({ url: broker.url, node: 'porch' });
+    devices.push(relay);
+    rig = await startDriver(broker.url, { discovery: { homeAssistant: true } });
+    const pid = 'ha:porch-relay';
+    expect(await within(stateAfter(rig.sink, pid, 0), 'retained state')).toEqual({ on: false, bri: 0 });
+    expect((await rig.driver.listDevices()).find((d) => d.protocolid === pid)).toMatchObject({
+      kind: 'binary',
+      name: 'Relay porch',
+    });
+    let from = rig.sink.reports.length;
+    await rig.driver.setState(pid, { on: true, bri: 80 });
+    expect(await within(stateAfter(rig.sink, pid, from), 'on')).toEqual({ on: true, bri: 255 });
+    from = rig.sink.reports.length;
+    await rig.driver.setState(pid, { on: false, bri: 0 });
+    expect(await within(stateAfter(rig.sink, pid, from), 'off')).toEqual({ on: false, bri: 0 });
+    expect(relay.received.map((r) => `${r.topic} ${r.payload}`)).toEqual([
+      'esphome/porch/switch/relay/command ON',
+      'esphome/porch/switch/relay/command OFF',
+    ]);
+  });
+});
+
+describe('Home Assistant switch discovery', () => {
+  const config = (body: unknown) => Buffer.from(JSON.stringify(body));
+  it('reads payload_on/state_on, and the device survives being remembered (stored, parsed at the next start)', () => {
+    const ha = new HaDiscovery('homeassistant');
+    const change = ha.handle(
+      'homeassistant/switch/plug/config',
+      config({ cmd_t: 'plug/set', stat_t: 'plug/state', pl_on: '1', pl_off: '0', stat_on: 'on' }),
+    );
+    const device = change && 'upsert' in change ? change.upsert : null;
+    expect(device).toMatchObject({
+      protocolid: 'ha:plug',
+      kind: 'binary',
+      ha: { plain: { payloadOn: '1', payloadOff: '0', stateOn: 'on', stateOff: '0' } },
+    });
+    const again = parseDevice(JSON.parse(JSON.stringify(device)), { zigbee2mqttBase: 'zigbee2mqtt' });
+    expect(again).toEqual(device);
+    expect(haJson.command(again, { on: true, bri: 3 })).toEqual([{ topic: 'plug/set', payload: '1' }]);
+    expect(haJson.parse(again, 'plug/state', Buffer.from('0'))).toEqual([{ type: 'state', on: false }]);
   });
 });

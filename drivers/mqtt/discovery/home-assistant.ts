@@ -1,6 +1,6 @@
 /**
  * Home Assistant MQTT discovery: `<prefix>/<component>/[<node_id>/]<object_id>/config`. JSON-schema
- * lights become `ha-json` devices; `device_automation` triggers become sensors (one per HA device, its
+ * lights and switches (relays, plain payloads) become `ha-json` devices; `device_automation` triggers become sensors (one per HA device, its
  * triggers' payloads as events). An empty config payload removes the entity. Abbreviated keys and the
  * `~` base topic are expanded as Home Assistant does. Announced topics are subscribed to and published on
  * as given, so a wildcard in one (which would subscribe to every device's messages) refuses the config.
@@ -25,6 +25,12 @@ const ABBREVIATIONS: Record<string, string> = {
   stype: 'subtype',
   dev: 'device',
   ids: 'identifiers',
+  pl_on: 'payload_on',
+  pl_off: 'payload_off',
+  stat_on: 'state_on',
+  stat_off: 'state_off',
+  val_tpl: 'value_template',
+  cmd_tpl: 'command_template',
 };
 
 function expand(raw: Record<string, unknown>): Record<string, unknown> {
@@ -48,7 +54,7 @@ function expand(raw: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const CONFIG = /^(light|device_automation)\/(?:([^/]+)\/)?([^/]+)\/config$/;
+const CONFIG = /^(light|switch|device_automation)\/(?:([^/]+)\/)?([^/]+)\/config$/;
 
 export type HaChange = { upsert: MqttDevice } | { remove: string } | null;
 
@@ -90,40 +96,61 @@ export class HaDiscovery {
     if (node?.startsWith('hearth_')) return null;
     if (payload.length === 0) return this.#removed(topic);
     const c = expand(jsonObject(payload));
-    return component === 'light'
-      ? this.#light(topic, c, `${node ? `${node}_` : ''}${object}`)
-      : this.#trigger(topic, c, node ?? object!);
+    const id = `${node ? `${node}_` : ''}${object}`;
+    if (component === 'light') return this.#light(topic, c, id);
+    if (component === 'switch') return this.#switch(topic, c, id);
+    return this.#trigger(topic, c, node ?? object!);
   }
 
-  #light(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
-    if (c.schema !== 'json') throw new PayloadError('only schema "json" lights are supported');
+  /** A light or switch entity as a device with its command, state and availability topics. */
+  #entity(topic: string, c: Record<string, unknown>, fallbackId: string, extra: Partial<HaTopics>) {
     const commandTopic = optTopic(c, 'command_topic');
-    if (!commandTopic) throw new PayloadError('light config without command_topic');
-    const scale = c.brightness_scale ?? 255;
-    if (!HA_SCALES.includes(scale as 255))
-      throw new PayloadError(`brightness_scale ${String(scale)} is not 100, 254 or 255`);
-    const modes = Array.isArray(c.supported_color_modes) ? c.supported_color_modes : [];
-    const dimmable = c.brightness === true || modes.some((x) => x !== 'onoff');
+    if (!commandTopic) throw new PayloadError('config without command_topic');
     const stateTopic = optTopic(c, 'state_topic');
     const protocolid = `ha:${optString(c, 'unique_id') ?? fallbackId}`;
     const name = optString(c, 'name');
     this.#byTopic.set(topic, { protocolid });
     return {
-      upsert: {
-        protocolid,
-        profile: 'ha-json',
-        kind: dimmable ? 'dimmable' : 'binary',
-        address: protocolid.slice(3),
-        ...(name ? { name } : {}),
-        ha: {
-          commandTopic,
-          ...(stateTopic ? { stateTopic } : {}),
-          ...availability(c),
-          brightnessScale: scale as number,
-          triggers: [],
-        },
+      protocolid,
+      profile: 'ha-json' as const,
+      address: protocolid.slice(3),
+      ...(name ? { name } : {}),
+      ha: {
+        commandTopic,
+        ...(stateTopic ? { stateTopic } : {}),
+        ...availability(c),
+        brightnessScale: 255,
+        triggers: [],
+        ...extra,
       },
     };
+  }
+
+  /** An HA MQTT switch (relays: ESPHome, Tasmota's HA mode, OpenMQTTGateway): a binary light. */
+  #switch(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
+    // Templates would need Home Assistant's Jinja: such a switch's payloads cannot be read as given.
+    if (c.value_template !== undefined || c.command_template !== undefined)
+      throw new PayloadError('switch templates are not supported');
+    const payloadOn = optString(c, 'payload_on') ?? 'ON';
+    const payloadOff = optString(c, 'payload_off') ?? 'OFF';
+    const plain = {
+      payloadOn,
+      payloadOff,
+      stateOn: optString(c, 'state_on') ?? payloadOn,
+      stateOff: optString(c, 'state_off') ?? payloadOff,
+    };
+    return { upsert: { ...this.#entity(topic, c, fallbackId, { plain }), kind: 'binary' } };
+  }
+
+  #light(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
+    if (c.schema !== 'json') throw new PayloadError('only schema "json" lights are supported');
+    const scale = c.brightness_scale ?? 255;
+    if (!HA_SCALES.includes(scale as 255))
+      throw new PayloadError(`brightness_scale ${String(scale)} is not 100, 254 or 255`);
+    const modes = Array.isArray(c.supported_color_modes) ? c.supported_color_modes : [];
+    const dimmable = c.brightness === true || modes.some((x) => x !== 'onoff');
+    const entity = this.#entity(topic, c, fallbackId, { brightnessScale: scale as number });
+    return { upsert: { ...entity, kind: dimmable ? 'dimmable' : 'binary' } };
   }
 
   #trigger(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {

@@ -1,6 +1,7 @@
 /**
  * Home Assistant MQTT light, JSON schema (research §2.4): `{"state":"ON","brightness":n}` on the command
- * and state topics, `brightness_scale` 255 by default, presence on the availability topic. Device triggers
+ * and state topics, `brightness_scale` 255 by default, presence on the availability topic. An HA MQTT
+ * `switch` (a relay) uses the same topics with plain `payload_on`/`state_on` payloads. Device triggers
  * (device_automation) become sensor events. There is no read command: state is expected retained.
  */
 import {
@@ -43,6 +44,8 @@ export const haJson: Profile = {
   command(d, level) {
     const ha = topicsOf(d);
     if (!ha.commandTopic) throw new Error(`device ${d.protocolid} has no command topic`);
+    if (ha.plain)
+      return [{ topic: ha.commandTopic, payload: level.on ? ha.plain.payloadOn : ha.plain.payloadOff }];
     const body: Record<string, unknown> = { state: level.on ? 'ON' : 'OFF' };
     if (level.on && d.kind === 'dimmable') body.brightness = toWire(ha.brightnessScale, level.bri);
     return [{ topic: ha.commandTopic, payload: JSON.stringify(body) }];
@@ -63,7 +66,12 @@ export const haJson: Profile = {
       else if (s === ha.payloadNotAvailable) out.push({ type: 'availability', online: false });
       else throw new PayloadError('availability payload is neither available nor not available');
     }
-    if (topic === ha.stateTopic) {
+    if (topic === ha.stateTopic && ha.plain) {
+      const s = text(payload);
+      if (s === ha.plain.stateOn) out.push({ type: 'state', on: true });
+      else if (s === ha.plain.stateOff) out.push({ type: 'state', on: false });
+      else throw new PayloadError('switch state is neither state_on nor state_off');
+    } else if (topic === ha.stateTopic) {
       const obj = jsonObject(payload);
       const state: Inbound = { type: 'state' };
       const on = onOff(obj.state, 'state');
