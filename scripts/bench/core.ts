@@ -52,6 +52,23 @@ async function startOnce(env: Record<string, string>): Promise<{ ms: number; rss
   return { ms, rss };
 }
 
+/**
+ * The floor under the idle figure: RSS of a Node process (same flags) that only imports `libraries` and
+ * idles, measured like the hub. Nothing of Hearth runs in it.
+ */
+async function floorRss(libraries: string[]): Promise<number> {
+  const code = `${libraries.map((l) => `await import('${l}');`).join('')}setTimeout(() => {}, 60000);`;
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', '--input-type=module', '-e', code], {
+    cwd: root,
+    stdio: 'ignore',
+  });
+  await new Promise((r) => setTimeout(r, 2500));
+  const rss = rssMb(child.pid as number);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  return rss;
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function startFigures(label: string, env: Record<string, string>): Promise<void> {
@@ -69,6 +86,10 @@ const coreAlone = Object.fromEntries(
   plugins.map((p) => [`HEARTH_PLUGINS__${p.name.replace(/-/g, '_').toUpperCase()}__ENABLED`, 'false']),
 );
 console.log(`Hearth core benchmark on Node ${process.version}, ${new Date().toISOString()}`);
+const coreLibraries = ['koa', '@koa/router', 'aedes', 'ws', 'pino', 'lowdb', 'ajv'];
+console.log(
+  `floor: bare node ${await floorRss([])} MB; node importing ${coreLibraries.join(', ')} (the core's libraries, nothing else) ${await floorRss(coreLibraries)} MB`,
+);
 await startFigures('core alone', coreAlone);
 await startFigures(`core + ${plugins.map((p) => p.name).join(', ')}`, {});
 
