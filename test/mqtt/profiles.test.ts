@@ -344,8 +344,26 @@ describe('profiles on the wire', () => {
   });
 });
 
-describe('Home Assistant switch discovery', () => {
+describe('Home Assistant discovery configs', () => {
   const config = (body: unknown) => Buffer.from(JSON.stringify(body));
+  it('leaves the configs zigbee2mqtt publishes for its own devices to bridge/devices when that is read', () => {
+    const topic = 'homeassistant/light/0x0017880104e45517/light/config';
+    const z2mLight = config({
+      schema: 'json',
+      command_topic: 'zigbee2mqtt/hall/set',
+      state_topic: 'zigbee2mqtt/hall',
+      unique_id: '0x0017880104e45517_light_zigbee2mqtt',
+      brightness: true,
+      device: { identifiers: ['zigbee2mqtt_0x0017880104e45517'], name: 'hall' },
+      origin: { name: 'Zigbee2MQTT' },
+    });
+    expect(new HaDiscovery('homeassistant', { skipZigbee2mqtt: true }).handle(topic, z2mLight)).toBeNull();
+    // Without zigbee2mqtt discovery, Home Assistant's is the only way in.
+    expect(new HaDiscovery('homeassistant').handle(topic, z2mLight)).toMatchObject({
+      upsert: { protocolid: 'ha:0x0017880104e45517_light_zigbee2mqtt', kind: 'dimmable' },
+    });
+  });
+
   it('reads payload_on/state_on, and the device survives being remembered (stored, parsed at the next start)', () => {
     const ha = new HaDiscovery('homeassistant');
     const change = ha.handle(

@@ -45,7 +45,7 @@ export class Discovery {
   async subscribe(link: MqttLink): Promise<void> {
     const prefix = this.#opts.discovery.homeAssistant;
     if (prefix) {
-      const ha = new HaDiscovery(prefix);
+      const ha = new HaDiscovery(prefix, { skipZigbee2mqtt: this.#opts.discovery.zigbee2mqtt });
       await link.subscribe(ha.filter, (topic, payload) =>
         this.#guard(topic, () => {
           const change = ha.handle(topic, payload);

@@ -24,6 +24,7 @@ const ABBREVIATIONS: Record<string, string> = {
   pl: 'payload',
   stype: 'subtype',
   dev: 'device',
+  o: 'origin',
   ids: 'identifiers',
   pl_on: 'payload_on',
   pl_off: 'payload_off',
@@ -72,15 +73,33 @@ function availability(
   };
 }
 
+/** zigbee2mqtt's own HA discovery names its devices `zigbee2mqtt_<ieee>` (and its origin Zigbee2MQTT). */
+function fromZigbee2mqtt(c: Record<string, unknown>): boolean {
+  const dev = c.device as Record<string, unknown> | undefined;
+  const ids = dev?.identifiers;
+  const list = Array.isArray(ids) ? ids : [ids];
+  const origin = c.origin as Record<string, unknown> | undefined;
+  return (
+    list.some((x) => typeof x === 'string' && x.startsWith('zigbee2mqtt_')) ||
+    (typeof origin?.name === 'string' && origin.name.toLowerCase() === 'zigbee2mqtt')
+  );
+}
+
 /** Remembers what each config topic announced, so removals and trigger groups resolve to devices. */
 export class HaDiscovery {
   readonly #prefix: string;
+  readonly #skipZigbee2mqtt: boolean;
   /** config topic → protocol id (+ trigger for device automations) */
   readonly #byTopic = new Map<string, { protocolid: string; trigger?: HaTrigger }>();
   readonly #sensors = new Map<string, MqttDevice>();
 
-  constructor(prefix: string) {
+  /**
+   * `skipZigbee2mqtt`: zigbee2mqtt's `bridge/devices` is read too, so the HA configs zigbee2mqtt publishes
+   * for the same devices (its `homeassistant: true` setting) would list each of them twice.
+   */
+  constructor(prefix: string, opts: { skipZigbee2mqtt?: boolean } = {}) {
     this.#prefix = prefix;
+    this.#skipZigbee2mqtt = opts.skipZigbee2mqtt ?? false;
   }
 
   get filter(): string {
@@ -96,6 +115,7 @@ export class HaDiscovery {
     if (node?.startsWith('hearth_')) return null;
     if (payload.length === 0) return this.#removed(topic);
     const c = expand(jsonObject(payload));
+    if (this.#skipZigbee2mqtt && fromZigbee2mqtt(c)) return null;
     const id = `${node ? `${node}_` : ''}${object}`;
     if (component === 'light') return this.#light(topic, c, id);
     if (component === 'switch') return this.#switch(topic, c, id);
