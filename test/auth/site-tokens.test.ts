@@ -172,6 +172,8 @@ describe('site API with Authorization: Bearer', () => {
     expect((await api(siteA, '/light', token)).status).toBe(200);
     await h.admin('PATCH', `/admin/clients/${c.client_id}/suspend`);
     expect((await api(siteA, '/light', token)).status).toBe(404);
+    // Holders of connections opened with it are told to drop them, as for a revocation.
+    expect(revokedEvents).toContainEqual(expect.objectContaining({ jti: decodeJwt(token).jti, aud: uri }));
   });
 });
 

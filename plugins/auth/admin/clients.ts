@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
-import { revokeWhere } from '../oauth/issue.ts';
+import { announceSuspended, revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
 import {
   buildClient,
@@ -202,6 +202,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
         }
       });
       if (t.to === 'revoked') await revokeWhere(s, { client_id: c.id });
+      if (t.to === 'suspended') announceSuspended(s, { client_id: c.id });
       auditAdmin(s, ctx, t.action, { client_id: c.id, detail: verb });
       ctx.body = { status: t.to };
     });

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { newId } from '../domain/secrets.ts';
-import { revokeWhere } from '../oauth/issue.ts';
+import { announceSuspended, revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
 import type { User } from '../state/model.ts';
 import { auditAdmin, badInput, conflict, intQuery, jsonBody, missing, param, str } from './util.ts';
@@ -126,7 +126,10 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
         }
       });
       // Disabling ends sessions (checked on every use) and blocks pending authorizations.
-      if (to === 'disabled') s.pending.dropUser(u.id);
+      if (to === 'disabled') {
+        s.pending.dropUser(u.id);
+        announceSuspended(s, { user_id: u.id });
+      }
       auditAdmin(s, ctx, to === 'disabled' ? 'user.disabled' : 'user.updated', { detail: u.id });
       ctx.body = { status: to };
     });

@@ -93,6 +93,25 @@ export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> 
   return fresh;
 }
 
+/**
+ * Tells holders of open connections (site WebSocket, MQTT) to drop the live tokens of a client that was
+ * suspended or a user that was disabled: the tokens fail every check from now on (`isLive`), but nothing
+ * is revoked, so they work again after reactivation.
+ */
+export function announceSuspended(s: AuthServices, pred: { client_id?: string; user_id?: string }): void {
+  const now = Date.now();
+  for (const i of s.issuances.where(
+    (x) =>
+      (pred.client_id === undefined || x.client_id === pred.client_id) &&
+      (pred.user_id === undefined || x.subject_user_id === pred.user_id) &&
+      Date.parse(x.expires_at) > now &&
+      !s.issuances.isRevoked(x.jti),
+  )) {
+    const aud = s.data.data.resources[i.resource_id]?.uri;
+    if (aud) s.onRevoked({ jti: i.jti, aud, exp: Math.floor(Date.parse(i.expires_at) / 1000) });
+  }
+}
+
 /** Revokes every refresh token of a family and every access token minted from it. Returns the count. */
 export async function revokeFamily(s: AuthServices, familyId: string): Promise<number> {
   const now = Date.now();
