@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deviceFromProtocolId } from '../../drivers/mqtt/device.ts';
 import { HaDiscovery } from '../../drivers/mqtt/discovery/home-assistant.ts';
+import { parseTasmotaConfig } from '../../drivers/mqtt/discovery/tasmota.ts';
 import { parseDevice } from '../../drivers/mqtt/options.ts';
 import { haJson } from '../../drivers/mqtt/profiles/ha-json.ts';
 import { profiles } from '../../drivers/mqtt/profiles/index.ts';
@@ -380,5 +381,24 @@ describe('Home Assistant discovery configs', () => {
     expect(again).toEqual(device);
     expect(haJson.command(again, { on: true, bri: 3 })).toEqual([{ topic: 'plug/set', payload: '1' }]);
     expect(haJson.parse(again, 'plug/state', Buffer.from('0'))).toEqual([{ type: 'state', on: false }]);
+  });
+});
+
+describe('Tasmota discovery configs', () => {
+  it('a relay board is a binary light; its empty (withdrawn) config names the device that went away', () => {
+    const known = new Map<string, string>();
+    const topic = 'tasmota/discovery/A1B2C3D4E5F6/config';
+    const board = { t: 'plug1', fn: ['Plug'], rl: [1, 0], so: {}, btn: [0], swc: [-1] };
+    expect(parseTasmotaConfig(topic, Buffer.from(JSON.stringify(board)), known)).toEqual({
+      upsert: {
+        protocolid: 'tasmota:plug1',
+        profile: 'tasmota',
+        kind: 'binary',
+        address: 'plug1',
+        name: 'Plug',
+      },
+    });
+    expect(parseTasmotaConfig(topic, Buffer.alloc(0), known)).toEqual({ remove: 'tasmota:plug1' });
+    expect(parseTasmotaConfig(topic, Buffer.alloc(0), known)).toBeNull();
   });
 });
