@@ -1,7 +1,8 @@
 /**
  * Through the real hub: a simulated Tasmota bulb authenticates with a device credential, the operator
  * adds it as a light on the site API (`mqttid`), PUT /light/state reaches the bulb as a command that is
- * not retained (no ghost switching), and the bulb's own report confirms the level.
+ * not retained (no ghost switching), and the bulb's own report confirms the level. The credential the
+ * README gives a Tasmota covers every topic it publishes on (a refused publish would disconnect it).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
@@ -48,5 +49,36 @@ describe('mqtt-devices through the hub', () => {
     expect(devices.body).toEqual([
       expect.objectContaining({ mqttid: 'tasmota:desk', source: 'implicit', new: false }),
     ]);
+  });
+
+  it('a Tasmota with the credential the README gives announces itself and stays connected', async () => {
+    const topics = (t: string) => [`cmnd/${t}/#`, `stat/${t}/#`, `tele/${t}/#`, 'tasmota/discovery/#'];
+    bulb = await startTasmotaBulb({
+      url: h.t.mqttUrl,
+      topic: 'bath',
+      discovery: true,
+      username: 'tasmota-bath',
+      password: await h.credential('tasmota-bath', topics('bath')),
+    });
+    const d = await eventually(async () => {
+      const list = (await h.t.admin('GET', '/admin/mqtt/devices')).body as Array<{ mqttid: string }>;
+      return list.find((x) => x.mqttid === 'tasmota:bath');
+    }, 'the announced Tasmota');
+    expect(d).toMatchObject({ kind: 'dimmable', new: true });
+    expect(bulb.client.connected).toBe(true);
+    // Without the discovery topic its first publish there is refused, which closes the connection.
+    const bare = await startTasmotaBulb({
+      url: h.t.mqttUrl,
+      topic: 'loo',
+      discovery: true,
+      reconnectMs: 60_000,
+      username: 'tasmota-loo',
+      password: await h.credential('tasmota-loo', topics('loo').slice(0, 3)),
+    });
+    try {
+      await eventually(() => !bare.client.connected || undefined, 'the refused announcement to close it');
+    } finally {
+      bare.crash();
+    }
   });
 });
