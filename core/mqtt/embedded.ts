@@ -68,6 +68,17 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
     },
     addHooks: (owner, hooks) => chain.add(owner, hooks),
     removeHooks: (owner) => chain.removeOwner(owner),
+    disconnect(match) {
+      let closed = 0;
+      for (const client of Object.values(connectedClients(aedes))) {
+        const state = states.get(client);
+        if (!state || !match(state.info)) continue;
+        log.info({ clientId: state.info.id }, 'mqtt client disconnected by a plugin');
+        client.close();
+        closed += 1;
+      }
+      return closed;
+    },
     addConnectHandler(handler) {
       // The embedded broker is already up: "connected" once, right after registration.
       const timer = setImmediate(handler);
@@ -121,6 +132,11 @@ async function subscribeInProcess(
     handler({ topic: retained.topic, payload: asBuffer(retained.payload), retain: true });
   }
   return () => new Promise<void>((resolve) => aedes.unsubscribe(filter, deliver, () => resolve()));
+}
+
+/** aedes keeps its connected clients by id on `aedes.clients`; its typings omit the field. */
+function connectedClients(aedes: Aedes): Record<string, Client> {
+  return (aedes as unknown as { clients: Record<string, Client> }).clients;
 }
 
 /** aedes keeps its persistence (default in-memory) on `aedes.persistence`; its typings omit the field. */

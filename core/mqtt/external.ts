@@ -132,6 +132,8 @@ export function createExternalBroker(
       log.info({ owner }, 'mqtt hooks are ignored with an external broker; its own ACLs apply');
     },
     removeHooks() {},
+    // Connections to an external broker are its to close (its own authentication and ACLs apply).
+    disconnect: () => 0,
     addConnectHandler(handler) {
       connectHandlers.add(handler);
       if (client.connected) setImmediate(() => connectHandlers.has(handler) && handler());

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { assertTopicFilter, assertTopicName } from './topics.ts';
-import type { MqttApi, MqttAuthHooks, MqttMessage, PublishOptions } from './types.ts';
+import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttMessage, PublishOptions } from './types.ts';
 
 /** What the embedded broker and the external client both provide; forOwner() scopes it to one plugin. */
 export interface Transport {
@@ -12,6 +12,7 @@ export interface Transport {
   removeHooks(owner: string): void;
   /** Registers a handler run after each (re)connection; returns its remover. */
   addConnectHandler(handler: () => void): () => void;
+  disconnect(match: (client: MqttClientInfo) => boolean): number;
 }
 
 export type OwnedMqttApi = MqttApi & { dispose(): Promise<void> };
@@ -82,6 +83,11 @@ export function createOwnerApi(transport: Transport, owner: string, log: Logger)
         }
       };
       connectRemovers.add(transport.addConnectHandler(safe));
+    },
+
+    disconnect(match) {
+      assertLive('disconnect()');
+      return transport.disconnect(match);
     },
 
     async dispose() {

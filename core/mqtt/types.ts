@@ -50,6 +50,12 @@ export interface MqttApi {
   hooks(hooks: MqttAuthHooks): void;
   /** Called after every (re)connection to the external broker, and once at start for the embedded one. */
   onConnect(handler: () => void): void;
+  /**
+   * Embedded: closes the connections of the clients `match` picks, e.g. those that authenticated with a
+   * credential revoked since (an ACL hook stops new publishes and subscriptions, not delivery on a
+   * subscription already granted). Returns how many were closed. External: 0, the broker's own job.
+   */
+  disconnect(match: (client: MqttClientInfo) => boolean): number;
 }
 
 /** The core's broker service (embedded aedes or an external broker client). */

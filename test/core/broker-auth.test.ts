@@ -123,6 +123,26 @@ describe('embedded broker: authentication', () => {
     expect(await seen.promise).toEqual({ id: 'bulb-1', username: 'bulb', identity: { site: 'home' } });
   });
 
+  it('disconnect() closes the clients a plugin picks by identity, and only those', async () => {
+    const { broker, url } = await start({ allowAnonymous: false });
+    const api = broker.forOwner('auth');
+    api.hooks({
+      authenticate: (_c, username) =>
+        username ? { allow: true, identity: { holder: username } } : ({ allow: false } as const),
+    });
+    const revoked = await client(url, { username: 'revoked', clientId: 'c-revoked' });
+    const kept = await client(url, { username: 'kept', clientId: 'c-kept' });
+    const gone = closed(revoked);
+    expect(api.disconnect((c) => c.identity?.holder === 'revoked')).toBe(1);
+    await gone;
+    // The kept client still gets what is published to it.
+    await kept.subscribeAsync('still/here');
+    const got = nextMessage(kept, 'still/here');
+    await api.publish('still/here', 'yes');
+    expect((await got).payload).toBe('yes');
+    expect(api.disconnect(() => false)).toBe(0);
+  });
+
   it('never writes a password to the log', async () => {
     const { broker, url, lines } = await start({ allowAnonymous: false });
     broker.forOwner('auth').hooks(passwordHooks());
