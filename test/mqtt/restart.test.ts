@@ -8,7 +8,14 @@ import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
-import { type RestartableBroker, retainedUnder, startAedes, startMosquitto, within } from './fixtures.ts';
+import {
+  freePort,
+  type RestartableBroker,
+  retainedUnder,
+  startAedes,
+  startMosquitto,
+  within,
+} from './fixtures.ts';
 import { eventually, startMqttHub } from './hub.ts';
 import { type DriverRig, startDriver } from './sink.ts';
 
@@ -81,6 +88,46 @@ for (const [name, start] of [
 }
 
 describe('hub restart', () => {
+  it('the embedded broker comes back on its port: devices reconnect, are resynced and take commands', async () => {
+    const port = await freePort();
+    const h = await startMqttHub({ mqtt: { port } });
+    const bulb = await startTasmotaBulb({
+      url: h.t.mqttUrl,
+      topic: 'hob',
+      username: 'hob',
+      password: await h.credential('hob'),
+    });
+    let next: Awaited<ReturnType<typeof h.t.restart>> | null = null;
+    try {
+      const light = (
+        await h.site('POST', '/light', {
+          name: 'Hob',
+          type: 'dimmable',
+          vendor: 'mqtt',
+          mqttid: 'tasmota:hob',
+        })
+      ).body;
+      expect((await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255 })).status).toBe(200);
+      await eventually(() => bulb.dimmer === 100 || undefined, 'the bulb on');
+      const before = bulb.received.length;
+      next = await h.t.restart(); // the embedded broker and every connection go down with the hub
+      await eventually(
+        () => bulb.received.slice(before).some((r) => r.topic === 'cmnd/hob/STATE') || undefined,
+        'the resync of the reconnected bulb',
+      );
+      const res = await fetch(`${next.url}/api/site/${h.sitekey}/light/state`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ _id: light._id, on: true, bri: 128 }),
+      });
+      expect(res.status).toBe(200);
+      await eventually(() => bulb.dimmer === 50 || undefined, 'the command after the restart');
+    } finally {
+      await bulb.stop();
+      await (next ?? h.t).stop();
+    }
+  }, 30_000);
+
   it('republishes the retained hearth state the embedded broker lost', async () => {
     const h = await startMqttHub();
     const bulb = await startTasmotaBulb({
