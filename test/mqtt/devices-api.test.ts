@@ -1,6 +1,7 @@
 /**
  * The device registry's admin API: registration of a Home Assistant JSON light by its topics (then driven
- * from the site API), moving and forgetting devices, and clear 4xx answers for bad input.
+ * from the site API; one that never reports is settled by lighting's reconcile timeout), moving and
+ * forgetting devices, and clear 4xx answers for bad input.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
@@ -48,6 +49,31 @@ describe('/admin/mqtt/devices', () => {
     } finally {
       await bulb.stop();
     }
+  });
+
+  it('a light that never reports (HA JSON without a state topic) is settled by the lighting timeout', async () => {
+    h = await startMqttHub({ plugins: { 'mqtt-devices': { discoverySite: '' } } });
+    const created = await h.t.admin('POST', '/admin/mqtt/devices', {
+      mqttid: 'ha:mute',
+      profile: 'ha-json',
+      address: 'mute',
+      kind: 'dimmable',
+      site: 'Home',
+      ha: { commandTopic: 'mute/set' },
+    });
+    expect(created.status).toBe(201);
+    const light = (
+      await h.site('POST', '/light', { name: 'Mute', type: 'dimmable', vendor: 'mqtt', mqttid: 'ha:mute' })
+    ).body;
+    const at = Date.now();
+    expect((await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 90 })).status).toBe(200);
+    // Nobody answers on the bus; after lighting's reconcileMs (2 s here) the desired level stands.
+    const settled = await eventually(async () => {
+      const l = ((await h.site('GET', '/light')).body as Json[])[0];
+      return l.on ? l : undefined;
+    }, 'the reconciled level');
+    expect(settled).toMatchObject({ on: true, bri: 90 });
+    expect(Date.now() - at).toBeGreaterThanOrEqual(1900);
   });
 
   it('answers bad input with 4xx JSON and changes nothing', async () => {
