@@ -14,6 +14,8 @@ export interface SiteAccess {
   siteId: string;
   /** `null` = the site key, which grants every scope. */
   scopes: ReadonlySet<string> | null;
+  /** Tokens only: whether the token is still good (a WebSocket outlives the request that opened it). */
+  stillValid?: () => boolean;
 }
 
 export const unknownSite = () => new HttpError(404, 'unknown_site', 'unknown site');
@@ -41,7 +43,10 @@ export class AccessControl {
     const token = bearerOf(authorization);
     if (!token || !this.#verifier || !this.#sites.get(keyOrId)) return null;
     const granted = await this.#verifier(token, keyOrId).catch(() => null);
-    return granted ? { siteId: keyOrId, scopes: new Set(granted.scopes) } : null;
+    if (!granted) return null;
+    const access: SiteAccess = { siteId: keyOrId, scopes: new Set(granted.scopes) };
+    if (granted.stillValid) access.stillValid = granted.stillValid;
+    return access;
   }
 
   static allows(access: SiteAccess, scope: Scope): boolean {

@@ -23,6 +23,7 @@ import { SensorCatalog } from './sensor-catalog.ts';
 import { SiteActions } from './site-actions.ts';
 import { Sites } from './sites.ts';
 import { mountSocket } from './socket.ts';
+import { TokenSockets } from './token-sockets.ts';
 import type { ConfigDoc, LightingExports, StateDoc } from './types.ts';
 
 // spec error shape: `{ "message": "..." }`
@@ -108,7 +109,8 @@ export default definePlugin<LightingConfig, LightingExports>({
     mountSceneDocumented(short, deps);
     mountWebPage(short, access, files);
     mountWebAssets(ctx.http.router('main', { paths: ['/lighting/ui'], errorBody }), files);
-    mountSocket(ctx.ws, deps, live, log);
+    const tokenSockets = new TokenSockets();
+    mountSocket(ctx.ws, deps, live, tokenSockets, log);
 
     const uiUrl = (key: string) => `${ctx.http.url('main')}/site/${key}`;
     mountAdmin(ctx.http.router('admin'), {
@@ -163,6 +165,7 @@ export default definePlugin<LightingConfig, LightingExports>({
           resolveKey: (key) => sites.resolveKey(key),
         },
         setSiteTokenVerifier: (fn) => access.setVerifier(fn),
+        revalidateTokenSockets: () => tokenSockets.revalidate(),
         broadcast: (siteId, message) => live.send(siteId, message),
         registerDriverType: (type, factory) => drivers.registerType(type, factory),
         addDriver,
@@ -172,6 +175,7 @@ export default definePlugin<LightingConfig, LightingExports>({
         },
       },
       async stop() {
+        tokenSockets.stop();
         live.closeAll();
         control.stop();
         await drivers.stopAll();

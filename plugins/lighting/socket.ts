@@ -14,6 +14,7 @@ import { connectionView } from './drivers-host.ts';
 import type { Live } from './live.ts';
 import type { SiteDeps } from './routes/context.ts';
 import { siteData } from './routes/site.ts';
+import { TOKEN_GONE, type TokenSockets } from './token-sockets.ts';
 
 const MAX_MESSAGE = 16 * 1024;
 
@@ -49,7 +50,7 @@ function handlers(d: SiteDeps): Record<string, { scope: Scope; run: Handler }> {
   };
 }
 
-export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, log: Logger): void {
+export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, tokens: TokenSockets, log: Logger): void {
   const table = handlers(d);
   for (const path of ['/api/site/:key/ws', '/site/:key/ws']) {
     ws.route<SiteAccess>({
@@ -58,6 +59,8 @@ export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, log: Logger): vo
       onConnection(socket, access) {
         const remove = live.add(access.siteId, socket);
         socket.raw.on('close', remove);
+        const { stillValid } = access;
+        if (stillValid) socket.raw.on('close', tokens.add(socket, stillValid));
         if (AccessControl.allows(access, 'lights:read')) {
           const connections = d.drivers.forSite(access.siteId).map(connectionView);
           socket.sendJson({ command: 'hello', data: { ...siteData(d, access.siteId), connections } });
@@ -66,6 +69,8 @@ export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, log: Logger): vo
           void onMessage(raw.toString(), isBinary);
         });
         async function onMessage(text: string, isBinary: boolean): Promise<void> {
+          // A command never runs on a token revoked since the upgrade, even between two sweeps.
+          if (stillValid && !stillValid()) return socket.close(TOKEN_GONE.code, TOKEN_GONE.reason);
           let id: unknown;
           try {
             if (isBinary || text.length > MAX_MESSAGE)

@@ -103,8 +103,15 @@ export interface SiteSummary {
   created: string;
 }
 
+/** What a valid site token grants. */
+export interface SiteTokenGrant {
+  scopes: string[];
+  /** False once the token is revoked or expired: WebSockets opened with it are closed (4001). */
+  stillValid?: () => boolean;
+}
+
 /** Verifies a bearer token for a site (installed by the auth plugin). */
-export type SiteTokenVerifier = (token: string, siteId: string) => Promise<{ scopes: string[] } | null>;
+export type SiteTokenVerifier = (token: string, siteId: string) => Promise<SiteTokenGrant | null>;
 
 export interface LightingExports {
   sites: {
@@ -114,6 +121,8 @@ export interface LightingExports {
     resolveKey(key: string): string | null;
   };
   setSiteTokenVerifier(fn: SiteTokenVerifier | null): void;
+  /** Closes the site WebSockets whose token is no longer valid (the auth plugin calls it on revocation). */
+  revalidateTokenSockets(): number;
   /** Pushes a message to every WebSocket subscriber of the site. Returns how many got it. */
   broadcast(siteId: string, message: unknown): number;
   registerDriverType(type: string, factory: DriverFactory): void;

@@ -71,4 +71,40 @@ describe('bearer tokens', () => {
       SiteSocket.open(`${h.t.url}/api/site/${h.siteid}/ws`, { authorization: 'Bearer nope' }),
     ).rejects.toThrow('HTTP 404');
   });
+
+  it('lose their sockets once the token stops being valid: at the next command, or by the sweep', async () => {
+    let valid = true;
+    h.lighting.setSiteTokenVerifier(async (token) =>
+      token === 'expiring' ? { scopes: ['lights:read', 'lights:write'], stillValid: () => valid } : null,
+    );
+    const url = `${h.t.url}/api/site/${h.siteid}/ws`;
+    const closeCode = (s: SiteSocket) => new Promise<number>((r) => s.ws.once('close', (code) => r(code)));
+
+    // Nobody asks for a revalidation: the sweep alone closes it, within about a second.
+    const idle = await SiteSocket.open(url, { authorization: 'Bearer expiring' });
+    await idle.next('hello');
+    const idleClosed = closeCode(idle);
+    const expiredAt = Date.now();
+    valid = false;
+    expect(await idleClosed).toBe(4001);
+    expect(Date.now() - expiredAt).toBeLessThan(1500);
+
+    // A command sent after the token went bad is not run, even before the sweep comes round.
+    valid = true;
+    const busy = await SiteSocket.open(url, { authorization: 'Bearer expiring' });
+    await busy.next('hello');
+    const busyClosed = closeCode(busy);
+    valid = false;
+    busy.send('set', { _id: lamp._id, on: true, bri: 77 }, 1);
+    expect(await busyClosed).toBe(4001);
+    expect(busy.messages.some((m) => m.command === 'ack')).toBe(false);
+    expect((await h.call('GET', '/light')).body).not.toContainEqual(expect.objectContaining({ bri: 77 }));
+
+    // revalidateTokenSockets() (what the auth plugin calls on a revocation) closes at once.
+    valid = true;
+    const third = await SiteSocket.open(url, { authorization: 'Bearer expiring' });
+    await third.next('hello');
+    valid = false;
+    expect(h.lighting.revalidateTokenSockets()).toBe(1);
+  });
 });
