@@ -14,9 +14,9 @@ import { mountIntrospectRevoke } from './oauth/introspect-revoke.ts';
 import { mountRegister } from './oauth/register.ts';
 import { mountTokenEndpoint } from './oauth/token-endpoint.ts';
 import { createServices, pruneRefreshTokens, VERSION } from './setup.ts';
-import { siteTokenMqttHooks } from './sites/mqtt-acl.ts';
+import { dropStaleTokenClients, siteTokenMqttHooks } from './sites/mqtt-acl.ts';
 import { addSiteResource, removeSiteResource, siteResource, syncResources } from './sites/site-resources.ts';
-import { createVerifier, type VerifyAccessToken } from './sites/verify.ts';
+import { createVerifier, isLive, type VerifyAccessToken } from './sites/verify.ts';
 import { startTlsFront, type TlsFront } from './tls.ts';
 import { mountAuthorize } from './web/authorize.ts';
 import { mountConsent } from './web/consent.ts';
@@ -106,9 +106,19 @@ export default definePlugin<AuthConfig, AuthExports>({
     lighting.setSiteTokenVerifier(async (token, siteId) => {
       const r = siteResource(s, siteId);
       const v = r ? await verifyAccessToken(token, { resource: r.id }) : null;
-      return v ? { scopes: v.scopes } : null;
+      return v ? { scopes: v.scopes, stillValid: () => v.exp * 1000 > Date.now() && isLive(s, v) } : null;
     });
     ctx.mqtt.hooks(siteTokenMqttHooks(s, verifyAccessToken));
+    // Connections opened with a token end with it: at once on revocation (and on a client's suspension or a
+    // user's disablement, which announce their live tokens), within a second of expiry by the sweep.
+    const dropStaleConnections = () => {
+      dropStaleTokenClients(s, ctx.mqtt);
+      lighting.revalidateTokenSockets();
+    };
+    ctx.bus.on('auth.token.revoked', dropStaleConnections);
+    // Expiry announces nothing: a sweep (lighting sweeps its own sockets).
+    const sweep = setInterval(() => dropStaleTokenClients(s, ctx.mqtt), 1000);
+    sweep.unref();
 
     ctx.metrics.gauge('issuances', 'Access-token issuance records held', () => s.issuances.count());
     ctx.metrics.gauge('revoked_tokens', 'Revoked access tokens still unexpired', () =>
@@ -130,6 +140,7 @@ export default definePlugin<AuthConfig, AuthExports>({
       exports: { verifyAccessToken },
       async stop() {
         clearInterval(maintenance);
+        clearInterval(sweep);
         await front?.close();
         lighting.setSiteTokenVerifier(null);
         await Promise.all([s.data.flush(), s.refresh.flush(), s.issuances.flush(), s.audit.flush()]);

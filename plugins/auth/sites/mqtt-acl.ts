@@ -1,4 +1,4 @@
-import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/mqtt/types.ts';
+import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/mqtt/types.ts';
 import type { AuthServices } from '../services.ts';
 import { isLive, type VerifyAccessToken } from './verify.ts';
 
@@ -18,6 +18,20 @@ interface TokenIdentity {
 const identityOf = (c: MqttClientInfo): TokenIdentity | null =>
   c.identity?.kind === KIND ? (c.identity as unknown as TokenIdentity) : null;
 
+/** Revoked, expired, or its client suspended or user disabled: the token no longer holds. */
+const stillValid = (s: AuthServices, id: TokenIdentity) => id.exp * 1000 > Date.now() && isLive(s, id);
+
+/**
+ * Closes the embedded broker's connections made with a token that no longer holds. The ACL hooks refuse its
+ * new publishes and subscriptions; only closing the connection stops delivery on subscriptions it already has.
+ */
+export function dropStaleTokenClients(s: AuthServices, mqtt: MqttApi): number {
+  return mqtt.disconnect((c) => {
+    const id = identityOf(c);
+    return id !== null && !stillValid(s, id);
+  });
+}
+
 /** The scope a publish needs, from the first topic level under the site (documented in the README). */
 export function publishScope(rest: string): string {
   const head = rest.split('/')[0] ?? '';
@@ -33,8 +47,6 @@ export function publishScope(rest: string): string {
  * to other plugins ('pass'); a token that fails verification is refused.
  */
 export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): MqttAuthHooks {
-  // Re-checked on every publish and subscribe: revoked, expired, or its client suspended or user disabled.
-  const stillValid = (id: TokenIdentity) => id.exp * 1000 > Date.now() && isLive(s, id);
   const underSite = (id: TokenIdentity, topic: string): string | null => {
     const prefix = `hearth/${id.siteId}/`;
     return topic.startsWith(prefix) ? topic.slice(prefix.length) : null;
@@ -62,14 +74,15 @@ export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): 
       if (!id) return 'pass';
       const rest = underSite(id, topic);
       // Wildcards may not reach above the site (`hearth/+/#` or `#` would leak other sites).
-      if (rest === null || !stillValid(id) || !id.scopes.includes('lights:read')) return 'deny';
+      // Re-checked on every subscribe and publish, not only at CONNECT.
+      if (rest === null || !stillValid(s, id) || !id.scopes.includes('lights:read')) return 'deny';
       return 'allow';
     },
     authorizePublish(client, topic): MqttTopicDecision {
       const id = identityOf(client);
       if (!id) return 'pass';
       const rest = underSite(id, topic);
-      if (rest === null || !stillValid(id)) return 'deny';
+      if (rest === null || !stillValid(s, id)) return 'deny';
       return id.scopes.includes(publishScope(rest)) ? 'allow' : 'deny';
     },
   };
