@@ -3,6 +3,7 @@
 // same autocannon run (50 connections). Hearth persists every issuance (bounded log, coalesced writes).
 // Targets (issue 5): Hearth ≥ 2× oidc-provider on issuance; p99 ≤ 10 ms at 50 concurrent clients.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -120,7 +121,13 @@ function print(t: Target): void {
   process.stdout.write(`${JSON.stringify(t)}\n`);
 }
 
-async function spawnServer(kind: string): Promise<{ target: Target; stop(): void }> {
+/** CPU time (user + system, every thread) a process has used so far, in µs (Linux clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function spawnServer(kind: string): Promise<{ target: Target; pid: number; stop(): void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--serve', kind], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -129,7 +136,7 @@ async function spawnServer(kind: string): Promise<{ target: Target; stop(): void
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
   });
-  return { target: JSON.parse(line) as Target, stop: () => child.kill('SIGTERM') };
+  return { target: JSON.parse(line) as Target, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 const basic = (t: Target) => `Basic ${Buffer.from(`${t.clientId}:${t.secret}`).toString('base64')}`;
@@ -197,6 +204,7 @@ async function load(url: string, auth: string, body: string) {
   });
   return {
     rps: Math.round(r.requests.average),
+    total: r.requests.total,
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx,
@@ -204,7 +212,7 @@ async function load(url: string, auth: string, body: string) {
   };
 }
 
-async function measure(t: Target) {
+async function measure(t: Target, pid: number) {
   const tokenBody = `grant_type=client_credentials&resource=${encodeURIComponent(t.resource)}&scope=lights%3Aread`;
   const first = await fetch(t.tokenUrl, {
     method: 'POST',
@@ -222,10 +230,14 @@ async function measure(t: Target) {
   const checked = (await check.json()) as { active?: boolean; error?: string };
   const active = checked.active ?? `${check.status} ${checked.error}`;
   await load(t.tokenUrl, basic(t), tokenBody); // warm-up (JIT), not reported
+  // The server's own CPU per token: under saturation the shared load generator caps both servers' rates,
+  // so CPU time is the figure that says what each would do with a core to itself.
+  const cpuBefore = cpuMicros(pid);
   const issue = await load(t.tokenUrl, basic(t), tokenBody);
+  const cpuPerToken = Math.round((cpuMicros(pid) - cpuBefore) / issue.total);
   const introspect = await load(t.introspectUrl, basic(t), `token=${token}`);
   const steady = await paced(t.tokenUrl, basic(t), tokenBody, PACED_RATE, DURATION);
-  return { issue, introspect, active, steady };
+  return { issue, cpuPerToken, introspect, active, steady };
 }
 
 if (process.argv[2] === '--serve') {
@@ -245,10 +257,10 @@ if (process.argv[2] === '--serve') {
     for (const kind of ['hearth', 'oidc-provider']) {
       const s = await spawnServer(kind);
       try {
-        const r = await measure(s.target);
+        const r = await measure(s.target, s.pid);
         results[kind]!.push(r);
         console.log(
-          `round ${round} ${kind.padEnd(14)} client_credentials ${String(r.issue.rps).padStart(6)} tokens/s  p50 ${r.issue.p50} ms  p99 ${r.issue.p99} ms  non-2xx ${r.issue.non2xx}` +
+          `round ${round} ${kind.padEnd(14)} client_credentials ${String(r.issue.rps).padStart(6)} tokens/s  p50 ${r.issue.p50} ms  p99 ${r.issue.p99} ms  non-2xx ${r.issue.non2xx}  server CPU ${r.cpuPerToken} µs/token` +
             ` | introspection ${String(r.introspect.rps).padStart(6)} req/s  p99 ${r.introspect.p99} ms  (token active: ${r.active})` +
             ` | ${CONNECTIONS} clients at ${r.steady.rps}/s: p50 ${r.steady.p50} ms p99 ${r.steady.p99} ms`,
         );
@@ -260,8 +272,10 @@ if (process.argv[2] === '--serve') {
   const best = (kind: string) => [...results[kind]!].sort((a, b) => b.issue.rps - a.issue.rps)[0]!;
   const [h, o] = [best('hearth'), best('oidc-provider')];
   const steadyP99 = Math.min(...results.hearth!.map((r) => r.steady.p99));
+  const leanest = (kind: string) => Math.min(...results[kind]!.map((r) => r.cpuPerToken));
   console.log(
     `best rounds: hearth ${h.issue.rps} tokens/s, oidc-provider ${o.issue.rps} tokens/s, ratio ${(h.issue.rps / o.issue.rps).toFixed(2)}× (target ≥ 2×); ` +
+      `server CPU per token hearth ${leanest('hearth')} µs, oidc-provider ${leanest('oidc-provider')} µs (${(leanest('oidc-provider') / leanest('hearth')).toFixed(2)}× less); ` +
       `hearth introspection ${Math.max(...results.hearth!.map((r) => r.introspect.rps))} req/s; ` +
       `hearth p99 ${h.issue.p99} ms saturated, best ${steadyP99} ms at ${PACED_RATE} tokens/s from ${CONNECTIONS} clients (target ≤ 10 ms)`,
   );
