@@ -1,5 +1,4 @@
 import type { JsonSchema } from '../../core/plugin/types.ts';
-import type { TlsConfig } from './tls.ts';
 
 export type DcrMode = 'open' | 'approved_redirects' | 'admin_only';
 
@@ -19,7 +18,6 @@ export interface AuthConfig {
   dcr: { mode: DcrMode; approved_redirects: string[] };
   rate_limit: { auth_fail_max: number; auth_fail_window: number; auth_lockout: number };
   issuances: { max: number; retention_days: number };
-  tls: TlsConfig;
   audit: { max: number; retention_days: number };
 }
 
@@ -104,40 +102,6 @@ export const configSchema: JsonSchema = {
         auth_fail_max: int('Failures before lockout', 'Count within the window.', 10, 1),
         auth_fail_window: int('Failure window', 'Seconds.', 600, 1),
         auth_lockout: int('Lockout duration', 'Seconds.', 900, 1),
-      },
-    },
-    tls: {
-      type: 'object',
-      title: 'HTTPS',
-      description: 'Serve the authorization server over HTTPS (plain HTTP is reported as a notice).',
-      default: {},
-      additionalProperties: false,
-      properties: {
-        enabled: {
-          type: 'boolean',
-          title: 'Enabled',
-          description: 'Serve HTTPS on the public port.',
-          default: false,
-        },
-        cert_file: {
-          type: 'string',
-          title: 'Certificate file',
-          description: 'PEM certificate (chain). Empty: a self-signed certificate is generated and kept.',
-          default: '',
-        },
-        key_file: {
-          type: 'string',
-          title: 'Key file',
-          description: 'PEM private key of cert_file.',
-          default: '',
-        },
-        hostnames: {
-          type: 'array',
-          items: { type: 'string' },
-          title: 'Host names',
-          description: 'Extra names and addresses for the self-signed certificate (e.g. hearth.local).',
-          default: [],
-        },
       },
     },
     issuances: {

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { definePlugin } from '../../core/plugin/types.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { mountAdminClients } from './admin/clients.ts';
@@ -17,7 +16,6 @@ import { createServices, pruneRefreshTokens, VERSION } from './setup.ts';
 import { dropStaleTokenClients, siteTokenMqttHooks } from './sites/mqtt-acl.ts';
 import { addSiteResource, removeSiteResource, siteResource, syncResources } from './sites/site-resources.ts';
 import { createVerifier, isLive, type VerifyAccessToken } from './sites/verify.ts';
-import { startTlsFront, type TlsFront } from './tls.ts';
 import { mountAuthorize } from './web/authorize.ts';
 import { mountConsent } from './web/consent.ts';
 import { mountLogin } from './web/login.ts';
@@ -51,29 +49,10 @@ export default definePlugin<AuthConfig, AuthExports>({
   commands: authCommands,
   async start(ctx) {
     const s = await createServices(ctx);
-    const { host, port, tls } = ctx.config;
-    let front: TlsFront | null = null;
-    if (tls.enabled) {
-      // HTTPS: the HTTP listener moves to loopback behind the plugin's TLS terminator (core has no TLS yet).
-      const inner = await ctx.http.listen('auth', { port: 0, host: '127.0.0.1' });
-      // No host of its own: follow the hub, whose main listener tells whether it is loopback-only.
-      const mainHost = new URL(ctx.http.url('main')).hostname;
-      const bind = host || (['127.0.0.1', '[::1]', 'localhost'].includes(mainHost) ? '127.0.0.1' : '0.0.0.0');
-      const dir = await ctx.store.dir();
-      front = await startTlsFront({
-        config: tls,
-        dir,
-        host: bind,
-        port,
-        upstreamPort: inner.port,
-        log: ctx.log,
-      });
-      const shown = bind === '0.0.0.0' || bind === '::' ? (tls.hostnames[0] ?? `${hostname()}.local`) : bind;
-      s.setIssuer(`https://${shown.includes(':') ? `[${shown}]` : shown}:${front.port}`);
-    } else {
-      // Without a host of its own the listener binds where the hub does (HEARTH_HOST).
-      s.setIssuer((await ctx.http.listen('auth', host ? { port, host } : { port })).url);
-    }
+    const { host, port } = ctx.config;
+    // Without a host of its own the listener binds where the hub does (HEARTH_HOST). It is HTTPS when the
+    // core's `http.tls` is on, and the issuer (and with it the cookies' Secure flag) follows the scheme.
+    s.setIssuer((await ctx.http.listen('auth', host ? { port, host } : { port })).url);
 
     // Public server: OAuth endpoints parse urlencoded/JSON bodies; pages read their own forms.
     const oauth = ctx.http.router('auth', { body: { form: true, limit: '64kb' }, errorBody: oauthErrorBody });
@@ -141,7 +120,6 @@ export default definePlugin<AuthConfig, AuthExports>({
       async stop() {
         clearInterval(maintenance);
         clearInterval(sweep);
-        await front?.close();
         lighting.setSiteTokenVerifier(null);
         await Promise.all([s.data.flush(), s.refresh.flush(), s.issuances.flush(), s.audit.flush()]);
       },

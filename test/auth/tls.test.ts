@@ -28,6 +28,8 @@ function peerCertificate(url: URL): Promise<string> {
 function request(
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  base = issuer,
+  trusted = ca,
 ) {
   return new Promise<{
     status: number;
@@ -35,8 +37,8 @@ function request(
     body: string;
   }>((resolve, reject) => {
     const req = https.request(
-      new URL(path, issuer),
-      { method: init.method ?? 'GET', headers: init.headers ?? {}, ca },
+      new URL(path, base),
+      { method: init.method ?? 'GET', headers: init.headers ?? {}, ca: trusted },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -52,10 +54,9 @@ function request(
 }
 
 beforeAll(async () => {
-  h = await startAuthHub({ config: { plugins: { auth: { tls: { enabled: true } } } } });
-  issuer = h.listenerUrl('auth'); // the loopback HTTP side; the public issuer comes from discovery below
-  const meta = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
-  issuer = (meta as { issuer: string }).issuer;
+  // The core's http.tls serves every listener, the authorization server's included, over HTTPS.
+  h = await startAuthHub({ config: { http: { tls: { enabled: true } } } });
+  issuer = h.listenerUrl('auth');
   ca = await peerCertificate(new URL(issuer));
 });
 afterAll(async () => {
@@ -98,11 +99,9 @@ describe('HTTPS on the auth listener', () => {
   test('the generated certificate is kept across restarts', async () => {
     const before = new X509Certificate(ca).fingerprint256;
     h = Object.assign(await h.restart(), { auth: '' });
-    const meta = (await (
-      await fetch(`${h.listenerUrl('auth')}/.well-known/oauth-authorization-server`)
-    ).json()) as { issuer: string };
-    issuer = meta.issuer;
+    issuer = h.listenerUrl('auth');
     expect(new X509Certificate(await peerCertificate(new URL(issuer))).fingerprint256).toBe(before);
+    expect(JSON.parse((await request('/.well-known/oauth-authorization-server')).body).issuer).toBe(issuer);
     // The private keys on disk are readable by the owner only.
     const keys = readdirSync(h.dataDir, { recursive: true, withFileTypes: true }).filter(
       (e) => e.isFile() && ['tls-key.pem', 'signing-keys.json'].includes(e.name),
@@ -122,13 +121,17 @@ describe('HTTPS from a configured certificate', () => {
       ...['-subj', '/CN=hearth.test', '-addext', 'subjectAltName=DNS:hearth.test,IP:127.0.0.1'],
       ...['-keyout', keyFile, '-out', certFile],
     ]);
-    const hub = await startAuthHub({
-      config: { plugins: { auth: { tls: { enabled: true, cert_file: certFile, key_file: keyFile } } } },
-    });
+    const hub = await startAuthHub({ config: { http: { tls: { enabled: true, certFile, keyFile } } } });
     try {
-      const meta = (await (
-        await fetch(`${hub.listenerUrl('auth')}/.well-known/oauth-authorization-server`)
-      ).json()) as { issuer: string };
+      const auth = hub.listenerUrl('auth');
+      const discovery = await request(
+        '/.well-known/oauth-authorization-server',
+        {},
+        auth,
+        readFileSync(certFile, 'utf8'),
+      );
+      const meta = JSON.parse(discovery.body) as { issuer: string };
+      expect(meta.issuer).toBe(auth);
       expect(meta.issuer).toMatch(/^https:\/\//);
       const served = new X509Certificate(await peerCertificate(new URL(meta.issuer)));
       expect(served.fingerprint256).toBe(new X509Certificate(readFileSync(certFile)).fingerprint256);

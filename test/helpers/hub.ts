@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -111,20 +112,23 @@ export async function startTestHub(opts: TestHubOptions = {}): Promise<TestHub> 
     printed,
     logs,
     async admin(method, p, body) {
-      const res = await fetch(new URL(p, self.adminUrl), {
-        method,
-        headers: {
-          authorization: `Bearer ${adminKey}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
+      const url = new URL(p, self.adminUrl);
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${adminKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      };
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const { status, text } =
+        url.protocol === 'https:'
+          ? await httpsRequest(url, method, headers, payload, hubCertificate(dataDir, config.http.tls))
+          : await fetch(url, { method, headers, ...(payload === undefined ? {} : { body: payload }) }).then(
+              async (res) => ({ status: res.status, text: await res.text() }),
+            );
       let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);
       } catch {}
-      return { status: res.status, body: parsed };
+      return { status, body: parsed };
     },
     async stop({ keepData = false } = {}) {
       await hub.stop();
@@ -143,4 +147,31 @@ export async function startTestHub(opts: TestHubOptions = {}): Promise<TestHub> 
     },
   };
   return self;
+}
+
+/** The certificate an HTTPS hub serves: the configured file, or the one it generated in its data dir. */
+function hubCertificate(dataDir: string, tls: { certFile?: string | undefined }): string {
+  return readFileSync(tls.certFile ?? path.join(dataDir, 'core', 'tls-cert.pem'), 'utf8');
+}
+
+/** One HTTPS request that trusts only `ca` (fetch cannot be given a CA without undici's own Agent). */
+function httpsRequest(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  ca: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, { method, headers, ca }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
 }
