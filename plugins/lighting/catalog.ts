@@ -11,6 +11,7 @@ import { newId } from './domain/ids.ts';
 import type {
   ActionRecord,
   ConfigDoc,
+  DeviceAccepted,
   GroupRecord,
   LightRecord,
   SceneRecord,
@@ -25,6 +26,8 @@ export class Catalog {
 
   /** Told after every committed change of a site's configuration (the WebSocket's `siteChanged`). */
   onChange: (siteId: string) => void = () => {};
+  /** Told when a light or sensor marked new is accepted (the bus event `lighting.device.accepted`). */
+  onAccepted: (accepted: DeviceAccepted) => void = () => {};
 
   constructor(doc: DocStore<ConfigDoc>) {
     this.#doc = doc;
@@ -116,13 +119,34 @@ export class Catalog {
   }
 
   async modifyLight(siteId: string, id: string, f: LightFields): Promise<LightRecord> {
-    this.light(siteId, id);
+    const before = this.light(siteId, id);
     this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights', id);
     await this.commit(siteId, (d) => {
       const i = d.lights.findIndex((x) => x._id === id);
       if (i >= 0) d.lights[i] = { _id: id, siteid: siteId, ...f };
     });
-    return this.light(siteId, id);
+    const light = this.light(siteId, id);
+    if (before.new && !light.new) this.accepted('light', light);
+    return light;
+  }
+
+  accepted(kind: 'light' | 'sensor', r: LightRecord | SensorRecord): void {
+    this.onAccepted({ siteId: r.siteid, kind, _id: r._id, vendor: r.vendor, protocolid: r.protocolid });
+  }
+
+  /** Clears `new` on the site's lights and sensors with this vendor id; returns how many were new. */
+  async acceptDevice(siteId: string, vendor: string, protocolid: string): Promise<number> {
+    const match = (x: LightRecord | SensorRecord) =>
+      x.siteid === siteId && x.vendor === vendor && x.protocolid === protocolid && x.new === true;
+    const lights = this.#doc.data.lights.filter(match);
+    const sensors = this.#doc.data.sensors.filter(match);
+    if (lights.length + sensors.length === 0) return 0;
+    await this.commit(siteId, () => {
+      for (const x of [...lights, ...sensors]) delete x.new;
+    });
+    for (const l of lights) this.accepted('light', l);
+    for (const s of sensors) this.accepted('sensor', s);
+    return lights.length + sensors.length;
   }
 
   /** Also drops the light from scenes, groups and actions, so no reference dangles. */

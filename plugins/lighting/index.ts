@@ -4,6 +4,7 @@
  */
 import { definePlugin } from '../../core/plugin/types.ts';
 import { AccessControl } from './access.ts';
+import { adoptionExports } from './adopt.ts';
 import { Catalog } from './catalog.ts';
 import { siteCommands } from './commands.ts';
 import { configSchema, type LightingConfig } from './config.ts';
@@ -93,6 +94,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     catalog.onChange = (siteId) => {
       if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));
     };
+    catalog.onAccepted = (accepted) => ctx.bus.emit('lighting.device.accepted', accepted);
     const api = ctx.http.router('main', { prefix: '/api/site', errorBody });
     mountSite(api, deps);
     mountLightDocumented(api, deps);
@@ -173,6 +175,7 @@ export default definePlugin<LightingConfig, LightingExports>({
         async postSensorEvent(siteId, sensorId, event) {
           await actions.sensorEvent(siteId, catalog.sensor(siteId, sensorId), event);
         },
+        ...adoptionExports(deps),
       },
       async stop() {
         tokenSockets.stop();

@@ -47,9 +47,9 @@ export class LightControl {
 
   /** spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. */
   view(light: LightRecord): LightView {
-    const { protocolid, ...rest } = light;
+    const { protocolid, new: isNew, ...rest } = light;
     const { on, bri } = normalizeLevel(light.type, this.entry(light._id).reported);
-    return { ...rest, [`${light.vendor}id`]: protocolid, on, bri };
+    return { ...rest, [`${light.vendor}id`]: protocolid, on, bri, new: isNew === true };
   }
 
   /**

@@ -23,13 +23,17 @@ export class SensorCatalog {
   }
 
   async modifySensor(siteId: string, id: string, f: SensorFields): Promise<SensorRecord> {
-    this.#catalog.sensor(siteId, id);
+    const wasNew = this.#catalog.sensor(siteId, id).new === true;
     this.#catalog.checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors', id);
     await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === id);
-      if (s) Object.assign(s, f);
+      if (!s) return;
+      Object.assign(s, f);
+      if (!f.new) delete s.new;
     });
-    return this.#catalog.sensor(siteId, id);
+    const sensor = this.#catalog.sensor(siteId, id);
+    if (wasNew && !sensor.new) this.#catalog.accepted('sensor', sensor);
+    return sensor;
   }
 
   async deleteSensor(siteId: string, id: string): Promise<void> {

@@ -23,10 +23,16 @@ export interface LightRecord {
   subdef: string | null;
   /** Optional driver instance id when several instances of one vendor serve a site. */
   driver?: string;
+  /** Stored (true) only on a light another plugin created from discovery, until the operator accepts it. */
+  new?: boolean;
 }
 
-/** What the API returns for a light: the record plus the confirmed (reported) level. */
-export type LightView = Omit<LightRecord, 'protocolid'> & LightLevel & Record<string, unknown>;
+/**
+ * What the API returns for a light: the record plus the confirmed (reported) level; `new` is always
+ * shown (false for lights created on the site API or accepted).
+ */
+export type LightView = Omit<LightRecord, 'protocolid' | 'new'> &
+  LightLevel & { new: boolean } & Record<string, unknown>;
 
 export interface SceneEntry {
   _id: string;
@@ -66,6 +72,33 @@ export interface SensorRecord {
   events: string[];
   /** event name → actions run in order when the event fires. */
   actions: Record<string, ActionRecord[]>;
+  /** As a light's: stored (true) only on a sensor created from discovery, until accepted. */
+  new?: boolean;
+}
+
+/** What the API returns for a sensor: the protocol id as `<vendor>id`, `new` always shown. */
+export type SensorView = Omit<SensorRecord, 'protocolid' | 'new'> & { new: boolean } & Record<
+    string,
+    unknown
+  >;
+
+/** A light another plugin creates (the fields of `POST /light`; the protocol id as `protocolid`). */
+export interface NewLight {
+  name: string;
+  type: LightType;
+  vendor: string;
+  protocolid: string;
+  subdef?: string;
+  driver?: string;
+}
+
+/** A sensor another plugin creates (the fields of `POST /sensor`). */
+export interface NewSensor {
+  name: string;
+  vendor: string;
+  protocolid: string;
+  type: string;
+  events?: string[];
 }
 
 export interface ConfigDoc {
@@ -135,6 +168,27 @@ export interface LightingExports {
   }): Promise<LightingDriver>;
   removeDriver(id: string): Promise<void>;
   postSensorEvent(siteId: string, sensorId: string, event: string): Promise<void>;
+  /**
+   * Creates a light as `POST /light` does (same validation, durable commit, `siteChanged` push); with
+   * `{new: true}` it is marked new until accepted. Rejects with an `HttpError` (`status` 400 invalid,
+   * 404 unknown site, 409 vendor id already used on the site).
+   */
+  createLight(siteId: string, light: NewLight, opts?: { new?: boolean }): Promise<LightView>;
+  /** Creates a sensor as `POST /sensor` does; same rules as `createLight`. */
+  createSensor(siteId: string, sensor: NewSensor, opts?: { new?: boolean }): Promise<SensorView>;
+  /**
+   * Clears the `new` mark of the site's lights and sensors with this vendor id (the device was accepted
+   * elsewhere). Emits `lighting.device.accepted` for each one cleared; returns how many.
+   */
+  acceptDevice(siteId: string, vendor: string, protocolid: string): Promise<number>;
+}
+
+export interface DeviceAccepted {
+  siteId: string;
+  kind: 'light' | 'sensor';
+  _id: string;
+  vendor: string;
+  protocolid: string;
 }
 
 declare module '../../core/plugin/types.ts' {
@@ -147,5 +201,7 @@ declare module '../../core/bus/events.ts' {
   interface HearthEvents {
     'lighting.site.created': { siteId: string; name: string };
     'lighting.site.deleted': { siteId: string; name: string };
+    /** A light or sensor marked new was accepted (`PUT /light|/sensor {"new": false}` or `acceptDevice`). */
+    'lighting.device.accepted': DeviceAccepted;
   }
 }

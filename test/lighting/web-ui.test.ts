@@ -147,6 +147,16 @@ describe('web UI at /site/<key>', () => {
       await h.call('POST', '/light', { name: 'Porch', type: 'binary', vendor: 'test', testid: 'p1' })
     ).body;
     await card(added._id).waitFor();
+    expect(await card(added._id).locator('.badge.new').isVisible()).toBe(false);
+    // A light another plugin adopted from discovery carries a "new" badge until it is accepted.
+    const found = await h.lighting.createLight(
+      h.siteid,
+      { name: 'Found', type: 'binary', vendor: 'test', protocolid: 'f1' },
+      { new: true },
+    );
+    await card(found._id).locator('.badge.new').waitFor();
+    await h.call('PUT', '/light', { _id: found._id, new: false });
+    await card(found._id).locator('.badge.new').waitFor({ state: 'hidden' });
     h.driver.press('b1', 'long');
     await page.locator('#events li', { hasText: 'Wall switch: long' }).waitFor();
     h.driver.setConnected(false);

@@ -17,6 +17,7 @@ export interface LightFields {
   protocolid: string;
   subdef: string | null;
   driver?: string;
+  new?: boolean;
 }
 
 function vendorOf(body: Body): string {
@@ -59,7 +60,17 @@ const LIGHT_FIELDS = [
   'driver',
   'on',
   'bri',
+  'new',
 ];
+
+/**
+ * `new` in a modify body: `false` accepts a light or sensor a plugin created from discovery; `true` (sent
+ * back in a whole object) changes nothing: nothing becomes new again through the API.
+ */
+function acceptNew(body: Body, next: { new?: boolean }): void {
+  if (body.new === undefined) return;
+  if (bool(body, 'new') === false) delete next.new;
+}
 
 export function parseLightCreate(raw: unknown): LightFields {
   const body = asObject(raw);
@@ -94,6 +105,7 @@ export function parseLightModify(raw: unknown, current: LightFields): LightField
   // `driver: null` unpins the light (it is served by the site's first driver of its vendor again).
   if (body.driver === null) delete next.driver;
   else if (body.driver !== undefined) next.driver = str(body, 'driver', { max: 64 });
+  acceptNew(body, next);
   return next;
 }
 
@@ -125,9 +137,10 @@ export interface SensorFields {
   protocolid: string;
   type: string;
   events: string[];
+  new?: boolean;
 }
 
-const SENSOR_FIELDS = ['_id', 'siteid', 'name', 'vendor', 'protocolid', 'type', 'events', 'actions'];
+const SENSOR_FIELDS = ['_id', 'siteid', 'name', 'vendor', 'protocolid', 'type', 'events', 'actions', 'new'];
 
 export function parseSensorCreate(raw: unknown): SensorFields {
   const body = asObject(raw);
@@ -156,6 +169,7 @@ export function parseSensorModify(raw: unknown, current: SensorFields): SensorFi
   }
   if (body.type !== undefined) next.type = str(body, 'type', { max: 32 });
   if (body.events !== undefined) next.events = eventNames(body);
+  acceptNew(body, next);
   return next;
 }
 

@@ -3,13 +3,13 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { parseActionAdd, parseSensorCreate, parseSensorModify } from '../domain/bodies.ts';
 import { asObject, onlyFields, str } from '../domain/check.ts';
 import { actionsFor, eventName } from '../domain/sensor-events.ts';
-import type { SensorRecord } from '../types.ts';
+import type { SensorRecord, SensorView } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
 
 /** The protocol id goes out as `<vendor>id`, like a light's. */
-export function sensorView(s: SensorRecord) {
-  const { protocolid, ...rest } = s;
-  return { ...rest, [`${s.vendor}id`]: protocolid };
+export function sensorView(s: SensorRecord): SensorView {
+  const { protocolid, new: isNew, ...rest } = s;
+  return { ...rest, [`${s.vendor}id`]: protocolid, new: isNew === true };
 }
 
 export function mountSensors(r: HearthRouter, d: SiteDeps): void {

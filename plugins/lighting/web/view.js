@@ -33,7 +33,14 @@ export function lightCard(light, act) {
   const card = el(
     'li',
     { 'data-light': light._id, class: 'light' },
-    el('span', { class: 'name' }, light.name),
+    el(
+      'span',
+      {},
+      el('span', { class: 'name' }, light.name),
+      ' ',
+      // Added by discovery and not accepted yet (`PUT /light {"new": false}` clears it).
+      el('span', { class: 'badge new', title: 'discovered, not accepted yet' }, 'new'),
+    ),
     level,
     toggle,
   );
@@ -67,6 +74,7 @@ export function lightCard(light, act) {
 export function updateLightCard(card, light) {
   card.classList.toggle('lit', light.on);
   card.querySelector('.name').textContent = light.name;
+  card.querySelector('.badge.new').hidden = !light.new;
   card.querySelector('input[role=switch]').checked = light.on;
   const slider = card.querySelector('input[type=range]');
   if (!card.dataset.dragging) {
