@@ -88,7 +88,8 @@ const shelly = await startShellyRelay({
   password: await credential('shelly-porch', ['shellyplus1-demo/#']),
 });
 
-// The zigbee2mqtt devices arrive by discovery; Tasmota and Shelly are registered by the operator.
+// The zigbee2mqtt devices arrive by discovery and become a light and a sensor of the site by themselves
+// (marked new); Tasmota and Shelly are registered by the operator, and their lights added below.
 await admin('POST', '/admin/mqtt/devices', {
   mqttid: 'tasmota:tasmota_kitchen',
   site: 'Home',
@@ -99,13 +100,30 @@ await admin('POST', '/admin/mqtt/devices', {
   site: 'Home',
   name: 'Porch',
 });
-const lights = [
-  { name: 'Kitchen', type: 'dimmable', mqttid: 'tasmota:tasmota_kitchen' },
-  { name: 'Living room', type: 'dimmable', mqttid: 'zigbee2mqtt:Living room' },
-  { name: 'Porch', type: 'binary', mqttid: 'shelly2:shellyplus1-demo:switch:0' },
-];
-const ids: string[] = [];
-for (const l of lights) ids.push((await site('POST', '/light', { ...l, vendor: 'mqtt' }))._id);
+async function discovered(what: '/light' | '/sensor', mqttid: string): Promise<{ _id: string }> {
+  for (let i = 0; i < 500; i++) {
+    const found = ((await site('GET', what)) as Array<{ _id: string; mqttid?: string }>).find(
+      (x) => x.mqttid === mqttid,
+    );
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${mqttid} was not discovered`);
+}
+const kitchen = await site('POST', '/light', {
+  name: 'Kitchen',
+  type: 'dimmable',
+  vendor: 'mqtt',
+  mqttid: 'tasmota:tasmota_kitchen',
+});
+const living = await discovered('/light', 'zigbee2mqtt:Living room');
+const porch = await site('POST', '/light', {
+  name: 'Porch',
+  type: 'binary',
+  vendor: 'mqtt',
+  mqttid: 'shelly2:shellyplus1-demo:switch:0',
+});
+const ids: string[] = [kitchen._id, living._id, porch._id];
 const evening = await site('POST', '/scene', {
   name: 'Evening',
   state: [
@@ -119,13 +137,7 @@ const off = await site('POST', '/scene', {
   state: ids.map((_id) => ({ _id, on: false, bri: 0 })),
 });
 await site('POST', '/light/group', { name: 'Downstairs', lights: ids.slice(0, 2) });
-const wall = await site('POST', '/sensor', {
-  name: 'Wall switch',
-  vendor: 'mqtt',
-  mqttid: 'zigbee2mqtt:Wall switch',
-  type: 'button',
-  events: ['on', 'off'],
-});
+const wall = await discovered('/sensor', 'zigbee2mqtt:Wall switch');
 await site('POST', '/sensor/action', {
   _id: wall._id,
   event: 'on',

@@ -30,7 +30,7 @@ export const configSchema: JsonSchema = {
   properties: {
     discoverySite: str(
       'Site for discovered devices',
-      'Site id or name that receives devices found through Home Assistant or zigbee2mqtt discovery (they are marked new). Empty: discovery is off.',
+      'Site id or name that receives devices found through Home Assistant, zigbee2mqtt or Tasmota discovery: each becomes a light or sensor of this site, marked new until accepted. Empty: discovery is off.',
       'Home',
     ),
     homeAssistantDiscovery: {

@@ -10,6 +10,7 @@ import { createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
 import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import type { DriverObserver } from '../../drivers/mqtt/observer.ts';
 import type { LightingExports } from '../lighting/types.ts';
+import { Adopter } from './adopt.ts';
 import { brokerHooks } from './broker-access.ts';
 import { mqttCommands } from './commands.ts';
 import { configSchema, type MqttDevicesConfig } from './config.ts';
@@ -43,6 +44,17 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       await ctx.store.open<LevelsDoc>('levels', { levels: {} }, { coalesceMs: 10_000 }),
     );
     const instances = new Instances(lighting, registry, config, log);
+    const adopter = new Adopter(lighting, registry, log);
+    // One `new` mark for a device and the light made from it: accepting either side accepts both.
+    registry.onAccepted = (r) => {
+      lighting
+        .acceptDevice(r.site, 'mqtt', r.protocolid)
+        .catch((err: unknown) => log.warn({ err, device: r.protocolid }, 'light not accepted'));
+    };
+    ctx.bus.on('lighting.device.accepted', async ({ siteId, vendor, protocolid }) => {
+      const r = vendor === 'mqtt' ? registry.get(protocolid) : undefined;
+      if (r?.new && r.site === siteId) await registry.patch(protocolid, { new: false });
+    });
     ctx.mqtt.hooks(brokerHooks(credentials, (key) => lighting.sites.resolveKey(key)));
 
     const siteName = (site: string) => lighting.sites.get(site)?.name ?? site;
@@ -78,7 +90,10 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
           void registry.seen(site, device, source).then((isNew) => {
             const r = registry.get(device.protocolid);
             if (isNew) log.info({ device: device.protocolid, site, source }, 'new MQTT device discovered');
-            if (r && r.site === site) void announce(r);
+            if (r && r.site === site) {
+              void announce(r);
+              void adopter.adopt(site, r.protocolid);
+            }
           });
         },
         gone(protocolid) {

@@ -21,6 +21,11 @@ export interface DeviceRecord {
   available: boolean | null;
   /** Discovery no longer lists it. */
   gone: boolean;
+  /**
+   * A lighting light or sensor was created for it (or already existed) when it was discovered: never
+   * created again, so a light the operator deleted stays deleted although discovery replays at every start.
+   */
+  adopted?: boolean;
   firstSeen: string;
   lastSeen: string;
 }
@@ -45,6 +50,7 @@ export const deviceView = (r: DeviceRecord, level: LightLevel | null) => ({
   new: r.new,
   available: r.gone ? false : r.available,
   gone: r.gone,
+  adopted: r.adopted === true,
   ...(level ? { on: level.on, bri: level.bri } : {}),
   firstSeen: r.firstSeen,
   lastSeen: r.lastSeen,
@@ -55,6 +61,8 @@ export class Registry {
   readonly #levels: DocStore<LevelsDoc>;
   /** protocol id → record, rebuilt on every membership change (looked up on every device report). */
   #index = new Map<string, DeviceRecord>();
+  /** Told when a device marked new is accepted here, so the light made from it is accepted too. */
+  onAccepted: (r: DeviceRecord) => void = () => {};
 
   constructor(doc: DocStore<RegistryDoc>, levels: DocStore<LevelsDoc>) {
     this.#doc = doc;
@@ -147,12 +155,23 @@ export class Registry {
     change: { site?: string; new?: boolean; name?: string },
   ): Promise<DeviceRecord> {
     const r = this.require(protocolid);
+    const accepting = r.new && change.new === false;
     await this.#doc.commit(() => {
       if (change.site !== undefined) r.site = change.site;
       if (change.new !== undefined) r.new = change.new;
       if (change.name !== undefined) r.device = { ...r.device, name: change.name };
     });
+    if (accepting) this.onAccepted(r);
     return r;
+  }
+
+  /** Remembers (durably) that the device got its lighting light or sensor. */
+  async markAdopted(protocolid: string): Promise<void> {
+    const r = this.get(protocolid);
+    if (!r || r.adopted) return;
+    await this.#doc.commit(() => {
+      r.adopted = true;
+    });
   }
 
   async remove(protocolid: string): Promise<DeviceRecord> {

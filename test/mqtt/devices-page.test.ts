@@ -1,7 +1,8 @@
 /**
  * The site's MQTT devices page in a real browser (Debian chromium via playwright-core): a discovered
- * zigbee2mqtt bulb shows as new, one click adds it as a lighting light and accepts it, and the light then
- * works from the site API. Unknown keys get the lighting plugin's 404.
+ * zigbee2mqtt bulb shows as added (adopted as a light) and new, one click accepts it (device and light), a
+ * registered device is added as a light with a click, and the lights work from the site API. Unknown keys
+ * get the lighting plugin's 404.
  */
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -45,29 +46,49 @@ afterAll(async () => {
   await h?.stop();
 });
 
-it('marks discovered devices new and adds one as a light with a click', async () => {
+it('shows discovered devices as added and new, accepts them with a click, and adds a registered one', async () => {
+  // A device the operator registered by hand is not adopted: the page offers to add it.
+  expect(
+    (
+      await h.t.admin('POST', '/admin/mqtt/devices', {
+        mqttid: 'tasmota:attic',
+        site: h.siteid,
+        name: 'Attic',
+      })
+    ).status,
+  ).toBe(201);
+  await eventually(
+    async () => ((await h.site('GET', '/sensor')).body as Json[]).length === 1 || undefined,
+    'the adopted sensor',
+  );
   const page = await browser.newPage();
   const res = await page.goto(`${h.t.url}/mqtt/site/${h.sitekey}`);
   expect(res?.status()).toBe(200);
   expect(res?.headers()['referrer-policy']).toBe('no-referrer');
+  // Discovered devices are already lights and sensors of the site (marked new there too).
   const lamp = page.locator('li[data-mqttid="zigbee2mqtt:lamp"]');
   await lamp.locator('.badge.new').waitFor();
-  await lamp.getByRole('button', { name: 'Add as light' }).click();
   await lamp.locator('.badge.added').waitFor();
-  expect(await lamp.locator('.badge.new').count()).toBe(0);
+  expect(await lamp.getByRole('button', { name: 'Add as light' }).count()).toBe(0);
+  await lamp.getByRole('button', { name: 'Accept' }).click();
+  await lamp.locator('.badge.new').waitFor({ state: 'detached' });
   const remote = page.locator('li[data-mqttid="zigbee2mqtt:remote"]');
-  await remote.getByRole('button', { name: 'Add as sensor' }).click();
   await remote.locator('.badge.added').waitFor();
+  const attic = page.locator('li[data-mqttid="tasmota:attic"]');
+  await attic.getByRole('button', { name: 'Add as light' }).click();
+  await attic.locator('.badge.added').waitFor();
 
   const lights = (await h.site('GET', '/light')).body as Json[];
   expect(lights).toEqual([
-    expect.objectContaining({ name: 'lamp', type: 'dimmable', vendor: 'mqtt', mqttid: 'zigbee2mqtt:lamp' }),
+    expect.objectContaining({ name: 'lamp', type: 'dimmable', mqttid: 'zigbee2mqtt:lamp', new: false }),
+    expect.objectContaining({ name: 'Attic', type: 'dimmable', mqttid: 'tasmota:attic', new: false }),
   ]);
   const sensors = (await h.site('GET', '/sensor')).body as Json[];
   expect(sensors).toEqual([
     expect.objectContaining({
       mqttid: 'zigbee2mqtt:remote',
       events: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
+      new: true,
     }),
   ]);
   expect((await h.site('PUT', '/light/state', { _id: lights[0]._id, on: true, bri: 64 })).status).toBe(200);

@@ -82,23 +82,17 @@ describe('hearth/<site>/ topics', () => {
         { name: 'wall', type: 'switch' },
       ],
     });
-    const light = (
-      await h.site('POST', '/light', {
-        name: 'Desk',
-        type: 'dimmable',
-        vendor: 'mqtt',
-        mqttid: 'zigbee2mqtt:desk',
-      })
-    ).body;
-    const sensor = (
-      await h.site('POST', '/sensor', {
-        name: 'Wall',
-        vendor: 'mqtt',
-        mqttid: 'zigbee2mqtt:wall',
-        type: 'button',
-        events: ['on', 'off'],
-      })
-    ).body;
+    // Both arrive by discovery as a light and a sensor of the site.
+    const light = await eventually(
+      async () =>
+        ((await h.site('GET', '/light')).body as Json[]).find((l) => l.mqttid === 'zigbee2mqtt:desk'),
+      'the discovered bulb',
+    );
+    const sensor = await eventually(
+      async () =>
+        ((await h.site('GET', '/sensor')).body as Json[]).find((s) => s.mqttid === 'zigbee2mqtt:wall'),
+      'the discovered switch',
+    );
     expect(
       (
         await h.site('POST', '/sensor/action', {
