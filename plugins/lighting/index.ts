@@ -9,6 +9,7 @@ import { Catalog } from './catalog.ts';
 import { siteCommands } from './commands.ts';
 import { configSchema, type LightingConfig } from './config.ts';
 import { connectionView, DriverHost } from './drivers-host.ts';
+import { followExports } from './follow.ts';
 import { LightControl } from './light-control.ts';
 import { Live } from './live.ts';
 import { mountAdmin } from './routes/admin.ts';
@@ -93,7 +94,20 @@ export default definePlugin<LightingConfig, LightingExports>({
     // Configuration changes reach open pages and apps as `siteChanged` with the whole site.
     catalog.onChange = (siteId) => {
       if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));
+      ctx.bus.emit('lighting.site.changed', { siteId });
     };
+    control.onConfirmed = (light, level) =>
+      ctx.bus.emit('lighting.light.state', { siteId: light.siteid, lightId: light._id, ...level });
+    actions.onEvent = (sensor, record) =>
+      ctx.bus.emit('lighting.sensor.event', {
+        siteId: sensor.siteid,
+        sensorId: sensor._id,
+        name: sensor.name,
+        vendor: sensor.vendor,
+        protocolid: sensor.protocolid,
+        event: record.event,
+        at: record.at,
+      });
     catalog.onAccepted = (accepted) => ctx.bus.emit('lighting.device.accepted', accepted);
     const api = ctx.http.router('main', { prefix: '/api/site', errorBody });
     mountSite(api, deps);
@@ -176,6 +190,7 @@ export default definePlugin<LightingConfig, LightingExports>({
           await actions.sensorEvent(siteId, catalog.sensor(siteId, sensorId), event);
         },
         ...adoptionExports(deps),
+        ...followExports(deps),
       },
       async stop() {
         tokenSockets.stop();

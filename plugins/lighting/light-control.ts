@@ -35,6 +35,8 @@ export class LightControl {
   readonly #queue: LatestWins<string, { light: LightRecord; level: LightLevel }>;
   /** Called with the light id when a command reaches a driver (the benchmark measures this). */
   onHanded: ((lightId: string) => void) | null = null;
+  /** Told after every confirmed change of a light's level (the bus event `lighting.light.state`). */
+  onConfirmed: ((light: LightRecord, level: LightLevel) => void) | null = null;
 
   constructor(deps: LightControlDeps) {
     this.#d = deps;
@@ -190,6 +192,7 @@ export class LightControl {
     });
     if (this.#d.live.count(light.siteid) > 0)
       this.#d.live.publish(light.siteid, 'setLightState', this.view(light));
+    this.onConfirmed?.(light, level);
   }
 
   forget(lightId: string): void {

@@ -31,6 +31,8 @@ export class SiteActions {
   readonly #live: Live;
   readonly #log: Logger;
   readonly #recent = new Map<string, SensorEventRecord[]>();
+  /** Told of every sensor event after its actions started (the bus event `lighting.sensor.event`). */
+  onEvent: ((sensor: SensorRecord, record: SensorEventRecord) => void) | null = null;
 
   constructor(catalog: Catalog, control: LightControl, live: Live, log: Logger) {
     this.#catalog = catalog;
@@ -114,6 +116,7 @@ export class SiteActions {
     if (list.length > RECENT_EVENTS) list.length = RECENT_EVENTS;
     this.#recent.set(siteId, list);
     this.#live.publish(siteId, 'eventSourceKey', record);
+    this.onEvent?.(sensor, record);
     const results = await Promise.allSettled(runs);
     for (const r of results) {
       if (r.status === 'rejected')

@@ -181,6 +181,24 @@ export interface LightingExports {
    * elsewhere). Emits `lighting.device.accepted` for each one cleared; returns how many.
    */
   acceptDevice(siteId: string, vendor: string, protocolid: string): Promise<number>;
+  /** The site's lights as `GET /light` returns them (empty for an unknown site). */
+  lights(siteId: string): LightView[];
+  /** The site's sensors as `GET /sensor` returns them. */
+  sensors(siteId: string): SensorView[];
+  /**
+   * Sets a light's level as `PUT /light/state` does (normalised, coalesced per light, handed to its driver)
+   * and resolves with its answer once handed over. `'on'` switches it on at its last non-zero level (255 if
+   * none). Rejects with an `HttpError`: 404 no such light on the site, 503/502/504 as the route.
+   */
+  setLightState(siteId: string, lightId: string, level: LightLevel | 'on'): Promise<LightStateAnswer>;
+}
+
+/** The answer of `PUT /light/state`: the normalised level handed over, and whether the device confirmed it. */
+export interface LightStateAnswer {
+  _id: string;
+  on: boolean;
+  bri: number;
+  confirmed: boolean;
 }
 
 export interface DeviceAccepted {
@@ -203,5 +221,19 @@ declare module '../../core/bus/events.ts' {
     'lighting.site.deleted': { siteId: string; name: string };
     /** A light or sensor marked new was accepted (`PUT /light|/sensor {"new": false}` or `acceptDevice`). */
     'lighting.device.accepted': DeviceAccepted;
+    /** A light's confirmed (reported) level changed, whatever its driver (README "desired vs reported"). */
+    'lighting.light.state': { siteId: string; lightId: string; on: boolean; bri: number };
+    /** A sensor event of any vendor (driver report, `POST /sensor/event`, `postSensorEvent`). */
+    'lighting.sensor.event': {
+      siteId: string;
+      sensorId: string;
+      name: string;
+      vendor: string;
+      protocolid: string;
+      event: string;
+      at: string;
+    };
+    /** The site's configuration changed (lights, scenes, groups, sensors, name): the `siteChanged` push. */
+    'lighting.site.changed': { siteId: string };
   }
 }

@@ -3,7 +3,26 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';
 import { parseLevel, sameLevel } from '../domain/level.ts';
+import type { LightLevel } from '../driver.ts';
+import type { LightStateAnswer } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
+
+/**
+ * spec PUT /light/state, shared with the `setLightState` export: normalised, recorded as desired, coalesced
+ * per light; answers once handed to the driver. `'on'`: on at the last non-zero level (as a group toggle).
+ */
+export async function setLightState(
+  d: SiteDeps,
+  siteId: string,
+  id: string,
+  requested: LightLevel | 'on',
+): Promise<LightStateAnswer> {
+  const light = d.catalog.light(siteId, id);
+  const wanted = requested === 'on' ? { on: true, bri: d.control.entry(id).lastOnBri || 255 } : requested;
+  const { level, handed } = d.control.set(light, wanted);
+  await handed;
+  return { _id: id, ...level, confirmed: sameLevel(d.control.entry(id).reported, level) };
+}
 
 /** GET /light and PUT /light/state: mounted under both `/api/site` and `/site`. */
 export function mountLightDocumented(r: HearthRouter, d: SiteDeps): void {
@@ -15,11 +34,7 @@ export function mountLightDocumented(r: HearthRouter, d: SiteDeps): void {
   r.put('/:key/light/state', d.access.guard('lights:write'), async (ctx) => {
     const body = asObject(jsonBody(ctx));
     const id = str(body, '_id');
-    const requested = parseLevel(body);
-    const light = d.catalog.light(siteOf(ctx), id);
-    const { level, handed } = d.control.set(light, requested);
-    await handed;
-    ctx.body = { _id: id, ...level, confirmed: sameLevel(d.control.entry(id).reported, level) };
+    ctx.body = await setLightState(d, siteOf(ctx), id, parseLevel(body));
   });
 }
 
