@@ -58,7 +58,7 @@ export const configSchema: JsonSchema = {
       default: false,
       title: 'Publish Home Assistant discovery',
       description:
-        "Announce Hearth's MQTT lights and sensors to Home Assistant (retained configs under the discovery prefix, pointing at hearth/<site>/... topics).",
+        'Announce every light and sensor of every site (any vendor) to Home Assistant (retained configs under the discovery prefix, pointing at hearth/<site>/... topics).',
     },
     broker: {
       type: 'object',

@@ -1,12 +1,15 @@
 /**
- * Home Assistant MQTT discovery for Hearth's own topics (when `publishHomeAssistant` is on): each MQTT
- * light of a site as a JSON-schema light on `hearth/<site>/light/<id>/…`, each sensor event as a device
- * trigger on `hearth/<site>/sensor/<id>/action`. Configs are retained (HA's rule) under the node id
- * `hearth_<site>`, which Hearth's own discovery ignores so it never adopts its own announcements.
+ * Home Assistant MQTT discovery for Hearth's own topics (when `publishHomeAssistant` is on): every light of
+ * a site, whatever its vendor, as a JSON-schema light on `hearth/<site>/light/<_id>/…`, and each sensor
+ * event as a device trigger on `hearth/<site>/sensor/<_id>/action`. Configs are retained (HA's rule) under
+ * the node id `hearth_<site>`, which Hearth's own discovery ignores so it never adopts its own announcements.
+ * What was published is remembered per site, so a deleted light's config is withdrawn and an unchanged one
+ * is not sent again.
  */
+import type { Logger } from 'pino';
 import type { MqttApi } from '../../core/mqtt/types.ts';
+import type { LightView, SensorView } from '../lighting/types.ts';
 import { topicId } from './hearth-topics.ts';
-import type { DeviceRecord } from './registry.ts';
 
 const objectId = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_');
 
@@ -15,46 +18,94 @@ export interface HaConfig {
   payload: string;
 }
 
-export function haConfigs(prefix: string, siteName: string, r: DeviceRecord): HaConfig[] {
-  const node = `hearth_${r.site}`;
-  const base = `hearth/${r.site}`;
-  const id = topicId(r.protocolid);
-  const device = { identifiers: [`hearth-${r.site}`], name: `Hearth ${siteName}`, manufacturer: 'Hearth' };
-  if (r.device.kind === 'sensor') {
-    return (r.device.events ?? []).map((event) => ({
-      topic: `${prefix}/device_automation/${node}/${objectId(`${r.protocolid}_${event}`)}/config`,
+export interface HaSite {
+  site: string;
+  siteName: string;
+  lights: LightView[];
+  sensors: SensorView[];
+}
+
+export function haConfigs(prefix: string, s: HaSite): HaConfig[] {
+  const node = `hearth_${s.site}`;
+  const base = `hearth/${s.site}`;
+  const device = { identifiers: [`hearth-${s.site}`], name: `Hearth ${s.siteName}`, manufacturer: 'Hearth' };
+  const triggers = s.sensors.flatMap((sensor) =>
+    sensor.events.map((event) => ({
+      topic: `${prefix}/device_automation/${node}/${objectId(`${sensor._id}_${event}`)}/config`,
       payload: JSON.stringify({
         automation_type: 'trigger',
-        topic: `${base}/sensor/${id}/action`,
+        topic: `${base}/sensor/${topicId(sensor._id)}/action`,
         payload: event,
         type: 'button_short_press',
         subtype: event,
         device,
       }),
-    }));
-  }
-  const dimmable = r.device.kind === 'dimmable';
-  return [
-    {
-      topic: `${prefix}/light/${node}/${objectId(r.protocolid)}/config`,
+    })),
+  );
+  const lights = s.lights.map((light) => {
+    const id = topicId(light._id);
+    const dimmable = light.type === 'dimmable';
+    // Only MQTT lights have a presence of their own (their device's); the others follow Hearth's status.
+    const availability = [
+      { topic: `${base}/status` },
+      ...(light.vendor === 'mqtt' ? [{ topic: `${base}/light/${id}/availability` }] : []),
+    ];
+    return {
+      topic: `${prefix}/light/${node}/${objectId(light._id)}/config`,
       payload: JSON.stringify({
-        name: r.device.name ?? r.protocolid,
-        unique_id: `hearth-${r.site}-${objectId(r.protocolid)}`,
+        name: light.name,
+        unique_id: `hearth-${s.site}-${objectId(light._id)}`,
         schema: 'json',
         command_topic: `${base}/light/${id}/set`,
         state_topic: `${base}/light/${id}/state`,
-        availability: [{ topic: `${base}/status` }, { topic: `${base}/light/${id}/availability` }],
+        availability,
         availability_mode: 'all',
         brightness: dimmable,
         brightness_scale: 255,
         supported_color_modes: [dimmable ? 'brightness' : 'onoff'],
         device,
       }),
-    },
-  ];
+    };
+  });
+  return [...lights, ...triggers];
 }
 
-/** Publishes (retained) or withdraws (empty retained payload) a device's configs. */
-export async function publishHa(mqtt: MqttApi, configs: HaConfig[], withdraw = false): Promise<void> {
-  await Promise.all(configs.map((c) => mqtt.publish(c.topic, withdraw ? '' : c.payload, { retain: true })));
+export class HaPublisher {
+  readonly #mqtt: MqttApi;
+  readonly #prefix: string;
+  readonly #log: Logger;
+  /** site → topic → payload last published (retained). */
+  readonly #published = new Map<string, Map<string, string>>();
+
+  constructor(mqtt: MqttApi, prefix: string, log: Logger) {
+    this.#mqtt = mqtt;
+    this.#prefix = prefix;
+    this.#log = log;
+  }
+
+  #send(topic: string, payload: string): void {
+    this.#mqtt
+      .publish(topic, payload, { retain: true })
+      .catch((err: unknown) => this.#log.warn({ err, topic }, 'Home Assistant discovery not published'));
+  }
+
+  /** Publishes the site's new and changed configs and withdraws (empty retained) those that went away. */
+  sync(s: HaSite): void {
+    const before = this.#published.get(s.site) ?? new Map<string, string>();
+    const next = new Map(haConfigs(this.#prefix, s).map((c) => [c.topic, c.payload]));
+    for (const topic of before.keys()) if (!next.has(topic)) this.#send(topic, '');
+    for (const [topic, payload] of next) if (before.get(topic) !== payload) this.#send(topic, payload);
+    this.#published.set(s.site, next);
+  }
+
+  /** Withdraws every config of a deleted site. */
+  withdrawSite(site: string): void {
+    for (const topic of this.#published.get(site)?.keys() ?? []) this.#send(topic, '');
+    this.#published.delete(site);
+  }
+
+  /** The broker lost its retained messages (restart): everything is sent again at the next sync. */
+  forgetPublished(): void {
+    this.#published.clear();
+  }
 }

@@ -1,13 +1,13 @@
 /**
  * Hearth's own topics on the bus (README "Topics"), for Node-RED, Home Assistant and scripts:
  *   hearth/<site>/light/<id>/state         retained  {"state":"ON","brightness":128,"on":true,"bri":128}
- *   hearth/<site>/light/<id>/availability  retained  online | offline
+ *   hearth/<site>/light/<id>/availability  retained  online | offline (MQTT lights: their device's presence)
  *   hearth/<site>/light/<id>/set           in        {"on":true,"bri":128} or {"state":"ON","brightness":128}
  *   hearth/<site>/sensor/<id>/action       out       the event name (not retained)
  *   hearth/<site>/sensor/<id>/event        in        {"event":"1"}: the generic sensor topic
  *   hearth/<site>/status                   retained  online | offline
- * `<id>` is the device's mqttid (`/`, `+`, `#`, `%` percent-encoded) for devices, the lighting sensor
- * `_id` on the generic sensor topic. Commands are never retained by Hearth, and retained commands
+ * `<id>` is the lighting `_id` of the light or sensor, whatever its vendor (`/`, `+`, `#`, `%` would be
+ * percent-encoded; `_id`s have none today). Commands are never retained by Hearth, and retained commands
  * received are ignored (ghost switching, research §2.5).
  */
 import type { Logger } from 'pino';
@@ -27,8 +27,8 @@ export const fromTopicId = (s: string) => {
 };
 
 export interface HearthTopicDeps {
-  /** Commands a device light of the site; rejects when the site has no such device or link. */
-  setLight(site: string, protocolid: string, level: LightLevel | 'on'): Promise<void>;
+  /** Commands a light of the site (lighting `_id`); rejects when the site has no such light or driver. */
+  setLight(site: string, lightId: string, level: LightLevel | 'on'): Promise<unknown>;
   postSensorEvent(site: string, sensorId: string, event: string): Promise<void>;
 }
 
@@ -74,23 +74,23 @@ export class HearthTopics {
       .catch((err: unknown) => this.#log.debug({ err, topic }, 'hearth topic not published'));
   }
 
-  state(site: string, protocolid: string, level: LightLevel): void {
+  state(site: string, lightId: string, level: LightLevel): void {
     const body = { state: level.on ? 'ON' : 'OFF', brightness: level.bri, on: level.on, bri: level.bri };
-    this.#publish(`hearth/${site}/light/${topicId(protocolid)}/state`, JSON.stringify(body), true);
+    this.#publish(`hearth/${site}/light/${topicId(lightId)}/state`, JSON.stringify(body), true);
   }
 
-  availability(site: string, protocolid: string, online: boolean): void {
+  availability(site: string, lightId: string, online: boolean): void {
     this.#publish(
-      `hearth/${site}/light/${topicId(protocolid)}/availability`,
+      `hearth/${site}/light/${topicId(lightId)}/availability`,
       online ? 'online' : 'offline',
       true,
     );
   }
 
-  /** Removes a device's retained topics (device forgotten or moved to another site). */
-  forget(site: string, protocolid: string): void {
-    this.#publish(`hearth/${site}/light/${topicId(protocolid)}/state`, '', true);
-    this.#publish(`hearth/${site}/light/${topicId(protocolid)}/availability`, '', true);
+  /** Removes a light's retained topics (the light was deleted). */
+  forget(site: string, lightId: string): void {
+    this.#publish(`hearth/${site}/light/${topicId(lightId)}/state`, '', true);
+    this.#publish(`hearth/${site}/light/${topicId(lightId)}/availability`, '', true);
   }
 
   event(site: string, id: string, event: string): void {
@@ -139,10 +139,9 @@ export class HearthTopics {
       this.#log.warn({ topic: m.topic }, 'dropped a bad sensor event: expected {"event":"<1..64 chars>"}');
       return;
     }
-    const name = event;
+    // The event goes out on …/action like every sensor event (lighting's bus event), not from here.
     this.#deps
-      .postSensorEvent(site, id, name)
-      .then(() => this.event(site, id, name))
+      .postSensorEvent(site, id, event)
       .catch((err: unknown) =>
         this.#log.warn({ topic: m.topic, reason: (err as Error).message }, 'sensor event refused'),
       );

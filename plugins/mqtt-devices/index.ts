@@ -15,12 +15,13 @@ import { brokerHooks } from './broker-access.ts';
 import { mqttCommands } from './commands.ts';
 import { configSchema, type MqttDevicesConfig } from './config.ts';
 import { Credentials, type CredentialsDoc } from './credentials.ts';
-import { haConfigs, publishHa } from './ha-publish.ts';
+import { HaPublisher } from './ha-publish.ts';
 import { HearthTopics } from './hearth-topics.ts';
 import { Instances } from './instances.ts';
-import { type DeviceRecord, type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
+import { type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
 import { mountRoutes } from './routes.ts';
 import { loadPages, mountSiteRoutes } from './site-routes.ts';
+import { SiteTopics } from './site-topics.ts';
 
 export default definePlugin<MqttDevicesConfig, Record<string, never>>({
   name: 'mqtt-devices',
@@ -40,7 +41,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     );
     const registry = new Registry(
       await ctx.store.open<RegistryDoc>('devices', { devices: [] }),
-      // Levels change with every report; they only serve the republish after a restart.
+      // Levels change with every report; they only serve the device list (`on`/`bri`) after a restart.
       await ctx.store.open<LevelsDoc>('levels', { levels: {} }, { coalesceMs: 10_000 }),
     );
     const instances = new Instances(lighting, registry, config, log);
@@ -58,25 +59,23 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     ctx.mqtt.hooks(brokerHooks(credentials, (key) => lighting.sites.resolveKey(key)));
 
     const siteName = (site: string) => lighting.sites.get(site)?.name ?? site;
-    const announce = (r: DeviceRecord) =>
-      config.publishHomeAssistant
-        ? publishHa(ctx.mqtt, haConfigs(config.homeAssistantPrefix, siteName(r.site), r)).catch(
-            (err: unknown) => log.warn({ err }, 'Home Assistant discovery not published'),
-          )
-        : Promise.resolve();
-
     const topics = new HearthTopics(ctx.mqtt, log, {
-      async setLight(site, protocolid, level) {
-        const r = registry.get(protocolid);
-        const driver = instances.driver(site);
-        // hearth/<site>/… only reaches that site's devices (the ACL already keeps clients in their site).
-        if (!r || r.site !== site || !driver) throw new Error(`no MQTT device ${protocolid} on site ${site}`);
-        const last = registry.levelOf(protocolid);
-        const target = level === 'on' ? { on: true, bri: last?.on ? last.bri : 255 } : level;
-        await driver.setState(protocolid, target);
-      },
+      // hearth/<site>/… only reaches that site's lights (the ACL already keeps clients in their site).
+      setLight: (site, lightId, level) => lighting.setLightState(site, lightId, level),
       postSensorEvent: (site, sensorId, event) => lighting.postSensorEvent(site, sensorId, event),
     });
+    const ha = config.publishHomeAssistant
+      ? new HaPublisher(ctx.mqtt, config.homeAssistantPrefix, log)
+      : null;
+    const siteTopics = new SiteTopics(lighting, registry, topics, ha);
+    // Every light and sensor of every site, whatever its vendor, keyed by its lighting _id.
+    ctx.bus.on('lighting.light.state', ({ siteId, lightId, on, bri }) =>
+      siteTopics.state(siteId, lightId, { on, bri }),
+    );
+    ctx.bus.on('lighting.sensor.event', ({ siteId, sensorId, event }) =>
+      siteTopics.event(siteId, sensorId, event),
+    );
+    ctx.bus.on('lighting.site.changed', ({ siteId }) => siteTopics.sync(siteId));
 
     /** Reports about a device go out under the site the registry assigns it to, once. */
     const mine = (site: string, protocolid: string) => {
@@ -90,27 +89,20 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
           void registry.seen(site, device, source).then((isNew) => {
             const r = registry.get(device.protocolid);
             if (isNew) log.info({ device: device.protocolid, site, source }, 'new MQTT device discovered');
-            if (r && r.site === site) {
-              void announce(r);
-              void adopter.adopt(site, r.protocolid);
-            }
+            if (r && r.site === site) void adopter.adopt(site, r.protocolid);
           });
         },
         gone(protocolid) {
           registry.gone(protocolid);
-          if (mine(site, protocolid)) topics.availability(site, protocolid, false);
+          if (mine(site, protocolid)) siteTopics.device(site, protocolid, false);
         },
         availability(protocolid, online) {
           registry.availability(protocolid, online);
-          if (mine(site, protocolid)) topics.availability(site, protocolid, online);
+          if (mine(site, protocolid)) siteTopics.device(site, protocolid, online);
         },
+        // Levels and events reach Hearth's topics through lighting (its bus events), like any vendor's.
         state(protocolid, level) {
-          if (!mine(site, protocolid)) return;
-          registry.level(protocolid, level);
-          topics.state(site, protocolid, level);
-        },
-        event(protocolid, event) {
-          if (mine(site, protocolid)) topics.event(site, protocolid, event);
+          if (mine(site, protocolid)) registry.level(protocolid, level);
         },
         detail: () => ({
           new: registry
@@ -129,13 +121,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     /** Retained topics die with the embedded broker: republish what Hearth knows (research §5.1). */
     const republish = () => {
       for (const site of instances.sites()) topics.siteStatus(site, true);
-      for (const r of registry.all()) {
-        const level = registry.levelOf(r.protocolid);
-        if (level) topics.state(r.site, r.protocolid, level);
-        if (r.available !== null || r.gone)
-          topics.availability(r.site, r.protocolid, r.available === true && !r.gone);
-        void announce(r);
-      }
+      siteTopics.republish();
     };
 
     const startSite = async (site: string) => {
@@ -165,6 +151,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     ctx.bus.on('lighting.site.deleted', async ({ siteId }) => {
       await instances.stop(siteId);
       topics.siteStatus(siteId, false);
+      siteTopics.siteDeleted(siteId);
       await registry.removeSite(siteId);
       await credentials.removeSite(siteId);
       discoveryNotice();
@@ -185,20 +172,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       registry,
       zigbee2mqttBase: config.zigbee2mqttBase,
       async devicesChanged(sites) {
-        for (const s of new Set(sites)) {
-          await instances.restart(s);
-          await Promise.all(registry.forSite(s).map(announce));
-        }
-      },
-      async forgetDevice(site, protocolid) {
-        topics.forget(site, protocolid);
-        const r = registry.get(protocolid);
-        if (config.publishHomeAssistant && r)
-          await publishHa(
-            ctx.mqtt,
-            haConfigs(config.homeAssistantPrefix, siteName(site), { ...r, site }),
-            true,
-          );
+        for (const s of new Set(sites)) await instances.restart(s);
       },
     });
 

@@ -2,7 +2,7 @@
  * The MQTT devices Hearth knows, per site: found by discovery (marked `new` until the operator accepts
  * them), registered by the operator, or named by a light's `mqttid`. Devices that disappear are marked
  * unavailable, never deleted. Membership changes are committed; presence is coalesced; last levels live in
- * their own file, written lazily (they only serve to republish retained state after a restart).
+ * their own file, written lazily (the device list shows them; Hearth's topics take levels from lighting).
  */
 
 import { HttpError } from '../../core/http/errors.ts';

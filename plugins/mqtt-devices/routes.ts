@@ -18,8 +18,6 @@ export interface RouteDeps {
   zigbee2mqttBase: string;
   /** Restarts the drivers of the sites whose device lists changed. */
   devicesChanged(sites: string[]): Promise<void>;
-  /** Withdraws a device's retained Hearth topics (and HA configs) from a site. */
-  forgetDevice(site: string, protocolid: string): Promise<void>;
 }
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
@@ -141,16 +139,12 @@ export function mountRoutes(r: HearthRouter, d: RouteDeps): void {
     if (b.new === false) change.new = false;
     if (typeof b.name === 'string') change.name = b.name;
     const rec = await d.registry.patch(before.protocolid, change);
-    if (change.site && change.site !== oldSite) {
-      await d.forgetDevice(oldSite, rec.protocolid);
-      await d.devicesChanged([oldSite, change.site]);
-    }
+    if (change.site && change.site !== oldSite) await d.devicesChanged([oldSite, change.site]);
     ctx.body = d.registry.view(rec);
   });
 
   r.delete('/devices/:id', async (ctx) => {
     const rec = d.registry.require(param(ctx, 'id'));
-    await d.forgetDevice(rec.site, rec.protocolid);
     await d.registry.remove(rec.protocolid);
     await d.devicesChanged([rec.site]);
     ctx.status = 204;

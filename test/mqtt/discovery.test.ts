@@ -140,12 +140,20 @@ describe('discovery and availability', () => {
       site: h.siteid,
       name: 'Porch',
     });
+    const light = (
+      await h.site('POST', '/light', {
+        name: 'Porch',
+        type: 'dimmable',
+        vendor: 'mqtt',
+        mqttid: 'tasmota:porch',
+      })
+    ).body;
     const watcher = await mqtt.connectAsync(h.t.mqttUrl, { password: h.sitekey, username: 'watcher' });
     stops.push(() => watcher.endAsync());
     const seen: string[] = [];
     watcher.on('message', (t, p) => seen.push(`${t} ${p.toString()}`));
     await watcher.subscribeAsync(`hearth/${h.siteid}/light/+/availability`);
-    const topic = `hearth/${h.siteid}/light/tasmota:porch/availability`;
+    const topic = `hearth/${h.siteid}/light/${light._id}/availability`;
     await eventually(() => seen.includes(`${topic} online`), 'online');
     bulb.crash();
     await eventually(() => seen.includes(`${topic} offline`), 'offline');

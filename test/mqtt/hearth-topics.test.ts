@@ -37,10 +37,16 @@ describe('hearth/<site>/ topics', () => {
     h = await startMqttHub();
     const password = await h.credential('bulb');
     bulb = await startTasmotaBulb({ url: h.t.mqttUrl, topic: 'lamp', username: 'bulb', password });
-    expect(
-      (await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:lamp', site: 'Home' })).status,
-    ).toBe(201);
-    const base = `hearth/${h.siteid}/light/tasmota:lamp`;
+    const light = (
+      await h.site('POST', '/light', {
+        name: 'Lamp',
+        type: 'dimmable',
+        vendor: 'mqtt',
+        mqttid: 'tasmota:lamp',
+      })
+    ).body;
+    // Hearth's topics name the light by its lighting _id, whatever its vendor.
+    const base = `hearth/${h.siteid}/light/${light._id}`;
     const seen = await watch(`hearth/${h.siteid}/#`);
     // {"on","bri"} and Home Assistant's {"state","brightness"} are both accepted.
     await client!.publishAsync(`${base}/set`, JSON.stringify({ on: true, bri: 51 }));
@@ -111,7 +117,7 @@ describe('hearth/<site>/ topics', () => {
     await eventually(() => z2m!.bulb('desk').state === 'ON', 'the bulb on');
     expect(z2m.bulb('desk').brightness).toBe(254);
     await eventually(
-      () => seen.find((m) => m.topic.endsWith('/sensor/zigbee2mqtt:wall/action') && m.payload === 'on'),
+      () => seen.find((m) => m.topic.endsWith(`/sensor/${sensor._id}/action`) && m.payload === 'on'),
       'action out',
     );
     // Events are not retained: a late subscriber gets none.
@@ -170,6 +176,9 @@ describe('hearth/<site>/ topics', () => {
   it('announces Hearth lights to Home Assistant when enabled, on Hearth topics, without adopting them', async () => {
     h = await startMqttHub({ plugins: { 'mqtt-devices': { publishHomeAssistant: true } } });
     await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:den', site: h.siteid, name: 'Den' });
+    const light = (
+      await h.site('POST', '/light', { name: 'Den', type: 'dimmable', vendor: 'mqtt', mqttid: 'tasmota:den' })
+    ).body;
     bulb = await startTasmotaBulb({
       url: h.t.mqttUrl,
       topic: 'den',
@@ -185,11 +194,15 @@ describe('hearth/<site>/ topics', () => {
       ha.on('message', (topic, p) => configs.push({ topic, body: JSON.parse(p.toString()) }));
       await ha.subscribeAsync('homeassistant/light/#');
       const c = await eventually(() => configs.find((x) => x.body.name === 'Den'), 'the HA config');
-      expect(c.topic).toBe(`homeassistant/light/hearth_${h.siteid}/tasmota_den/config`);
+      expect(c.topic).toBe(`homeassistant/light/hearth_${h.siteid}/${light._id}/config`);
       expect(c.body).toMatchObject({
         schema: 'json',
-        command_topic: `hearth/${h.siteid}/light/tasmota:den/set`,
-        state_topic: `hearth/${h.siteid}/light/tasmota:den/state`,
+        command_topic: `hearth/${h.siteid}/light/${light._id}/set`,
+        state_topic: `hearth/${h.siteid}/light/${light._id}/state`,
+        availability: [
+          { topic: `hearth/${h.siteid}/status` },
+          { topic: `hearth/${h.siteid}/light/${light._id}/availability` },
+        ],
         brightness: true,
         brightness_scale: 255,
       });

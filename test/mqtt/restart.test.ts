@@ -136,10 +136,12 @@ describe('hub restart', () => {
       username: 'den',
       password: await h.credential('den'),
     });
-    await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:den', site: 'Home' });
+    const light = (
+      await h.site('POST', '/light', { name: 'Den', type: 'dimmable', vendor: 'mqtt', mqttid: 'tasmota:den' })
+    ).body;
     const ctl = await mqtt.connectAsync(h.t.mqttUrl, { username: 'ctl', password: h.sitekey });
     await ctl.publishAsync(
-      `hearth/${h.siteid}/light/tasmota:den/set`,
+      `hearth/${h.siteid}/light/${light._id}/set`,
       JSON.stringify({ on: true, bri: 102 }),
     );
     await ctl.endAsync();
@@ -153,7 +155,7 @@ describe('hub restart', () => {
       const c = await mqtt.connectAsync(next.mqttUrl, { username: 'x', password: h.sitekey });
       const got: string[] = [];
       c.on('message', (_t, p) => got.push(p.toString()));
-      await c.subscribeAsync(`hearth/${h.siteid}/light/tasmota:den/state`);
+      await c.subscribeAsync(`hearth/${h.siteid}/light/${light._id}/state`);
       const payload = await eventually(() => got[0], 'the republished state');
       await c.endAsync();
       expect(JSON.parse(payload)).toMatchObject({ on: true, bri: 102 });
@@ -173,8 +175,15 @@ describe('ghost switching (research §2.5)', () => {
     const tool = await mqtt.connectAsync(broker.url);
     let next: Awaited<ReturnType<typeof h.t.restart>> | null = null;
     try {
-      await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:ghost', site: h.siteid });
-      const set = `hearth/${h.siteid}/light/tasmota:ghost/set`;
+      const light = (
+        await h.site('POST', '/light', {
+          name: 'Ghost',
+          type: 'dimmable',
+          vendor: 'mqtt',
+          mqttid: 'tasmota:ghost',
+        })
+      ).body;
+      const set = `hearth/${h.siteid}/light/${light._id}/set`;
       // A tool that publishes its commands retained (Tasmota's PowerRetain habit): live, it is a command.
       await tool.publishAsync(set, '{"on":true,"bri":255}', { retain: true });
       await eventually(() => bulb.power || undefined, 'the live command');
@@ -207,6 +216,14 @@ describe('the hub on an external broker (core mqtt.external)', () => {
     const bulb = await startTasmotaBulb({ url: broker.url, topic: 'cellar' });
     try {
       await h.t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:cellar', site: h.siteid });
+      const light = (
+        await h.site('POST', '/light', {
+          name: 'Cellar',
+          type: 'dimmable',
+          vendor: 'mqtt',
+          mqttid: 'tasmota:cellar',
+        })
+      ).body;
       await eventually(
         () => bulb.received.some((r) => r.topic === 'cmnd/cellar/STATE') || undefined,
         'the first resync',
@@ -217,7 +234,7 @@ describe('the hub on an external broker (core mqtt.external)', () => {
       await broker.start();
       await eventually(() => queries() > before || undefined, 'the resync after the restart');
       const status = `hearth/${h.siteid}/status`;
-      const state = `hearth/${h.siteid}/light/tasmota:cellar/state`;
+      const state = `hearth/${h.siteid}/light/${light._id}/state`;
       const got = await eventually(async () => {
         const r = await retainedUnder(broker.url, `hearth/${h.siteid}/#`, `hearth/${h.siteid}/sentinel`);
         return r.includes(status) && r.includes(state) ? r : undefined;
