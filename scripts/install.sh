@@ -26,7 +26,7 @@ getent group dialout >/dev/null && usermod -a -G dialout hearth
 
 mkdir -p "$PREFIX"
 # Copy the sources (no build step: the hub runs its TypeScript through tsx).
-tar -C "$src" --exclude=./node_modules --exclude=./data --exclude=./.git --exclude=./test-output --exclude=./dist -cf - . | tar -C "$PREFIX" -xf -
+tar -C "$src" --exclude=./node_modules --exclude=./data --exclude=./.git --exclude=./test/output --exclude=./dist -cf - . | tar -C "$PREFIX" -xf -
 cd "$PREFIX"
 npm ci --omit=dev --no-audit --no-fund
 # The one build step (esbuild, ~1 s): the service runs plain JavaScript from dist/.

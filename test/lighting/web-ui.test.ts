@@ -5,7 +5,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, type LightingHarness, startLighting } from './harness.ts';
 
-const OUT = path.resolve('test-output');
+const OUT = path.resolve('test/output');
 let h: LightingHarness;
 let browser: Browser;
 let page: Page;
