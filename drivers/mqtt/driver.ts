@@ -21,8 +21,17 @@ const READ_WAIT_MS = 1000;
 /** start() waits this long at most for the devices to answer the first resync. */
 const RESYNC_WAIT_MS = 1000;
 
+/** The `mqtt` driver's one addition to the lighting interface. */
+export interface MqttLightingDriver extends LightingDriver {
+  /**
+   * Watches devices the plugin learnt of while running (a sensor made on the site API never gets a command,
+   * which is how a light named only by its id joins): subscribed at once, lights asked for their state.
+   */
+  watch(devices: MqttDevice[]): void;
+}
+
 export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactory {
-  return ({ id, options, sink, log, signal }): LightingDriver => {
+  return ({ id, options, sink, log, signal }): MqttLightingDriver => {
     const opts = parseOptions(options);
     const observer = deps.observer?.(id);
     const table = new DeviceTable();
@@ -123,6 +132,11 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       if (known) return known;
       const device = deviceFromProtocolId(protocolid, opts);
       if (!device) throw new Error(`mqtt: ${protocolid} names no known device or profile`);
+      return learn(device);
+    };
+
+    /** A device named by its id alone (on the site API): watched, remembered by the plugin, asked for state. */
+    const learn = (device: MqttDevice): Entry => {
       const e = put(device, 'implicit');
       observer?.discovered?.(device, 'implicit');
       query(e);
@@ -206,6 +220,9 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         return e.level;
       },
       connection: () => ({ connected: !stopped && (link?.connected ?? false), since, detail: detail() }),
+      watch(devices) {
+        for (const d of devices) if (!table.get(d.protocolid)) learn(d);
+      },
     };
   };
 }

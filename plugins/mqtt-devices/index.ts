@@ -75,7 +75,10 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     ctx.bus.on('lighting.sensor.event', ({ siteId, sensorId, event }) =>
       siteTopics.event(siteId, sensorId, event),
     );
-    ctx.bus.on('lighting.site.changed', ({ siteId }) => siteTopics.sync(siteId));
+    ctx.bus.on('lighting.site.changed', async ({ siteId }) => {
+      siteTopics.sync(siteId);
+      await instances.refresh(siteId);
+    });
 
     /** Reports about a device go out under the site the registry assigns it to, once. */
     const mine = (site: string, protocolid: string) => {

@@ -4,6 +4,8 @@
  * restarted when its site's device list changes (registration, a device moved between sites).
  */
 import type { Logger } from 'pino';
+import { deviceFromProtocolId, type MqttDevice } from '../../drivers/mqtt/device.ts';
+import type { MqttLightingDriver } from '../../drivers/mqtt/driver.ts';
 import type { LightingDriver } from '../lighting/driver.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { MqttDevicesConfig } from './config.ts';
@@ -13,6 +15,10 @@ export const DRIVER_PREFIX = 'mqtt-';
 
 export class Instances {
   readonly #drivers = new Map<string, LightingDriver>();
+  /** The protocol ids each running instance was started with. */
+  readonly #watched = new Map<string, Set<string>>();
+  /** Starts, stops and refreshes of one site run one after another (a change may arrive mid-start). */
+  readonly #queue = new Map<string, Promise<void>>();
   readonly #lighting: LightingExports;
   readonly #registry: Registry;
   readonly #config: MqttDevicesConfig;
@@ -43,7 +49,7 @@ export class Instances {
     const b = c.broker;
     return {
       zigbee2mqttBase: c.zigbee2mqttBase,
-      devices: this.#registry.forSite(site).map((r) => r.device),
+      devices: this.#devices(site),
       discovery: discovering
         ? {
             homeAssistant: c.homeAssistantDiscovery ? c.homeAssistantPrefix : null,
@@ -66,6 +72,59 @@ export class Instances {
     };
   }
 
+  /** The registry's devices of the site, and the MQTT lights and sensors made on its site API. */
+  #devices(site: string): MqttDevice[] {
+    const devices = this.#registry.forSite(site).map((r) => r.device);
+    devices.push(...this.#siteApiDevices(site));
+    this.#watched.set(site, new Set(devices.map((d) => d.protocolid)));
+    return devices;
+  }
+
+  /**
+   * MQTT lights and sensors created on the site API whose device the registry does not know. A sensor never
+   * gets a command, so without this its topics would not be watched; a light's first command registers it,
+   * but watching it from the start also keeps its reports after a restart. A sensor sharing its id with a
+   * light needs no entry of its own: the profiles report a light's button events too.
+   */
+  #siteApiDevices(site: string): MqttDevice[] {
+    const defaults = { zigbee2mqttBase: this.#config.zigbee2mqttBase };
+    const out = new Map<string, MqttDevice>();
+    const add = (id: unknown, make: (d: MqttDevice) => MqttDevice) => {
+      if (typeof id !== 'string' || out.has(id) || this.#registry.get(id)) return;
+      const device = deviceFromProtocolId(id, defaults);
+      if (device) out.set(id, make(device));
+    };
+    for (const l of this.#lighting.lights(site)) if (l.vendor === 'mqtt') add(l.mqttid, (d) => d);
+    for (const s of this.#lighting.sensors(site)) {
+      if (s.vendor !== 'mqtt') continue;
+      add(s.mqttid, (d) => ({ ...d, kind: 'sensor', name: s.name, events: [...s.events] }));
+    }
+    return [...out.values()];
+  }
+
+  /** Hands a site's running instance the MQTT lights and sensors its site API gained since it started. */
+  refresh(site: string): Promise<void> {
+    return this.#serial(site, async () => {
+      const watched = this.#watched.get(site);
+      const driver = this.#drivers.get(site) as MqttLightingDriver | undefined;
+      if (!watched || !driver) return;
+      const added = this.#siteApiDevices(site).filter((d) => !watched.has(d.protocolid));
+      if (added.length === 0) return;
+      driver.watch(added);
+      for (const d of added) watched.add(d.protocolid);
+    });
+  }
+
+  #serial(site: string, step: () => Promise<void>): Promise<void> {
+    const run = (this.#queue.get(site) ?? Promise.resolve()).then(step);
+    const settled = run.catch(() => {});
+    this.#queue.set(site, settled);
+    void settled.then(() => {
+      if (this.#queue.get(site) === settled) this.#queue.delete(site);
+    });
+    return run;
+  }
+
   driver(site: string): LightingDriver | undefined {
     return this.#drivers.get(site);
   }
@@ -74,7 +133,19 @@ export class Instances {
     return [...this.#drivers.keys()];
   }
 
-  async start(site: string): Promise<void> {
+  start(site: string): Promise<void> {
+    return this.#serial(site, () => this.#start(site));
+  }
+
+  stop(site: string): Promise<void> {
+    return this.#serial(site, () => this.#stop(site));
+  }
+
+  restart(site: string): Promise<void> {
+    return this.#serial(site, () => this.#restart(site));
+  }
+
+  async #start(site: string): Promise<void> {
     if (this.#drivers.has(site)) return;
     const driver = await this.#lighting.addDriver({
       id: `${DRIVER_PREFIX}${site}`,
@@ -85,14 +156,15 @@ export class Instances {
     this.#drivers.set(site, driver);
   }
 
-  async stop(site: string): Promise<void> {
+  async #stop(site: string): Promise<void> {
+    this.#watched.delete(site);
     if (!this.#drivers.delete(site)) return;
     await this.#lighting.removeDriver(`${DRIVER_PREFIX}${site}`);
   }
 
-  async restart(site: string): Promise<void> {
-    await this.stop(site);
-    await this.start(site).catch((err: unknown) =>
+  async #restart(site: string): Promise<void> {
+    await this.#stop(site);
+    await this.#start(site).catch((err: unknown) =>
       this.#log.error({ err, site }, 'mqtt driver failed to restart'),
     );
   }
