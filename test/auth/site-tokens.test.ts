@@ -33,7 +33,12 @@ const probe: PluginDefinition = {
   },
 };
 
-async function tokenFor(site: Site, scope: string, ceiling = scope): Promise<string> {
+/** A client-credentials client for the site (ceiling `ceiling`) and a token it got for `scope`. */
+async function clientAndToken(
+  site: Site,
+  scope: string,
+  ceiling = scope,
+): Promise<{ clientId: string; token: string }> {
   const uri = `urn:hearth:site:${site.siteid}`;
   const c = await adminClient(h, { client_name: 'wall switch', scope: ceiling, resources: [uri] });
   const res = await fetch(`${h.auth}/oauth/token`, {
@@ -44,7 +49,11 @@ async function tokenFor(site: Site, scope: string, ceiling = scope): Promise<str
     body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri, scope }),
   });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
+  return { clientId: c.client_id, token: ((await res.json()) as { access_token: string }).access_token };
+}
+
+async function tokenFor(site: Site, scope: string, ceiling = scope): Promise<string> {
+  return (await clientAndToken(site, scope, ceiling)).token;
 }
 
 const api = (site: Site, path: string, token: string, init: RequestInit = {}) =>
@@ -160,17 +169,9 @@ describe('site API with Authorization: Bearer', () => {
 
   test('a suspended client loses access at once', async () => {
     const uri = `urn:hearth:site:${siteA.siteid}`;
-    const c = await adminClient(h, { scope: 'lights:read', resources: [uri] });
-    const res = await fetch(`${h.auth}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-      },
-      body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri }),
-    });
-    const token = ((await res.json()) as { access_token: string }).access_token;
+    const { clientId, token } = await clientAndToken(siteA, 'lights:read');
     expect((await api(siteA, '/light', token)).status).toBe(200);
-    await h.admin('PATCH', `/admin/clients/${c.client_id}/suspend`);
+    await h.admin('PATCH', `/admin/clients/${clientId}/suspend`);
     expect((await api(siteA, '/light', token)).status).toBe(404);
     // Holders of connections opened with it are told to drop them, as for a revocation.
     expect(revokedEvents).toContainEqual(expect.objectContaining({ jti: decodeJwt(token).jti, aud: uri }));
@@ -289,20 +290,11 @@ describe('embedded MQTT broker with a site token as password', () => {
   });
 
   test('suspending the client closes its open connection', async () => {
-    const uri = `urn:hearth:site:${siteA.siteid}`;
-    const c = await adminClient(h, { scope: 'lights:read scenes:apply', resources: [uri] });
-    const res = await fetch(`${h.auth}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
-      },
-      body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri }),
-    });
-    const token = ((await res.json()) as { access_token: string }).access_token;
+    const { clientId, token } = await clientAndToken(siteA, 'lights:read scenes:apply');
     const conn = await connect(token);
     expect(await suback(conn.c, [`hearth/${siteA.siteid}/lights/#`])).toEqual([true]);
     const closed = once(conn.c, 'close');
-    await h.admin('PATCH', `/admin/clients/${c.client_id}/suspend`);
+    await h.admin('PATCH', `/admin/clients/${clientId}/suspend`);
     await closed;
     conn.c.end(true);
   });
