@@ -5,8 +5,7 @@ import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { HttpError } from './errors.ts';
-import { accessLog, requestId, securityHeaders } from './middleware/basics.ts';
-import { errorHandler } from './middleware/errors.ts';
+import { frame } from './middleware/frame.ts';
 import { allowedMethods } from './router.ts';
 import type { TlsMaterial } from './tls.ts';
 import type { HearthMiddleware, HearthRouter, ListenerInfo, RouterOptions } from './types.ts';
@@ -51,14 +50,11 @@ export class Listener {
     this.name = name;
     const app = new Koa();
     app.proxy = false;
-    // Errors are answered by errorHandler; Koa's own handler would print them to stderr.
+    // Errors are answered by frame(); Koa's own handler would print them to stderr.
     app.silent = true;
-    app.use(requestId);
-    app.use(accessLog(log));
-    app.use(securityHeaders);
-    app.use(errorHandler(log));
+    app.use(frame(log));
     if (guard) app.use(guard);
-    app.use((ctx, next) => this.dispatch(ctx, next, 0));
+    app.use((ctx, next) => this.dispatch(ctx, ctx.path, next, 0));
     app.use((ctx) => {
       const mine = this.mounts.filter((m) => serves(m, ctx.path));
       // The unmatched request is answered in the shape of the router that owns its path (spec shapes).
@@ -107,15 +103,27 @@ export class Listener {
       if (this.mounts[i]?.owner === owner) this.mounts.splice(i, 1);
   }
 
-  /** Runs the mounted routers in order, skipping those whose paths exclude the request. */
+  /**
+   * Runs the mounted routers in order, skipping those whose paths exclude the request. Errors thrown while
+   * a router has the request are answered in its `errorBody` shape; a request it passes on loses that shape.
+   */
   private dispatch(
     ctx: Parameters<HearthMiddleware>[0],
+    path: string,
     next: () => Promise<unknown>,
     from: number,
   ): Promise<unknown> {
     for (let i = from; i < this.mounts.length; i++) {
       const m = this.mounts[i] as Mount;
-      if (serves(m, ctx.path)) return Promise.resolve(m.routes(ctx, () => this.dispatch(ctx, next, i + 1)));
+      if (!serves(m, path)) continue;
+      const outer: unknown = ctx.state.errorBody;
+      if (m.errorBody) ctx.state.errorBody = m.errorBody;
+      return Promise.resolve(
+        m.routes(ctx, () => {
+          ctx.state.errorBody = outer;
+          return this.dispatch(ctx, path, next, i + 1);
+        }),
+      );
     }
     return next();
   }

@@ -1,17 +1,21 @@
 import Router from '@koa/router';
+import { memoizeMatches } from './route-memo.ts';
 import type { HearthMiddleware, HearthRouter, RouterOptions } from './types.ts';
 
-/** A plugin's router: error shape and body parsing apply to its own matched routes only. */
+/**
+ * A plugin's router. Body parsing runs as the first middleware of each route rather than as a router-wide
+ * `use` layer, so it costs nothing on requests the router does not match and adds no layer to match. The
+ * error shape (`errorBody`) is applied by the listener while this router has the request.
+ */
 export function createRouter(opts: RouterOptions, defaultLimit: string): HearthRouter {
   const router: HearthRouter = new Router(opts.prefix ? { prefix: opts.prefix } : {});
-  const shape = opts.errorBody;
-  if (shape) {
-    router.use(async (ctx, next) => {
-      ctx.state.errorBody = shape;
-      await next();
-    });
-  }
-  if (opts.body !== false) router.use(lazyBodyParser(opts.body ?? {}, defaultLimit));
+  memoizeMatches(router);
+  if (opts.body === false) return router;
+  const parse = lazyBodyParser(opts.body ?? {}, defaultLimit);
+  const register = router.register.bind(router);
+  // Routes (methods given) get the parser first; `use` layers (no methods) stay as they are.
+  router.register = (path, methods, middleware, more) =>
+    register(path, methods, methods.length > 0 ? [parse, ...[middleware].flat()] : middleware, more);
   return router;
 }
 
@@ -40,10 +44,18 @@ function lazyBodyParser(
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }) as HearthMiddleware;
   };
+  let loaded: HearthMiddleware | undefined;
   return async (ctx, next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
-    parser ??= load();
-    return (await parser)(ctx, next);
+    // A body is read once, even when a route passes the request on to another matching route.
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS' || ctx.state.bodyRead) {
+      return next();
+    }
+    ctx.state.bodyRead = true;
+    if (!loaded) {
+      parser ??= load();
+      loaded = await parser;
+    }
+    return loaded(ctx, next);
   };
 }
 

@@ -40,6 +40,11 @@ export class AccessControl {
   async resolve(keyOrId: string, authorization: string | undefined): Promise<SiteAccess | null> {
     const siteId = this.#sites.resolveKey(keyOrId);
     if (siteId) return { siteId, scopes: null };
+    return this.#byToken(keyOrId, authorization);
+  }
+
+  /** `Authorization: Bearer <token>` for the site whose id is in the path. */
+  async #byToken(keyOrId: string, authorization: string | undefined): Promise<SiteAccess | null> {
     const token = bearerOf(authorization);
     if (!token || !this.#verifier || !this.#sites.get(keyOrId)) return null;
     const granted = await this.#verifier(token, keyOrId).catch(() => null);
@@ -57,7 +62,11 @@ export class AccessControl {
   guard(scope: Scope): Middleware {
     return async (ctx, next) => {
       const key = (ctx as unknown as { params?: Record<string, string> }).params?.key ?? '';
-      const access = await this.resolve(key, ctx.get('authorization') || undefined);
+      // The site key, the common case, resolves without waiting on a token check.
+      const siteId = this.#sites.resolveKey(key);
+      const access: SiteAccess | null = siteId
+        ? { siteId, scopes: null }
+        : await this.#byToken(key, ctx.get('authorization') || undefined);
       if (!access) throw unknownSite();
       if (!AccessControl.allows(access, scope)) {
         throw new HttpError(403, 'insufficient_scope', `this token lacks the ${scope} scope`);

@@ -2,12 +2,10 @@
 import type { Bus } from '../../core/bus/events.ts';
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
-import { hashKey, newId, newSiteKey, sameHash } from './domain/ids.ts';
+import { hashKey, newId, newSiteKey } from './domain/ids.ts';
 import type { ConfigDoc, SiteRecord, SiteSummary } from './types.ts';
 
 const summary = (s: SiteRecord): SiteSummary => ({ siteid: s._id, name: s.name, created: s.created });
-// Compared against when no site matches, so unknown and wrong keys cost the same work.
-const DUMMY_HASH = hashKey('hearth-no-such-site');
 
 export function siteName(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '')
@@ -46,12 +44,12 @@ export class Sites {
     return this.get(idOrName) ?? this.list().find((s) => s.name === idOrName) ?? null;
   }
 
+  /**
+   * The site a key opens. Only the key's sha256 is looked up, never the key itself, so the lookup's timing
+   * says nothing about stored keys; an unknown and a wrong key are the same work (one hash, one miss).
+   */
   resolveKey(key: string): string | null {
-    const h = hashKey(key);
-    const id = this.#byHash.get(h);
-    const stored = id ? this.#doc.data.sites.find((s) => s._id === id)?.keyHash : undefined;
-    const ok = sameHash(stored ?? DUMMY_HASH, h);
-    return ok && id ? id : null;
+    return this.#byHash.get(hashKey(key)) ?? null;
   }
 
   /**

@@ -2,13 +2,13 @@
 // next to oidc-provider (client credentials, ES256 JWT access tokens), each in its own process, loaded by the
 // same autocannon run (50 connections). Hearth persists every issuance (bounded log, coalesced writes).
 // Targets (issue 5): Hearth ≥ 2× oidc-provider on issuance; p99 ≤ 10 ms at 50 concurrent clients.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { pinLoadGenerator, pinningNote, pinServer } from './pin.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 interface Target {
   name: string;
@@ -122,34 +122,17 @@ function print(t: Target): void {
   process.stdout.write(`${JSON.stringify(t)}\n`);
 }
 
-/** CPU time (user + system, every thread) a process has used so far, in µs (Linux clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-/**
- * On a machine with few cores the load generator and the server fight over them, and the faster server
- * loses more. With `taskset`, the server gets the last core and this process (autocannon) the others, the
- * same for both servers (BENCH_PIN=0 turns it off).
- */
-const pinned = process.env.BENCH_PIN !== '0' && existsSync('/usr/bin/taskset') && availableParallelism() >= 2;
-const serverCore = String(availableParallelism() - 1);
-
 async function spawnServer(kind: string): Promise<{ target: Target; pid: number; stop(): void }> {
   const args = ['--import', 'tsx', import.meta.filename, '--serve', kind];
-  const child = spawn(
-    pinned ? '/usr/bin/taskset' : process.execPath,
-    pinned ? ['-c', serverCore, process.execPath, ...args] : args,
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'production' },
-    },
-  );
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
   });
+  pinServer(child.pid!);
   return { target: JSON.parse(line) as Target, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
@@ -260,14 +243,14 @@ if (process.argv[2] === '--serve') {
   // Alternating rounds: on a shared machine, load from elsewhere hits both servers alike; the best round of
   // each is the least disturbed one.
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-  if (pinned) execFileSync('/usr/bin/taskset', ['-cp', `0-${Number(serverCore) - 1}`, String(process.pid)]);
+  pinLoadGenerator();
   const results: Record<string, Array<Awaited<ReturnType<typeof measure>>>> = {
     hearth: [],
     'oidc-provider': [],
   };
   console.log(
     `auth benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, ${rounds} alternating rounds, autocannon, loopback` +
-      (pinned ? `, server on core ${serverCore}, load generator on the others` : ''),
+      pinningNote(),
   );
   for (let round = 1; round <= rounds; round++) {
     for (const kind of ['hearth', 'oidc-provider']) {

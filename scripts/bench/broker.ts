@@ -10,14 +10,15 @@
  *
  *   npm run bench:broker          (the lead's `npm run bench:core` imports benchBroker())
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
 import pino from 'pino';
 import { createBroker } from '../../core/mqtt/broker.ts';
 import { MOSQUITTO, mosquitto } from '../../test/core/broker-fixtures.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 const MESSAGES = 40_000;
 const WARMUP = 5_000;
@@ -33,26 +34,6 @@ interface Target {
 interface Figures {
   msgsPerSec: number;
   cpuMicrosPerMsg: number;
-}
-
-const clockTicks = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** utime + stime of a process in µs (Linux /proc/<pid>/stat fields 14 and 15); NaN elsewhere. */
-function cpuMicros(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Publishes `count` messages and waits for all of them (0 msgs/s when the time limit hit first). */

@@ -15,6 +15,8 @@ import type { PluginDefinition } from '../../core/plugin/types.ts';
 import type { DriverFactory, DriverSink } from '../../plugins/lighting/driver.ts';
 import type { LightingExports } from '../../plugins/lighting/types.ts';
 import { startTestHub } from '../../test/helpers/hub.ts';
+import { pinLoadGenerator, pinningNote, pinServer } from './pin.ts';
+import { cpuMicros } from './proc-cpu.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
 const ROUNDS_HTTP = 3;
@@ -24,7 +26,9 @@ const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 
-async function cannon(url: string, bodies: string[], duration: number) {
+/** One autocannon run; with the server's pid, also the server's CPU per request and how busy it was. */
+async function cannon(url: string, bodies: string[], duration: number, pid?: number) {
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -35,11 +39,14 @@ async function cannon(url: string, bodies: string[], duration: number) {
       body: b,
     })),
   });
+  const cpu = cpuMicros(pid) - cpuBefore;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
+    cpuPerReq: cpu / result.requests.total,
+    busy: cpu / (duration * 1e6),
   };
 }
 
@@ -135,7 +142,10 @@ function serveInChild(
 ): Promise<{ child: ChildProcess; url: string; bodies: string[] }> {
   const child = fork(fileURLToPath(import.meta.url), [`serve-${mode}`], { execArgv: ['--import', 'tsx'] });
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => resolve({ child, ...(m as { url: string; bodies: string[] }) }));
+    child.once('message', (m) => {
+      pinServer(child.pid!);
+      resolve({ child, ...(m as { url: string; bodies: string[] }) });
+    });
     child.once('exit', (code) => reject(new Error(`bench ${mode} server exited with ${code}`)));
   });
 }
@@ -150,6 +160,7 @@ async function serve(mode: string): Promise<void> {
 }
 
 async function httpThroughput(): Promise<void> {
+  const release = pinLoadGenerator();
   const hearthSrv = await serveInChild('hearth');
   const koaSrv = await serveInChild('koa');
   const bodies = hearthSrv.bodies;
@@ -159,27 +170,29 @@ async function httpThroughput(): Promise<void> {
   const bareRounds = [];
   const hearthRounds = [];
   for (let i = 0; i < ROUNDS_HTTP; i++) {
-    bareRounds.push(await cannon(koaSrv.url, bodies, DURATION_S));
-    hearthRounds.push(await cannon(hearthSrv.url, bodies, DURATION_S));
+    bareRounds.push(await cannon(koaSrv.url, bodies, DURATION_S, koaSrv.child.pid));
+    hearthRounds.push(await cannon(hearthSrv.url, bodies, DURATION_S, hearthSrv.child.pid));
   }
   hearthSrv.child.disconnect();
   koaSrv.child.disconnect();
+  release();
   const median = <T extends { rps: number }>(xs: T[]) =>
     [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)]!;
   const bare = median(bareRounds);
   const hearth = median(hearthRounds);
   const rounds = (xs: Array<{ rps: number }>) => xs.map((r) => r.rps.toFixed(0)).join(', ');
   console.log(
-    `PUT /light/state, ${CONNECTIONS} connections, instant driver (median of ${ROUNDS_HTTP} x ${DURATION_S} s)`,
+    `PUT /light/state, ${CONNECTIONS} connections, instant driver (median of ${ROUNDS_HTTP} x ${DURATION_S} s${pinningNote()})`,
   );
-  console.log(
-    `  hearth:   ${hearth.rps.toFixed(0)} req/s  p50 ${hearth.p50} ms  p99 ${hearth.p99} ms  (${hearth.errors} errors)`,
-  );
-  console.log(
-    `  bare koa: ${bare.rps.toFixed(0)} req/s  p50 ${bare.p50} ms  p99 ${bare.p99} ms  (${bare.errors} errors)`,
-  );
+  const line = (r: typeof hearth) =>
+    `${r.rps.toFixed(0)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.errors} errors)  server CPU ${r.cpuPerReq.toFixed(1)} µs/req, ${(100 * r.busy).toFixed(0)}% busy`;
+  console.log(`  hearth:   ${line(hearth)}`);
+  console.log(`  bare koa: ${line(bare)}`);
   console.log(`  rounds req/s: hearth ${rounds(hearthRounds)}; bare koa ${rounds(bareRounds)}`);
   console.log(`  ratio hearth/bare: ${(hearth.rps / bare.rps).toFixed(2)} (target >= 0.6)`);
+  // When the bare server is not saturated, the load generator capped it and the req/s ratio flatters Hearth;
+  // the CPU each server spends per request is the figure that does not depend on the load generator.
+  console.log(`  server CPU per request, bare/hearth: ${(bare.cpuPerReq / hearth.cpuPerReq).toFixed(2)}`);
 }
 
 async function fanoutAndSensors(): Promise<void> {

@@ -1,5 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpError } from '../../core/http/errors.ts';
+import type { HearthRouter } from '../../core/http/types.ts';
+import { definePlugin } from '../../core/plugin/types.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { echoPlugin } from './fixtures/plugins.ts';
 
@@ -204,7 +207,6 @@ describe('hub lifecycle', () => {
 
 describe('routers that own path prefixes', () => {
   it('skip other paths, and answer 404/405 inside their paths in their own error shape with the path scrubbed', async () => {
-    const { definePlugin } = await import('../../core/plugin/types.ts');
     const owned = definePlugin({
       name: 'owned',
       version: '1.0.0',
@@ -233,6 +235,54 @@ describe('routers that own path prefixes', () => {
       error: 'not_found',
       message: 'No route for GET /api/sites',
     });
+    await t.stop();
+  });
+
+  it('match routes added after requests were served, keep each router’s error shape, and read a body once', async () => {
+    let late: HearthRouter | null = null;
+    const routers = definePlugin({
+      name: 'routers',
+      version: '1.0.0',
+      description: 'test plugin: a catch-all router with its own shape, then a prefixed one',
+      configSchema: { type: 'object', properties: {} },
+      async start(ctx) {
+        // No prefix: it sees every request, and must not lend its shape to requests it passes on.
+        const everywhere = ctx.http.router('main', { errorBody: ({ message }) => ({ oops: message }) });
+        everywhere.get('/mine/fail', () => {
+          throw new HttpError(409, 'conflict', 'mine failed');
+        });
+        late = ctx.http.router('main', { prefix: '/late', errorBody: ({ message }) => ({ message }) });
+        late.put('/echo', (k, next) => {
+          k.state.firstSaw = (k.request as unknown as { body: unknown }).body;
+          return next();
+        });
+        late.put('/echo', (k) => {
+          k.body = { first: k.state.firstSaw, second: (k.request as unknown as { body: unknown }).body };
+        });
+        return { stop() {} };
+      },
+    });
+    const t = await startTestHub({ extraPlugins: [routers] });
+    expect(await (await fetch(`${t.url}/mine/fail`)).json()).toEqual({ oops: 'mine failed' });
+    // Hundreds of distinct paths (more than the router remembers) before and after a route is added.
+    for (let i = 0; i < 300; i++) {
+      const res = await fetch(`${t.url}/late/thing-${i}`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ message: `No route for GET /late/thing-${i}` });
+    }
+    expect((await fetch(`${t.url}/late/thing-7`)).status).toBe(404); // remembered as unmatched
+    late!.get('/thing-7', (k) => {
+      k.body = { added: true };
+    });
+    expect(await (await fetch(`${t.url}/late/thing-7`)).json()).toEqual({ added: true });
+    expect((await fetch(`${t.url}/late/thing-8`)).status).toBe(404);
+    // Two matching routes for one request: the second sees the same parsed body (the stream is read once).
+    const echo = await fetch(`${t.url}/late/echo`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ n: 1 }),
+    });
+    expect(await echo.json()).toEqual({ first: { n: 1 }, second: { n: 1 } });
     await t.stop();
   });
 });

@@ -6,6 +6,7 @@ import {
   parseLightModify,
   parseSceneCreate,
 } from '../../plugins/lighting/domain/bodies.ts';
+import { LateError, withDeadline } from '../../plugins/lighting/domain/deadline.ts';
 import { groupLevel, togglePlan } from '../../plugins/lighting/domain/groups.ts';
 import { LatestWins } from '../../plugins/lighting/domain/latest-wins.ts';
 import { normalizeLevel, parseLevel } from '../../plugins/lighting/domain/level.ts';
@@ -142,5 +143,46 @@ describe('LatestWins coalescing', () => {
     });
     await expect(q.submit('a', 1)).rejects.toThrow('link down');
     expect(q.busy).toBe(0);
+  });
+});
+
+describe('withDeadline (calls with one bound share a timer)', () => {
+  const never = () => new Promise<never>(() => {});
+  const settled = <T>(p: Promise<T>) =>
+    p.then(
+      (v) => ({ ok: true as const, v }),
+      (e: unknown) => ({ ok: false as const, e }),
+    );
+
+  it('passes results and errors through, and rejects only the calls still open at their deadline', async () => {
+    const started = performance.now();
+    const quick = settled(withDeadline(Promise.resolve(7), 40));
+    const failing = settled(withDeadline(Promise.reject(new Error('refused')), 40));
+    const hung = settled(withDeadline(never(), 40));
+    await new Promise((r) => setTimeout(r, 20));
+    // Started 20 ms later: its deadline is 20 ms after the first hung call's, not at the same tick.
+    const hungLater = settled(withDeadline(never(), 40));
+    const slow = settled(withDeadline(new Promise((r) => setTimeout(() => r('late but in time'), 30)), 40));
+    expect(await quick).toEqual({ ok: true, v: 7 });
+    expect(((await failing) as { e: Error }).e.message).toBe('refused');
+    const first = await hung;
+    const firstAt = performance.now() - started;
+    expect(first.ok).toBe(false);
+    expect((first as { e: unknown }).e).toBeInstanceOf(LateError);
+    expect(firstAt).toBeGreaterThanOrEqual(39);
+    expect(await slow).toEqual({ ok: true, v: 'late but in time' });
+    const second = await hungLater;
+    expect((second as { e: unknown }).e).toBeInstanceOf(LateError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(59);
+  });
+
+  it('keeps separate bounds separate', async () => {
+    const started = performance.now();
+    const long = settled(withDeadline(never(), 80));
+    const short = settled(withDeadline(never(), 20));
+    await short;
+    expect(performance.now() - started).toBeLessThan(70);
+    expect((await long).ok).toBe(false);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(79);
   });
 });

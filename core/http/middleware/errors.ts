@@ -1,6 +1,7 @@
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { HttpError } from '../errors.ts';
-import type { HearthMiddleware, RouterOptions } from '../types.ts';
+import type { RouterOptions } from '../types.ts';
 
 type ErrorBody = NonNullable<RouterOptions['errorBody']>;
 
@@ -69,18 +70,12 @@ function normalise(err: unknown): Normalised {
   };
 }
 
-/** Every error becomes a JSON body in the shape of the router that handled the request; 5xx never leak. */
-export function errorHandler(log: Logger): HearthMiddleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const n = normalise(err);
-      if (n.status >= 500) log.error({ err, reqId: ctx.state.reqId }, 'request failed');
-      const shape = (ctx.state.errorBody as ErrorBody | undefined) ?? defaultBody;
-      ctx.status = n.status;
-      ctx.set(n.headers);
-      ctx.body = n.body ?? shape({ status: n.status, code: n.code, message: n.message });
-    }
-  };
+/** Answers whatever was thrown with a JSON body in the shape of the router that handled the request; 5xx never leak. */
+export function answerError(log: Logger, ctx: Context, err: unknown): void {
+  const n = normalise(err);
+  if (n.status >= 500) log.error({ err, reqId: ctx.state.reqId }, 'request failed');
+  const shape = (ctx.state.errorBody as ErrorBody | undefined) ?? defaultBody;
+  ctx.status = n.status;
+  ctx.set(n.headers);
+  ctx.body = n.body ?? shape({ status: n.status, code: n.code, message: n.message });
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Opaque 24-hex-digit ids, the shape of the original service's `_id`s (research §1.1). */
 export const newId = (): string => randomBytes(12).toString('hex');
@@ -6,11 +6,5 @@ export const newId = (): string => randomBytes(12).toString('hex');
 /** A site key: 144 random bits, URL-safe (issue 3: ≥128 bits). */
 export const newSiteKey = (): string => randomBytes(18).toString('base64url');
 
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('base64url');
-
-/** Constant-time equality of two key hashes (both fixed-length sha256 digests). */
-export function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+/** One-shot sha256 (crypto.hash): the site API hashes the presented key on every request. */
+export const hashKey = (key: string): string => hash('sha256', key, 'base64url');

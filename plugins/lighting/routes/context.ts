@@ -31,16 +31,20 @@ export function siteOf(ctx: Context): string {
   return (ctx.state.site as SiteAccess).siteId;
 }
 
-/** spec: requests carry `Content-Type: application/json`; anything else is refused before parsing. */
+/**
+ * spec: requests carry `Content-Type: application/json`; anything else is refused. `request.type` is the
+ * media type without parameters; compared directly (type-is on every request is measurable here).
+ */
 export function jsonBody(ctx: Context): unknown {
-  if (!ctx.request.type) {
+  const type = ctx.request.type.trim().toLowerCase();
+  if (!type) {
     throw new HttpError(
       400,
       'invalid_request',
       'a JSON body with Content-Type: application/json is required',
     );
   }
-  if (!ctx.is('application/json')) {
+  if (type !== 'application/json') {
     throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
   }
   return (ctx.request as unknown as { body?: unknown }).body;
