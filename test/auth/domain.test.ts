@@ -1,7 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { decodeProtectedHeader, SignJWT } from 'jose';
+import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createTokenSigner } from '../../plugins/auth/domain/access-token.ts';
 import { openKeyRing } from '../../plugins/auth/domain/keys.ts';
@@ -9,6 +10,7 @@ import { createLockout } from '../../plugins/auth/domain/lockout.ts';
 import { createPasswordHasher } from '../../plugins/auth/domain/passwords.ts';
 import { redirectUriMatches, redirectUriProblem } from '../../plugins/auth/domain/redirect-uri.ts';
 import { hashSecret, verifySecret } from '../../plugins/auth/domain/secrets.ts';
+import { SignBatch } from '../../plugins/auth/domain/sign-batch.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -241,5 +243,27 @@ describe('retired keys leave the JWKS once their tokens expired', () => {
     now += 2_000;
     expect(await ring.prune()).toBe(true);
     expect(ring.jwks().keys.map((k) => k.kid)).toEqual([ring.current().kid]);
+  });
+});
+
+describe('signatures made together at the end of a loop turn', () => {
+  test('every caller gets its own valid ES256 token; a failure rejects only its own caller', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const batch = new SignBatch();
+    const ok = Array.from({ length: 40 }, (_, n) =>
+      batch.sign({ typ: 'at+jwt', kid: 'k' }, { n }, privateKey),
+    );
+    // A public key cannot sign: this one job fails.
+    const bad = expect(batch.sign({ typ: 'at+jwt' }, { n: -1 }, publicKey)).rejects.toThrow(/private/);
+    const more = batch.sign({ typ: 'at+jwt' }, { n: 40 }, privateKey);
+    const tokens = await Promise.all([...ok, more]);
+    await bad;
+    for (const [n, token] of tokens.entries()) {
+      const { payload, protectedHeader } = await compactVerify(token, publicKey);
+      expect(protectedHeader.alg).toBe('ES256');
+      expect(JSON.parse(new TextDecoder().decode(payload))).toEqual({ n });
+    }
+    // A later turn starts a new batch.
+    expect(await batch.sign({}, { n: 'again' }, privateKey)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 });

@@ -1,6 +1,7 @@
-import { decodeJws, signEs256, verifyEs256 } from './jws.ts';
+import { decodeJws, verifyEs256 } from './jws.ts';
 import type { KeyRing } from './keys.ts';
 import { newId } from './secrets.ts';
+import { SignBatch } from './sign-batch.ts';
 
 export interface AccessTokenClaims {
   iss: string;
@@ -27,6 +28,7 @@ const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinit
 
 /** RFC 9068 JWT access tokens (`typ: at+jwt`), signed with the key ring's current key. */
 export function createTokenSigner(keys: KeyRing, issuer: () => string) {
+  const batch = new SignBatch();
   return {
     async mint(input: MintInput): Promise<{ token: string; claims: AccessTokenClaims }> {
       const key = keys.current();
@@ -42,7 +44,7 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         scope: input.scopes.join(' '),
       };
       // RFC 9068 §2.1: header typ "at+jwt"
-      const token = signEs256({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
+      const token = await batch.sign({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
       return { token, claims };
     },
 
