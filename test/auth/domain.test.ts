@@ -188,7 +188,9 @@ describe('rate limiter', () => {
 
 describe('issuance log lines', () => {
   test('round trip, and malformed or foreign lines are skipped', async () => {
-    const { decodeIssuance, encodeIssuance } = await import('../../plugins/auth/state/issuance-codec.ts');
+    const { decodeIssuance, encodeIssuance, jtiOf } = await import(
+      '../../plugins/auth/state/issuance-codec.ts'
+    );
     const t = Date.UTC(2026, 0, 1);
     const i = {
       id: 'j1',
@@ -217,6 +219,10 @@ describe('issuance log lines', () => {
     expect(decodeIssuance(encodeIssuance(machine))).toEqual(machine);
     expect(decodeIssuance('garbage')).toBeNull();
     expect(decodeIssuance(`2\t${encodeIssuance(i).slice(2)}`)).toBeNull();
+    // The registry indexes lines by jti without decoding them.
+    expect(jtiOf(encodeIssuance(i))).toBe('j1');
+    expect(jtiOf('garbage')).toBe('');
+    expect(jtiOf(`2\t${encodeIssuance(i).slice(2)}`)).toBe('');
   });
 });
 

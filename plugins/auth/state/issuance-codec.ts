@@ -59,3 +59,9 @@ export function issuedAtOf(line: string): number {
   const t = Number(line.split('\t', 7)[6]);
   return Number.isFinite(t) ? t : 0;
 }
+
+/** The jti of an encoded line ('' for a line of another version). */
+export function jtiOf(line: string): string {
+  const [version, jti] = line.split('\t', 2);
+  return version === VERSION && jti ? jti : '';
+}

@@ -1,5 +1,5 @@
 import type { LogStore } from '../../../core/store/types.ts';
-import { decodeIssuance, encodeIssuance } from './issuance-codec.ts';
+import { decodeIssuance, encodeIssuance, jtiOf } from './issuance-codec.ts';
 import type { Issuance, Revocation } from './model.ts';
 
 export interface IssuanceQuery {
@@ -24,14 +24,17 @@ export function createIssuanceRegistry(
   revocations: LogStore<Revocation>,
   retentionMs: number,
 ) {
-  // Insertion order is append order, so the oldest entries are the first keys (the id is the jti).
-  const byJti = new Map<string, Issuance>();
+  // jti → the issuance's log line (the same string the log holds). Insertion order is append order, so the
+  // oldest entries are the first keys. Lines, not decoded objects: a token's record then costs no memory
+  // beyond the log's own line, and the garbage collector has one string per token to move, not an object
+  // graph (issuing is the hot path). Readers decode the lines they look at.
+  const byJti = new Map<string, string>();
   const revoked = new Map<string, string>();
   const index = () => {
     byJti.clear();
     for (const line of log.items) {
-      const i = decodeIssuance(line);
-      if (i) byJti.set(i.jti, i);
+      const jti = jtiOf(line);
+      if (jti) byJti.set(jti, line);
     }
     revoked.clear();
     for (const r of revocations.items) revoked.set(r.jti, r.revoked_at);
@@ -43,13 +46,17 @@ export function createIssuanceRegistry(
     const at = revoked.get(i.jti);
     return at ? { ...rest, revoked_at: at } : rest;
   };
+  const decoded = (line: string | undefined): Issuance | undefined =>
+    line === undefined ? undefined : (decodeIssuance(line) ?? undefined);
 
   return {
     async record(i: Issuance): Promise<void> {
-      byJti.set(i.jti, i);
-      await log.append(encodeIssuance(i));
+      const line = encodeIssuance(i);
+      byJti.set(i.jti, line);
+      await log.append(line);
       // The log drops its oldest lines when full; forget the same number of oldest entries here.
       let excess = byJti.size - log.items.length;
+      if (excess <= 0) return;
       for (const jti of byJti.keys()) {
         if (excess-- <= 0) break;
         byJti.delete(jti);
@@ -65,12 +72,19 @@ export function createIssuanceRegistry(
       return true;
     },
     get: (idOrJti: string) => {
-      const i = byJti.get(idOrJti);
+      const i = decoded(byJti.get(idOrJti));
       return i ? view(i) : undefined;
     },
-    raw: (jti: string) => byJti.get(jti),
+    raw: (jti: string) => decoded(byJti.get(jti)),
     /** Every recorded issuance matching `pred` (for cascades: a refresh family, a consent grant, a user). */
-    where: (pred: (i: Issuance) => boolean): Issuance[] => [...byJti.values()].filter(pred),
+    where(pred: (i: Issuance) => boolean): Issuance[] {
+      const out: Issuance[] = [];
+      for (const line of byJti.values()) {
+        const i = decodeIssuance(line);
+        if (i && pred(i)) out.push(i);
+      }
+      return out;
+    },
     query(q: IssuanceQuery): IssuanceView[] {
       const out: IssuanceView[] = [];
       let skip = q.offset ?? 0;
@@ -78,7 +92,8 @@ export function createIssuanceRegistry(
       const all = q.jti ? [byJti.get(q.jti)].filter((x) => x !== undefined) : [...byJti.values()];
       // Newest first.
       for (let n = all.length - 1; n >= 0 && out.length < q.limit; n--) {
-        const i = all[n]!;
+        const i = decodeIssuance(all[n]!);
+        if (!i) continue;
         if (q.client && i.client_id !== q.client) continue;
         if (q.user && i.subject_user_id !== q.user) continue;
         if (q.resource && i.resource_id !== q.resource) continue;
