@@ -48,7 +48,10 @@ class Lane {
   }
 
   #arm(delay: number): void {
+    // Unref'd: the timer outlives the calls it watched (it is not cleared when they settle), and must not
+    // hold a stopping process open until it fires.
     this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(delay)));
+    this.#timer.unref();
   }
 
   #expire(): void {
