@@ -27,8 +27,24 @@ export interface HaTopics {
   /** HA `brightness_scale`, default 255. */
   brightnessScale: number;
   triggers: HaTrigger[];
-  /** An HA MQTT `switch` (a relay): plain payloads on the command and state topics instead of JSON. */
+  /**
+   * Plain payloads on the command and state topics instead of JSON: an HA MQTT `switch` (a relay), or a light
+   * of HA's default schema.
+   */
   plain?: HaPlain;
+  /** A default-schema light's brightness: a plain number on topics of its own. */
+  brightness?: HaBrightness;
+}
+
+/**
+ * HA default-schema light brightness (`brightness_command_topic`, `brightness_state_topic`, scaled by
+ * `brightness_scale`). `onCommand` is HA's `on_command_type`: `last` (the default) publishes the brightness,
+ * then `payload_on`; `first` the other way round; `brightness` only the brightness.
+ */
+export interface HaBrightness {
+  commandTopic: string;
+  stateTopic?: string;
+  onCommand: 'last' | 'first' | 'brightness';
 }
 
 /** HA switch payloads: `payload_on`/`payload_off` (default `ON`/`OFF`), `state_on`/`state_off` (default the same). */

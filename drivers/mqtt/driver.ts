@@ -76,6 +76,11 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         observer?.availability?.(pid, what.online);
         report();
       } else {
+        // The brightness of a light that is off is kept for its next "on", and switches nothing.
+        if (what.dimOnly && !e.level?.on) {
+          if (what.bri !== undefined && what.bri > 0) e.lastBri = what.bri;
+          return;
+        }
         const level: LightLevel = mergeLevel(e, what.on, what.bri);
         e.level = level;
         if (level.on) e.lastBri = level.bri;

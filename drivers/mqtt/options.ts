@@ -74,6 +74,21 @@ function haTopics(raw: unknown, id: string): HaTopics {
       stateOff: p.stateOff as string,
     };
   }
+  if (raw.brightness !== undefined) {
+    const b = raw.brightness;
+    const commandTopic = isObj(b) ? topic(b.commandTopic, 'brightness.commandTopic') : undefined;
+    const onCommand = isObj(b) ? (b.onCommand ?? 'last') : undefined;
+    if (!isObj(b) || !commandTopic || !['last', 'first', 'brightness'].includes(onCommand as string))
+      throw new Error(
+        `mqtt device ${id}: brightness needs commandTopic and onCommand last, first or brightness`,
+      );
+    const stateTopic = topic(b.stateTopic, 'brightness.stateTopic');
+    ha.brightness = {
+      commandTopic,
+      onCommand: onCommand as 'last' | 'first' | 'brightness',
+      ...(stateTopic ? { stateTopic } : {}),
+    };
+  }
   const command = topic(raw.commandTopic, 'commandTopic');
   const state = topic(raw.stateTopic, 'stateTopic');
   const availability = topic(raw.availabilityTopic, 'availabilityTopic');

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { HaDiscovery } from '../../drivers/mqtt/discovery/home-assistant.ts';
 import { parseTasmotaConfig } from '../../drivers/mqtt/discovery/tasmota.ts';
 import { parseDevice } from '../../drivers/mqtt/options.ts';
+import { PayloadError } from '../../drivers/mqtt/payload.ts';
 import { haJson } from '../../drivers/mqtt/profiles/ha-json.ts';
 
 describe('Home Assistant discovery configs', () => {
@@ -44,6 +45,116 @@ describe('Home Assistant discovery configs', () => {
     expect(again).toEqual(device);
     expect(haJson.command(again, { on: true, bri: 3 })).toEqual([{ topic: 'plug/set', payload: '1' }]);
     expect(haJson.parse(again, 'plug/state', Buffer.from('0'))).toEqual([{ type: 'state', on: false }]);
+  });
+});
+
+describe('Home Assistant default-schema lights', () => {
+  const config = (body: unknown) => Buffer.from(JSON.stringify(body));
+  const upsert = (ha: HaDiscovery, topic: string, body: unknown) => {
+    const change = ha.handle(topic, config(body));
+    if (!change || !('upsert' in change)) throw new Error('no device');
+    return change.upsert;
+  };
+  const dimmer = {
+    '~': 'diy/hall',
+    uniq_id: 'hall-dimmer',
+    cmd_t: '~/light/set',
+    stat_t: '~/light/state',
+    bri_cmd_t: '~/brightness/set',
+    bri_stat_t: '~/brightness/state',
+    bri_scl: 100,
+  };
+
+  it('a config without schema is a dimmer with plain payloads and its brightness on topics of its own', () => {
+    const device = upsert(new HaDiscovery('homeassistant'), 'homeassistant/light/hall/light/config', dimmer);
+    expect(device).toMatchObject({
+      protocolid: 'ha:hall-dimmer',
+      kind: 'dimmable',
+      ha: {
+        commandTopic: 'diy/hall/light/set',
+        stateTopic: 'diy/hall/light/state',
+        brightnessScale: 100,
+        plain: { payloadOn: 'ON', payloadOff: 'OFF', stateOn: 'ON', stateOff: 'OFF' },
+        brightness: {
+          commandTopic: 'diy/hall/brightness/set',
+          stateTopic: 'diy/hall/brightness/state',
+          onCommand: 'last',
+        },
+      },
+    });
+    // Remembered by the plugin and read back at the next start: the same device.
+    expect(parseDevice(JSON.parse(JSON.stringify(device)), { zigbee2mqttBase: 'zigbee2mqtt' })).toEqual(
+      device,
+    );
+    expect(haJson.topics(device).sort()).toEqual(['diy/hall/brightness/state', 'diy/hall/light/state']);
+    // on_command_type last (the default): the level first, then on; off is the off payload alone.
+    expect(haJson.command(device, { on: true, bri: 255 })).toEqual([
+      { topic: 'diy/hall/brightness/set', payload: '100' },
+      { topic: 'diy/hall/light/set', payload: 'ON' },
+    ]);
+    expect(haJson.command(device, { on: false, bri: 0 })).toEqual([
+      { topic: 'diy/hall/light/set', payload: 'OFF' },
+    ]);
+    // A brightness report does not switch the light; `None` (HA: state unknown) reports nothing.
+    expect(haJson.parse(device, 'diy/hall/brightness/state', Buffer.from('100'))).toEqual([
+      { type: 'state', bri: 255, dimOnly: true },
+    ]);
+    expect(haJson.parse(device, 'diy/hall/light/state', Buffer.from('None'))).toEqual([]);
+    expect(() => haJson.parse(device, 'diy/hall/brightness/state', Buffer.from('bright'))).toThrow(
+      PayloadError,
+    );
+    expect(() => haJson.parse(device, 'diy/hall/light/state', Buffer.from('maybe'))).toThrow(PayloadError);
+  });
+
+  it('follows on_command_type first and brightness, and payload_on/payload_off', () => {
+    const ha = new HaDiscovery('homeassistant');
+    const first = upsert(ha, 'homeassistant/light/a/config', {
+      ...dimmer,
+      uniq_id: 'a',
+      on_cmd_type: 'first',
+    });
+    expect(haJson.command(first, { on: true, bri: 128 }).map((m) => `${m.topic} ${m.payload}`)).toEqual([
+      'diy/hall/light/set ON',
+      'diy/hall/brightness/set 50',
+    ]);
+    const only = upsert(ha, 'homeassistant/light/b/config', {
+      ...dimmer,
+      uniq_id: 'b',
+      schema: 'default',
+      on_command_type: 'brightness',
+      pl_on: 'on',
+      pl_off: 'off',
+    });
+    expect(haJson.command(only, { on: true, bri: 255 })).toEqual([
+      { topic: 'diy/hall/brightness/set', payload: '100' },
+    ]);
+    expect(haJson.command(only, { on: false, bri: 0 })).toEqual([
+      { topic: 'diy/hall/light/set', payload: 'off' },
+    ]);
+    // Without a brightness command topic it is an on/off light.
+    const plain = upsert(ha, 'homeassistant/light/c/config', {
+      cmd_t: 'c/set',
+      stat_t: 'c/state',
+      uniq_id: 'c',
+    });
+    expect(plain).toMatchObject({ kind: 'binary', ha: { plain: { payloadOn: 'ON' } } });
+    expect(plain.ha?.brightness).toBeUndefined();
+  });
+
+  it('refuses what only Home Assistant could render: templates, the template schema, one topic for both', () => {
+    const ha = new HaDiscovery('homeassistant');
+    const refused = [
+      { ...dimmer, stat_val_tpl: '{{ value_json.state }}' },
+      { ...dimmer, bri_val_tpl: '{{ value_json.brightness }}' },
+      { ...dimmer, schema: 'template', command_on_template: 'on' },
+      { ...dimmer, bri_stat_t: '~/light/state' },
+      { ...dimmer, on_cmd_type: 'sometimes' },
+      { ...dimmer, bri_scl: 1000 },
+    ];
+    for (const body of refused)
+      expect(() => ha.handle('homeassistant/light/x/config', config(body)), JSON.stringify(body)).toThrow(
+        PayloadError,
+      );
   });
 });
 

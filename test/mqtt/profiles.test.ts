@@ -2,10 +2,12 @@
  * Each profile on the wire: the driver against a real broker and a simulated device (real mqtt.js
  * clients), plus the brightness edges of each profile's scaling (bri 1 must not become off; 255 full).
  */
+import mqtt from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deviceFromProtocolId } from '../../drivers/mqtt/device.ts';
 import { haJson } from '../../drivers/mqtt/profiles/ha-json.ts';
 import { profiles } from '../../drivers/mqtt/profiles/index.ts';
+import { startHaDefaultLight } from '../../scripts/simulators/ha-default-light.ts';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
 import { startHaSwitch } from '../../scripts/simulators/ha-switch.ts';
 import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
@@ -339,5 +341,62 @@ describe('profiles on the wire', () => {
       'esphome/porch/switch/relay/command ON',
       'esphome/porch/switch/relay/command OFF',
     ]);
+  });
+
+  it('Home Assistant default schema: brightness then ON, reports from both topics, a dial while off switches nothing', async () => {
+    const dimmer = await startHaDefaultLight({ url: broker.url, node: 'hall', scale: 100 });
+    devices.push(dimmer);
+    rig = await startDriver(broker.url, { discovery: { homeAssistant: true } });
+    const sink = rig.sink;
+    const pid = 'ha:hall-dimmer';
+    const states = (from: number) =>
+      sink.reports
+        .slice(from)
+        .filter((r) => r.kind === 'state' && r.protocolid === pid)
+        .map((r) => (r as { level: { on: boolean; bri: number } }).level);
+    const reach = (on: boolean, bri: number, from: number) =>
+      within(
+        sink.waitFor((r) => {
+          if (r.kind !== 'state' || r.protocolid !== pid) return false;
+          const level = (r as { level: { on: boolean; bri: number } }).level;
+          return level.on === on && level.bri === bri;
+        }, from),
+        `${on} ${bri}`,
+      );
+    await reach(false, 0, 0); // the retained state
+    expect((await rig.driver.listDevices()).find((d) => d.protocolid === pid)).toMatchObject({
+      kind: 'dimmable',
+      name: 'Dimmer hall',
+    });
+
+    let from = sink.reports.length;
+    await rig.driver.setState(pid, { on: true, bri: 128 });
+    await reach(true, 128, from);
+    expect(dimmer.state).toEqual({ on: true, brightness: 50 });
+    expect(dimmer.received.map((r) => `${r.topic} ${r.payload}`)).toEqual([
+      'diy/hall/brightness/set 50',
+      'diy/hall/light/set ON',
+    ]);
+
+    // Turned at the device while on: the level follows.
+    from = sink.reports.length;
+    await dimmer.dial(20);
+    await reach(true, 51, from);
+
+    // Off; then dialled while off: still off (the next message on the line is the proof), and the light
+    // comes back on at the dialled level when the device itself switches on.
+    from = sink.reports.length;
+    await rig.driver.setState(pid, { on: false, bri: 0 });
+    await reach(false, 0, from);
+    from = sink.reports.length;
+    await dimmer.dial(80);
+    const wall = mqtt.connect(broker.url);
+    try {
+      await wall.publishAsync('diy/hall/light/state', 'ON');
+      await reach(true, 204, from);
+    } finally {
+      await wall.endAsync();
+    }
+    expect(states(from)).toEqual([{ on: true, bri: 204 }]);
   });
 });

@@ -1,11 +1,11 @@
 /**
- * Home Assistant MQTT discovery: `<prefix>/<component>/[<node_id>/]<object_id>/config`. JSON-schema
- * lights and switches (relays, plain payloads) become `ha-json` devices; `device_automation` triggers become sensors (one per HA device, its
- * triggers' payloads as events). An empty config payload removes the entity. Abbreviated keys and the
+ * Home Assistant MQTT discovery: `<prefix>/<component>/[<node_id>/]<object_id>/config`. Lights of the
+ * JSON and default schemas and switches (relays, plain payloads) become `ha-json` devices;
+ * `device_automation` triggers become sensors (one per HA device, its triggers' payloads as events). An empty config payload removes the entity. Abbreviated keys and the
  * `~` base topic are expanded as Home Assistant does. Announced topics are subscribed to and published on
  * as given, so a wildcard in one (which would subscribe to every device's messages) refuses the config.
  */
-import type { HaTopics, HaTrigger, MqttDevice } from '../device.ts';
+import type { HaBrightness, HaTopics, HaTrigger, MqttDevice } from '../device.ts';
 import { jsonObject, optString, optTopic, PayloadError } from '../payload.ts';
 import { HA_SCALES } from '../profiles/ha-json.ts';
 
@@ -32,7 +32,20 @@ const ABBREVIATIONS: Record<string, string> = {
   stat_off: 'state_off',
   val_tpl: 'value_template',
   cmd_tpl: 'command_template',
+  bri_cmd_t: 'brightness_command_topic',
+  bri_cmd_tpl: 'brightness_command_template',
+  bri_stat_t: 'brightness_state_topic',
+  bri_val_tpl: 'brightness_value_template',
+  on_cmd_type: 'on_command_type',
+  stat_val_tpl: 'state_value_template',
 };
+
+/** Default-schema keys whose Jinja templates only Home Assistant could render. */
+const DEFAULT_SCHEMA_TEMPLATES = [
+  'state_value_template',
+  'brightness_value_template',
+  'brightness_command_template',
+] as const;
 
 function expand(raw: Record<string, unknown>): Record<string, unknown> {
   const base = typeof raw['~'] === 'string' ? raw['~'] : undefined;
@@ -163,14 +176,46 @@ export class HaDiscovery {
   }
 
   #light(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {
-    if (c.schema !== 'json') throw new PayloadError('only schema "json" lights are supported');
     const scale = c.brightness_scale ?? 255;
     if (!HA_SCALES.includes(scale as 255))
       throw new PayloadError(`brightness_scale ${String(scale)} is not 100, 254 or 255`);
+    const schema = c.schema ?? 'default';
+    // `basic` is the default schema's name before Home Assistant 0.86.
+    if (schema === 'default' || schema === 'basic')
+      return this.#defaultLight(topic, c, fallbackId, scale as number);
+    if (schema !== 'json') throw new PayloadError(`schema "${String(schema)}" lights are not supported`);
     const modes = Array.isArray(c.supported_color_modes) ? c.supported_color_modes : [];
     const dimmable = c.brightness === true || modes.some((x) => x !== 'onoff');
     const entity = this.#entity(topic, c, fallbackId, { brightnessScale: scale as number });
     return { upsert: { ...entity, kind: dimmable ? 'dimmable' : 'binary' } };
+  }
+
+  /**
+   * A light of HA's default schema: `payload_on`/`payload_off` (default `ON`/`OFF`) on the command and state
+   * topics, and, when it dims, its brightness as a plain number on topics of its own.
+   */
+  #defaultLight(topic: string, c: Record<string, unknown>, fallbackId: string, scale: number): HaChange {
+    const templated = DEFAULT_SCHEMA_TEMPLATES.filter((k) => c[k] !== undefined);
+    if (templated.length > 0) throw new PayloadError(`${templated.join(', ')} is not supported`);
+    const payloadOn = optString(c, 'payload_on') ?? 'ON';
+    const payloadOff = optString(c, 'payload_off') ?? 'OFF';
+    const plain = { payloadOn, payloadOff, stateOn: payloadOn, stateOff: payloadOff };
+    const onCommand = optString(c, 'on_command_type') ?? 'last';
+    if (onCommand !== 'last' && onCommand !== 'first' && onCommand !== 'brightness')
+      throw new PayloadError(`on_command_type ${onCommand} is not last, first or brightness`);
+    const briCommand = optTopic(c, 'brightness_command_topic');
+    const briState = optTopic(c, 'brightness_state_topic');
+    if (briState !== undefined && briState === optTopic(c, 'state_topic'))
+      throw new PayloadError('state and brightness on one topic need templates');
+    const brightness: HaBrightness | undefined = briCommand
+      ? { commandTopic: briCommand, onCommand, ...(briState ? { stateTopic: briState } : {}) }
+      : undefined;
+    const entity = this.#entity(topic, c, fallbackId, {
+      plain,
+      brightnessScale: scale,
+      ...(brightness ? { brightness } : {}),
+    });
+    return { upsert: { ...entity, kind: brightness ? 'dimmable' : 'binary' } };
   }
 
   #trigger(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {

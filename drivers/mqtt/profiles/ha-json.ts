@@ -1,7 +1,8 @@
 /**
  * Home Assistant MQTT light, JSON schema (research §2.4): `{"state":"ON","brightness":n}` on the command
  * and state topics, `brightness_scale` 255 by default, presence on the availability topic. An HA MQTT
- * `switch` (a relay) uses the same topics with plain `payload_on`/`state_on` payloads. Device triggers
+ * `switch` (a relay) uses the same topics with plain `payload_on`/`state_on` payloads, and so does a light
+ * of HA's default schema, whose brightness is a plain number on topics of its own. Device triggers
  * (device_automation) become sensor events. There is no read command: state is expected retained.
  */
 import {
@@ -37,15 +38,26 @@ function topicsOf(d: MqttDevice): HaTopics {
 export const haJson: Profile = {
   topics(d) {
     const ha = topicsOf(d);
-    const list = [ha.stateTopic, ha.availabilityTopic, ...ha.triggers.map((t) => t.topic)];
+    const list = [
+      ha.stateTopic,
+      ha.brightness?.stateTopic,
+      ha.availabilityTopic,
+      ...ha.triggers.map((t) => t.topic),
+    ];
     return [...new Set(list.filter((t): t is string => typeof t === 'string'))];
   },
 
   command(d, level) {
     const ha = topicsOf(d);
     if (!ha.commandTopic) throw new Error(`device ${d.protocolid} has no command topic`);
-    if (ha.plain)
-      return [{ topic: ha.commandTopic, payload: level.on ? ha.plain.payloadOn : ha.plain.payloadOff }];
+    if (ha.plain) {
+      const power = { topic: ha.commandTopic, payload: level.on ? ha.plain.payloadOn : ha.plain.payloadOff };
+      const b = ha.brightness;
+      if (!level.on || !b || d.kind !== 'dimmable') return [power];
+      const dim = { topic: b.commandTopic, payload: String(toWire(ha.brightnessScale, level.bri)) };
+      if (b.onCommand === 'brightness') return [dim];
+      return b.onCommand === 'first' ? [power, dim] : [dim, power];
+    }
     const body: Record<string, unknown> = { state: level.on ? 'ON' : 'OFF' };
     if (level.on && d.kind === 'dimmable') body.brightness = toWire(ha.brightnessScale, level.bri);
     return [{ topic: ha.commandTopic, payload: JSON.stringify(body) }];
@@ -66,11 +78,18 @@ export const haJson: Profile = {
       else if (s === ha.payloadNotAvailable) out.push({ type: 'availability', online: false });
       else throw new PayloadError('availability payload is neither available nor not available');
     }
+    if (topic === ha.brightness?.stateTopic) {
+      const n = Number(text(payload));
+      if (text(payload).trim() === '' || !Number.isFinite(n))
+        throw new PayloadError('brightness is not a number');
+      out.push({ type: 'state', bri: fromWire(ha.brightnessScale, n), dimOnly: true });
+    }
     if (topic === ha.stateTopic && ha.plain) {
       const s = text(payload);
       if (s === ha.plain.stateOn) out.push({ type: 'state', on: true });
       else if (s === ha.plain.stateOff) out.push({ type: 'state', on: false });
-      else throw new PayloadError('switch state is neither state_on nor state_off');
+      // Home Assistant: `None` resets the state to unknown; Hearth keeps the last one it knew.
+      else if (s !== 'None') throw new PayloadError('state is neither the on nor the off payload');
     } else if (topic === ha.stateTopic) {
       const obj = jsonObject(payload);
       const state: Inbound = { type: 'state' };

@@ -4,7 +4,8 @@ import type { MqttDevice } from '../device.ts';
 
 /** What one device message means. A state may be partial (Tasmota `POWER` alone carries no level). */
 export type Inbound =
-  | { type: 'state'; on?: boolean; bri?: number }
+  /** `dimOnly`: a brightness alone that does not switch the light (HA default schema's brightness topic). */
+  | { type: 'state'; on?: boolean; bri?: number; dimOnly?: boolean }
   | { type: 'availability'; online: boolean }
   | { type: 'event'; event: string };
 
