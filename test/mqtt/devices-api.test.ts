@@ -100,6 +100,20 @@ describe('/admin/mqtt/devices', () => {
         },
         400,
       ],
+      ...[
+        { onCommand: 'sometimes', commandTopic: 'x/b' },
+        { stateTopic: 'x/b' },
+        { commandTopic: 'x/#' },
+      ].map((brightness): [unknown, number] => [
+        {
+          mqttid: 'ha:x',
+          profile: 'ha-json',
+          address: 'x',
+          site: 'Home',
+          ha: { commandTopic: 'x/set', brightness },
+        },
+        400,
+      ]),
       [{ mqttid: 'tasmota:x', profile: 'tasmota', address: 'a/+', site: 'Home' }, 400],
       [{ mqttid: 'tasmota:x', site: 'Home', kind: 'lamp' }, 400],
       [{ mqttid: 'tasmota:x', site: 'Atlantis' }, 404],
