@@ -4,7 +4,8 @@
  * event as a device trigger on `hearth/<site>/sensor/<_id>/action`. Configs are retained (HA's rule) under
  * the node id `hearth_<site>`, which Hearth's own discovery ignores so it never adopts its own announcements.
  * What was published is remembered per site, so a deleted light's config is withdrawn and an unchanged one
- * is not sent again.
+ * is not sent again. Configs the broker still retains from before (a light deleted while an external broker
+ * was unreachable or the hub stopped, a site deleted meanwhile) are read back and withdrawn too.
  */
 import type { Logger } from 'pino';
 import type { MqttApi } from '../../core/mqtt/types.ts';
@@ -76,6 +77,8 @@ export class HaPublisher {
   readonly #log: Logger;
   /** site → topic → payload last published (retained). */
   readonly #published = new Map<string, Map<string, string>>();
+  /** Retained configs read back for sites not synced yet: site → topics. */
+  readonly #found = new Map<string, Set<string>>();
 
   constructor(mqtt: MqttApi, prefix: string, log: Logger) {
     this.#mqtt = mqtt;
@@ -94,8 +97,27 @@ export class HaPublisher {
     const before = this.#published.get(s.site) ?? new Map<string, string>();
     const next = new Map(haConfigs(this.#prefix, s).map((c) => [c.topic, c.payload]));
     for (const topic of before.keys()) if (!next.has(topic)) this.#send(topic, '');
+    for (const topic of this.#found.get(s.site) ?? []) if (!next.has(topic)) this.#send(topic, '');
+    this.#found.delete(s.site);
     for (const [topic, payload] of next) if (before.get(topic) !== payload) this.#send(topic, payload);
     this.#published.set(s.site, next);
+  }
+
+  /**
+   * Reads back Hearth's own retained configs (every subscription, and every resubscription after a
+   * reconnect, replays them) and withdraws those no current light or sensor stands for. `siteExists` tells
+   * the configs of a deleted site.
+   */
+  watchRetained(siteExists: (site: string) => boolean): Promise<() => Promise<void>> {
+    return this.#mqtt.subscribe(`${this.#prefix}/+/+/+/config`, (msg) => {
+      if (!msg.retain || msg.payload.length === 0) return;
+      const node = msg.topic.slice(this.#prefix.length + 1).split('/')[1] ?? '';
+      if (!node.startsWith('hearth_')) return;
+      const site = node.slice('hearth_'.length);
+      const published = this.#published.get(site);
+      if (!siteExists(site) || (published && !published.has(msg.topic))) this.#send(msg.topic, '');
+      else if (!published) this.#found.set(site, (this.#found.get(site) ?? new Set()).add(msg.topic));
+    });
   }
 
   /** Withdraws every config of a deleted site. */

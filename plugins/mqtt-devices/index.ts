@@ -67,6 +67,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     const ha = config.publishHomeAssistant
       ? new HaPublisher(ctx.mqtt, config.homeAssistantPrefix, log)
       : null;
+    await ha?.watchRetained((site) => lighting.sites.get(site) !== null);
     const siteTopics = new SiteTopics(lighting, registry, topics, ha);
     // Every light and sensor of every site, whatever its vendor, keyed by its lighting _id.
     ctx.bus.on('lighting.light.state', ({ siteId, lightId, on, bri }) =>

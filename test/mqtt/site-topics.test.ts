@@ -8,7 +8,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDriverType } from '../lighting/test-driver.ts';
-import { retainedUnder } from './fixtures.ts';
+import { retainedUnder, startMosquitto } from './fixtures.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
 const stops: Array<() => Promise<unknown>> = [];
@@ -185,5 +185,41 @@ describe('hearth/<site>/ topics for lights and sensors of any vendor', () => {
         },
       ),
     ).toEqual([]);
+  });
+
+  it('withdraws Home Assistant configs the external broker still retains for lights and sites that are gone', async () => {
+    const broker = await startMosquitto();
+    stops.push(() => broker.stop());
+    const h = await startMqttHub({
+      ...VIRTUAL,
+      plugins: { ...VIRTUAL.plugins, 'mqtt-devices': { publishHomeAssistant: true } },
+      mqtt: { external: { url: broker.url } },
+    });
+    let hub = h.t;
+    stops.push(() => hub.stop());
+    const desk = (
+      await h.site('POST', '/light', { name: 'Desk', type: 'dimmable', vendor: 'virtual', virtualid: 'desk' })
+    ).body;
+    const deskConfig = `homeassistant/light/hearth_${h.siteid}/${desk._id}/config`;
+    const configs = () => retainedUnder(broker.url, 'homeassistant/#', 'homeassistant/sentinel');
+    await eventually(async () => (await configs()).includes(deskConfig) || undefined, 'the desk config');
+
+    // Left on the broker from before: a light of this site and a whole site that no longer exist, and a
+    // config of something else (not Hearth's) that must stay.
+    const ghost = `homeassistant/light/hearth_${h.siteid}/0123456789abcdef01234567/config`;
+    const goneSite = 'homeassistant/light/hearth_fedcba9876543210fedcba98/0123456789abcdef01234567/config';
+    const foreign = 'homeassistant/light/kitchen/lamp/config';
+    const other = await mqtt.connectAsync(broker.url);
+    for (const topic of [ghost, goneSite, foreign])
+      await other.publishAsync(topic, JSON.stringify({ name: 'left over' }), { retain: true });
+    await other.endAsync();
+    // Published while the hub runs, they are live messages to it; the next subscription replays them.
+    hub = await hub.restart();
+    const left = await eventually(async () => {
+      const now = await configs();
+      return now.includes(ghost) || now.includes(goneSite) ? undefined : now;
+    }, 'the left-over configs withdrawn');
+    expect(left).toContain(deskConfig);
+    expect(left).toContain(foreign);
   });
 });
