@@ -68,6 +68,10 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
     return this.#low.data;
   }
 
+  get version(): number {
+    return this.#version;
+  }
+
   update(mutate: (data: T) => void): void {
     this.#assertOpen();
     mutate(this.#low.data);

@@ -2,6 +2,8 @@
 export interface DocStore<T extends object> {
   /** The live data. Mutate it only inside `update`/`commit` so the change is scheduled for writing. */
   readonly data: T;
+  /** Bumped by every `update` and `commit`: a cache derived from `data` compares it to know it is stale. */
+  readonly version: number;
   /**
    * Applies a change in memory and schedules a coalesced write (at most one write per `coalesceMs`).
    * Use for high-rate state (light levels, counters).

@@ -21,8 +21,16 @@ import type {
 export const missing = (what: string, id: string) =>
   new HttpError(404, 'not_found', `no ${what} with _id ${id} on this site`);
 
+interface LightIndex {
+  version: number;
+  byId: Map<string, LightRecord>;
+  byProtocolId: Map<string, LightRecord[]>;
+}
+
 export class Catalog {
   readonly #doc: DocStore<ConfigDoc>;
+  /** Lights by `_id` and by protocol id, rebuilt after a change: every command and report looks one up. */
+  #index: LightIndex | null = null;
 
   /** Told after every committed change of a site's configuration (the WebSocket's `siteChanged`). */
   onChange: (siteId: string) => void = () => {};
@@ -57,12 +65,29 @@ export class Catalog {
   }
 
   light(siteId: string, id: unknown): LightRecord {
-    const l =
-      typeof id === 'string'
-        ? this.#doc.data.lights.find((x) => x._id === id && x.siteid === siteId)
-        : undefined;
-    if (!l) throw missing('light', String(id));
+    const l = typeof id === 'string' ? this.#lightIndex().byId.get(id) : undefined;
+    if (!l || l.siteid !== siteId) throw missing('light', String(id));
     return l;
+  }
+
+  /** Every light (of any site and driver) with this protocol id. */
+  lightsWithProtocolId(protocolid: string): readonly LightRecord[] {
+    return this.#lightIndex().byProtocolId.get(protocolid) ?? [];
+  }
+
+  #lightIndex(): LightIndex {
+    const version = this.#doc.version;
+    if (this.#index?.version === version) return this.#index;
+    const byId = new Map<string, LightRecord>();
+    const byProtocolId = new Map<string, LightRecord[]>();
+    for (const l of this.#doc.data.lights) {
+      byId.set(l._id, l);
+      const same = byProtocolId.get(l.protocolid);
+      if (same) same.push(l);
+      else byProtocolId.set(l.protocolid, [l]);
+    }
+    this.#index = { version, byId, byProtocolId };
+    return this.#index;
   }
   scene(siteId: string, id: unknown): SceneRecord {
     const s =

@@ -172,8 +172,8 @@ export class LightControl {
 
   /** A device report from a driver: applies to every light that driver serves with that protocol id. */
   report(inst: DriverInstance, protocolid: string, level: LightLevel): void {
-    for (const light of this.#d.catalog.data.lights) {
-      if (light.protocolid !== protocolid || !this.#d.drivers.serves(inst, light)) continue;
+    for (const light of this.#d.catalog.lightsWithProtocolId(protocolid)) {
+      if (!this.#d.drivers.serves(inst, light)) continue;
       this.#reports.set(light._id, (this.#reports.get(light._id) ?? 0) + 1);
       clearTimeout(this.#timers.get(light._id));
       this.#timers.delete(light._id);

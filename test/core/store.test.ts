@@ -144,6 +144,19 @@ describe('writes', () => {
     await root.close();
   });
 
+  it('bumps version on every update and commit, and on nothing else', async () => {
+    const { root } = await openRoot(dataDir, 60_000);
+    const doc = await root.forOwner('lighting').open('levels', { level: 0 });
+    const v0 = doc.version;
+    doc.update((d) => Object.assign(d, { level: 1 }));
+    expect(doc.version).toBe(v0 + 1);
+    await doc.commit((d) => Object.assign(d, { level: 2 }));
+    expect(doc.version).toBe(v0 + 2);
+    await doc.flush();
+    expect(doc.version).toBe(v0 + 2);
+    await root.close();
+  });
+
   it('writes a coalesced update by itself once the window has passed', async () => {
     const { root, writes } = await openRoot(dataDir, 20);
     const doc = await root.forOwner('lighting').open('levels', { level: 0 });

@@ -147,3 +147,26 @@ describe('driver failures', () => {
     expect(res.body.message).toMatch(/no zwave driver/);
   });
 });
+
+describe('lights found by id and by protocol id after changes', () => {
+  it('follows a light whose protocol id changed, and forgets a deleted one', async () => {
+    h.driver.behaviour = 'report';
+    const moved = (
+      await h.call('POST', '/light', { name: 'Moved', type: 'dimmable', vendor: 'test', testid: 'old-id' })
+    ).body;
+    h.driver.external('old-id', { on: true, bri: 10 });
+    await expect.poll(() => level(moved._id)).toEqual({ on: true, bri: 10 });
+    // The bulb is re-paired under another id: reports under the new id reach the light, the old id none.
+    const put = await h.call('PUT', '/light', { ...moved, testid: 'new-id' });
+    expect(put.status).toBe(200);
+    h.driver.external('new-id', { on: true, bri: 20 });
+    await expect.poll(() => level(moved._id)).toEqual({ on: true, bri: 20 });
+    h.driver.external('old-id', { on: true, bri: 99 });
+    h.driver.external('new-id', { on: true, bri: 21 }); // reports are in order: after this, 99 would show
+    await expect.poll(() => level(moved._id)).toEqual({ on: true, bri: 21 });
+    // Deleted: its id is unknown at once.
+    expect((await h.call('DELETE', `/light/${moved._id}`)).status).toBe(204);
+    const gone = await h.call('PUT', '/light/state', { _id: moved._id, on: true, bri: 5 });
+    expect(gone.status).toBe(404);
+  });
+});
