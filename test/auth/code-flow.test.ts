@@ -58,6 +58,22 @@ async function startFlow(config: client.Configuration, extra: Record<string, str
   return { url: url.toString(), verifier, state };
 }
 
+/** A phone app's flow for `scope`, logged in through the real login page, stopped at its consent page. */
+async function toConsent(scope: string): Promise<{ b: Browser; consentUrl: string }> {
+  const app = await phoneApp();
+  const b = new Browser(h.auth);
+  const flow = await startFlow(app.config, { scope });
+  let res = await b.fetch(flow.url);
+  res = await login(
+    b,
+    user.email,
+    user.password,
+    new URL(res.headers.get('location')!, h.auth).searchParams.get('redirect')!,
+  );
+  res = await b.fetch(res.headers.get('location')!);
+  return { b, consentUrl: res.headers.get('location')! };
+}
+
 describe('authorization code flow with PKCE through the real pages', () => {
   test('login, consent, code, tokens; refresh rotates; reuse revokes the family', async () => {
     const app = await phoneApp();
@@ -335,18 +351,8 @@ describe('login and consent pages', () => {
   });
 
   test('consent page and authorize error page carry the same security headers', async () => {
-    const app = await phoneApp();
-    const b = new Browser(h.auth);
-    const flow = await startFlow(app.config, { scope: 'scenes:apply' });
-    let res = await b.fetch(flow.url);
-    res = await login(
-      b,
-      user.email,
-      user.password,
-      new URL(res.headers.get('location')!, h.auth).searchParams.get('redirect')!,
-    );
-    res = await b.fetch(res.headers.get('location')!);
-    const consent = await b.fetch(res.headers.get('location')!);
+    const { b, consentUrl } = await toConsent('scenes:apply');
+    const consent = await b.fetch(consentUrl);
     const error = await b.fetch(`/oauth/authorize?client_id=nope&response_type=code`);
     for (const page of [consent, error]) {
       expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -360,18 +366,7 @@ describe('login and consent pages', () => {
   });
 
   test('consent POST without the session-bound CSRF token is refused', async () => {
-    const app = await phoneApp();
-    const b = new Browser(h.auth);
-    const flow = await startFlow(app.config, { scope: 'sensors:write' });
-    let res = await b.fetch(flow.url);
-    res = await login(
-      b,
-      user.email,
-      user.password,
-      new URL(res.headers.get('location')!, h.auth).searchParams.get('redirect')!,
-    );
-    res = await b.fetch(res.headers.get('location')!);
-    const consentUrl = res.headers.get('location')!;
+    const { b, consentUrl } = await toConsent('sensors:write');
     const html = await (await b.fetch(consentUrl)).text();
     const sessionId = /name="session_id" value="([^"]+)"/.exec(html)![1]!;
     const forged = await b.post('/consent', {
