@@ -1,7 +1,7 @@
 /**
  * The `mqtt` lighting driver: device profiles over one link, discovery, presence, resync. State comes
  * only from the devices' own reports (the lighting plugin reconciles the silent ones); after every
- * (re)connection each device is asked for its state (research §2.7 "full resync after any reconnect").
+ * (re)connection each device is asked for its state (docs/lighting.md#desired-and-reported-state "full resync after any reconnect").
  */
 import type { DriverFactory, LightingDriver, LightLevel } from '../../plugins/lighting/driver.ts';
 import { deviceFromProtocolId, deviceInfo, type MqttDevice } from './device.ts';

@@ -1,7 +1,7 @@
 /**
  * The link to an external broker (Mosquitto, another box's zigbee2mqtt broker): one mqtt.js client per
  * driver instance with credentials, TLS (`mqtts://`, CA file), a clean session, and reconnects with
- * exponential backoff. mqtt.js re-subscribes after a reconnect without a session (research §5.1); the
+ * exponential backoff. mqtt.js re-subscribes after a reconnect without a session (docs/mqtt-devices.md#the-embedded-broker); the
  * driver resyncs on every `connect`.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Reading what devices send. Anything can arrive on a topic (research §2.7): payloads are size-limited,
+ * Reading what devices send. Anything can arrive on a topic (docs/lighting.md#desired-and-reported-state): payloads are size-limited,
  * parsed defensively and reduced to the few fields a profile needs; the caller logs and drops the rest.
  */
 

@@ -1,6 +1,6 @@
 /**
  * A site's lights, scenes, groups and sensors: lookups, and the changes of lights. Every change is validated
- * completely before the store is touched, then committed durably (issue 3: durable when the API answers;
+ * completely before the store is touched, then committed durably (durable when the API answers, docs/durability.md;
  * nothing changes on a rejection). Scenes and groups change in scene-group-catalog.ts, sensors in
  * sensor-catalog.ts, by the same rule.
  */

@@ -1,6 +1,6 @@
 /**
  * The one interface every lighting driver implements (Hue, Zigbee, MQTT, the virtual driver, test drivers).
- * The plugin owns the truth: drivers are treated as eventually consistent (research §2.7). They take
+ * The plugin owns the truth: drivers are treated as eventually consistent (docs/lighting.md#desired-and-reported-state). They take
  * commands, and report what devices actually did through the sink they are given.
  */
 import type { Logger } from 'pino';
@@ -74,7 +74,7 @@ export interface DriverInit<O = Record<string, unknown>> {
 /** Builds a driver; does no I/O (that belongs in `start`). */
 export type DriverFactory = (init: DriverInit) => LightingDriver;
 
-// ---- brightness scaling, defined once for all drivers (research §6) ----
+// ---- brightness scaling, defined once for all drivers (docs/lighting.md#brightness-scales) ----
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 

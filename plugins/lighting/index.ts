@@ -1,5 +1,5 @@
 /**
- * The lighting plugin (issue 3): sites, the site API (spec lighting-control-service.md plus the designed
+ * The lighting plugin: sites, the site API (the documented calls of docs/lighting.md plus the designed
  * methods in README.md), live WebSocket events, sensors and actions, drivers and the web UI.
  */
 import { definePlugin } from '../../core/plugin/types.ts';

@@ -1,5 +1,5 @@
 /**
- * Desired vs reported light state (research §2.7). A command is normalised, recorded as desired and
+ * Desired vs reported light state (docs/lighting.md#desired-and-reported-state). A command is normalised, recorded as desired and
  * handed to the light's driver through a per-light latest-wins queue. What the API returns and pushes
  * is the *reported* state; a device that does not report within `reconcileMs` is read back when the
  * driver can read, otherwise the desired state is assumed (README: "reconciliation").
@@ -154,7 +154,7 @@ export class LightControl {
   }
 
   /**
-   * Full resync after a driver (re)connects (research §2.7: push channels die silently, so what happened
+   * Full resync after a driver (re)connects (docs/lighting.md#desired-and-reported-state: push channels die silently, so what happened
    * meanwhile is read back rather than trusted). Drivers that cannot read are left alone.
    */
   async resync(inst: DriverInstance): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * WebSocket subscribers per site. Messages use the original service's envelope `{command, data}`
- * (research §1.4). A socket only ever joins the site its key or token resolved to, so a client of one
+ * (docs/lighting.md#the-websocket). A socket only ever joins the site its key or token resolved to, so a client of one
  * site never sees another's events; slow clients are dropped by the core's bounded `sendJson`.
  */
 import type { HearthSocket } from '../../core/ws/types.ts';

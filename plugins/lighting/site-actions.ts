@@ -1,7 +1,7 @@
 /**
  * Commands that touch several lights: apply a scene, toggle a group, and the actions bound to sensor
- * events. Sensor actions run in-process and synchronously up to the driver call (issue 3: event → driver
- * command under 2 ms p99).
+ * events. Sensor actions run in-process and synchronously up to the driver call (the promise: event → driver
+ * command under 2 ms p99, README "Benchmark").
  */
 import type { Logger } from 'pino';
 import type { Catalog } from './catalog.ts';

@@ -53,7 +53,7 @@ export class Sites {
   }
 
   /**
-   * issue 3: "on first start with no site, a site named Home is created". Only on the first start of a data
+   * On first start with no site, a site named Home is created (README "Sites and keys"). Only on the first start of a data
    * dir: an operator who deleted every site does not get Home (and a new key on the console) back.
    */
   async createFirstSite(name: string): Promise<(SiteSummary & { sitekey: string }) | null> {

@@ -1,6 +1,6 @@
 /**
  * The site WebSocket at `/api/site/<key>/ws` (and `/site/<key>/ws`). Envelope `{command, data}` as in the
- * original service (research §1.4); the path already names the site, so a connection is subscribed at
+ * original service (docs/lighting.md#the-websocket); the path already names the site, so a connection is subscribed at
  * once and the 1.0 `subscribe` command is only acknowledged. Clients may add an `id` to a command; the
  * `ack`/`error` reply echoes it.
  */

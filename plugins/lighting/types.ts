@@ -6,7 +6,7 @@ export type LightType = 'dimmable' | 'binary';
 export interface SiteRecord {
   _id: string;
   name: string;
-  /** base64url sha256 of the site key; the key itself is never stored (issue 3 "stored hashed"). */
+  /** base64url sha256 of the site key; the key itself is never stored (a leaked data file must not leak keys). */
   keyHash: string;
   created: string;
 }

@@ -1,6 +1,6 @@
 /**
- * Discovered devices become lighting lights and sensors of the discovery site (issue 4: "appear as lights
- * of the site they are assigned to … marked as new"). A device is adopted once: the registry remembers it,
+ * Discovered devices become lighting lights and sensors of the discovery site (they appear as lights
+ * of the site they are assigned to, marked as new). A device is adopted once: the registry remembers it,
  * so retained discovery replayed at every start never recreates a light the operator deleted, and a vendor
  * id already used on the site (a light made by hand) counts as adopted. The `new` marks of the device and
  * of its light are kept together: accepting either accepts both (index.ts wires the two directions).

@@ -57,7 +57,7 @@ export function brokerHooks(
   const check = (client: MqttClientInfo, topic: string): MqttTopicDecision => {
     const id = identityOf(client);
     // An anonymous client (`mqtt.allowAnonymous`) authenticated for no site: it keeps the device topics
-    // but never reaches `hearth/<site>/…` (issue 4). Other plugins' clients carry their own identity.
+    // but never reaches `hearth/<site>/…` (README "Device credentials and the hub broker"). Other plugins' clients carry their own identity.
     if (!id) return client.identity === undefined && reachesHearth(topic) ? 'deny' : 'pass';
     if (!id.username) return decide(id, null, topic);
     // Removing a credential takes effect at the device's next publish or subscribe.

@@ -8,7 +8,7 @@
  *   hearth/<site>/status                   retained  online | offline
  * `<id>` is the lighting `_id` of the light or sensor, whatever its vendor (`/`, `+`, `#`, `%` would be
  * percent-encoded; `_id`s have none today). Commands are never retained by Hearth, and retained commands
- * received are ignored (ghost switching, research §2.5).
+ * received are ignored (ghost switching, docs/mqtt-devices.md#tasmota-and-shelly).
  */
 import type { Logger } from 'pino';
 import type { MqttApi, MqttMessage } from '../../core/mqtt/types.ts';

@@ -1,5 +1,5 @@
 /**
- * MQTT bulbs, wall switches and sensors (issue 4): registers the `mqtt` lighting driver (one instance per
+ * MQTT bulbs, wall switches and sensors (README.md): registers the `mqtt` lighting driver (one instance per
  * site, on the hub's broker or an external one), keeps the device registry (discovered devices marked new,
  * vanished ones unavailable), owns device credentials and the broker hooks that check them, and bridges
  * Hearth's own `hearth/<site>/…` topics (README).
@@ -122,7 +122,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       createMqttDriverFactory({ inProcess: () => inProcessLink(ctx.mqtt, fanout), observer }),
     );
 
-    /** Retained topics die with the embedded broker: republish what Hearth knows (research §5.1). */
+    /** Retained topics die with the embedded broker: republish what Hearth knows (docs/mqtt-devices.md#the-embedded-broker). */
     const republish = () => {
       for (const site of instances.sites()) topics.siteStatus(site, true);
       siteTopics.republish();

@@ -1,6 +1,6 @@
 /**
- * Every light and sensor of every site on Hearth's own topics, whatever its vendor (issue 4: "Hearth
- * publishes each light's state (retained) and every sensor event under hearth/<site>/…"): lighting's bus
+ * Every light and sensor of every site on Hearth's own topics, whatever its vendor (Hearth
+ * publishes each light's state (retained) and every sensor event under hearth/<site>/…, README "Hearth's own topics"): lighting's bus
  * events feed the topics, lighting's `setLightState` takes the commands (hearth-topics.ts). Keyed by the
  * lighting `_id`. MQTT lights also get their device's presence on `…/availability`.
  */
@@ -70,7 +70,7 @@ export class SiteTopics {
       if (l.vendor === 'mqtt' && l.mqttid === protocolid) this.#topics.availability(site, l._id, online);
   }
 
-  /** Retained messages are lost with the embedded broker (research §5.1): everything is sent again. */
+  /** Retained messages are lost with the embedded broker (docs/mqtt-devices.md#the-embedded-broker): everything is sent again. */
   republish(): void {
     this.#known.clear();
     this.#ha?.forgetPublished();

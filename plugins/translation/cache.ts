@@ -8,7 +8,7 @@ export interface CachedTranslation {
 }
 
 /**
- * In-memory LRU of translations (research §5: repeated announcements dominate). The key holds everything
+ * In-memory LRU of translations (docs/translation.md#performance-budget: repeated announcements dominate). The key holds everything
  * that affects the output: the text and every option (see `optionsKey` in the service). A Map keeps
  * insertion order, so re-inserting on a hit makes the first entry the least recently used.
  */

@@ -1,9 +1,9 @@
 import { HttpError } from '../../core/http/errors.ts';
 
 /**
- * The translation API's error vocabulary. Bodies are DeepL's `{ message }` (research §1.5). Status codes
+ * The translation API's error vocabulary. Bodies are DeepL's `{ message }` (docs/translation.md#errors-and-client-retries). Status codes
  * are chosen so that clients retry only what is worth retrying: deepl-node retries 429 and every 5xx,
- * never 400 or 456 (research §1.5 "Client behaviour").
+ * never 400 or 456 (docs/translation.md#errors-and-client-retries "Client behaviour").
  */
 export const invalid = (message: string) => new HttpError(400, 'bad_request', message);
 

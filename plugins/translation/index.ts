@@ -83,7 +83,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       },
     });
     ctx.redact.path(/\/api\/site\/([^/?#]+)\/announce/);
-    // The legacy `auth_key` query parameter (research §1.2) is refused (403), but its key must not reach the
+    // The legacy `auth_key` query parameter (docs/translation.md#transport-and-authentication) is refused (403), but its key must not reach the
     // request log either; the core's own pattern covers `key=`, not `auth_key=`.
     ctx.redact.path(/[?&]auth_key=([^&#\s"]+)/);
     mountAnnounce(router, { service, mqtt: ctx.mqtt, lighting: () => ctx.tryUse('lighting') });

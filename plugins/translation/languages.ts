@@ -1,5 +1,5 @@
 /**
- * The language codes the DeepL API accepts (research note §1.7, synced from the live API by the DeepL
+ * The language codes the DeepL API accepts (docs/translation.md#languages, synced from the live API by the DeepL
  * mock v1.21.0). Which of them Hearth can actually serve depends on the configured engines.
  */
 const SOURCE_CODES = (
@@ -16,7 +16,7 @@ export const TARGET_LANGUAGES: ReadonlySet<string> = new Set([
   ...TARGET_VARIANTS,
 ]);
 
-/** Targets on which `formality=more|less` is allowed (research §1.7, matches translate.mdx). */
+/** Targets on which `formality=more|less` is allowed (docs/translation.md#languages, matching DeepL's documentation). */
 export const FORMALITY_TARGETS: ReadonlySet<string> = new Set([
   'DE',
   'ES',

@@ -83,7 +83,7 @@ export class TranslateService {
         if (req.showBilledCharacters) out.billed_characters = counts[i] ?? 0;
         // Engines without model choice run their one model; DeepL reports its own.
         if (req.modelType) out.model_type_used = r.modelTypeUsed ?? 'latency_optimized';
-        // research §1.4: with tag handling the answer shows the version applied.
+        // docs/translation.md#translate-response: with tag handling the answer shows the version applied.
         if (req.tags) out.tag_handling_version = req.tags.version;
         return out;
       });

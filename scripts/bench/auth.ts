@@ -1,7 +1,7 @@
 // `npm run bench:auth`: client-credentials tokens/s and introspections/s for Hearth's authorization server
 // next to oidc-provider (client credentials, ES256 JWT access tokens), each in its own process, loaded by the
 // same autocannon run (50 connections). Hearth persists every issuance (bounded log, coalesced writes).
-// Targets (issue 5): Hearth ≥ 2× oidc-provider on issuance; p99 ≤ 10 ms at 50 concurrent clients.
+// Targets (plugins/auth/README.md "Performance"): Hearth ≥ 2× oidc-provider on issuance; p99 ≤ 10 ms at 50 concurrent clients.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createInterface } from 'node:readline';

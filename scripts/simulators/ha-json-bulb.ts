@@ -1,5 +1,5 @@
 /**
- * A bulb that speaks Home Assistant's MQTT JSON light schema (research §2.4), the way ESPHome and many
+ * A bulb that speaks Home Assistant's MQTT JSON light schema (docs/mqtt-devices.md#home-assistant-mqtt-lights), the way ESPHome and many
  * DIY firmwares do: announces itself on `homeassistant/light/<node>/<object>/config` (abbreviated keys,
  * `~` base), takes `{"state","brightness"}` on `~/set`, reports retained on `~/state`, presence on
  * `~/status`. Optionally announces a device trigger for its button.

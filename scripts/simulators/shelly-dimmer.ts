@@ -1,5 +1,5 @@
 /**
- * A Shelly Dimmer 2 (Gen1, research §2.5): `shellies/<id>/light/0/set` `{"turn","brightness"}`, status
+ * A Shelly Dimmer 2 (Gen1, docs/mqtt-devices.md#tasmota-and-shelly): `shellies/<id>/light/0/set` `{"turn","brightness"}`, status
  * `{ison,brightness}` on `…/light/0/status`, `…/command` `update` republishes, `…/online` as last will,
  * presses on `…/input_event/0`.
  */

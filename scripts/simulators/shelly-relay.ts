@@ -1,5 +1,5 @@
 /**
- * A Shelly Plus 1 relay (Gen2, research §2.5): JSON-RPC on `<prefix>/rpc` (`Switch.Set`,
+ * A Shelly Plus 1 relay (Gen2, docs/mqtt-devices.md#tasmota-and-shelly): JSON-RPC on `<prefix>/rpc` (`Switch.Set`,
  * `Switch.GetStatus`), answers on `<src>/rpc`, `NotifyStatus` on `<prefix>/events/rpc`, input presses as
  * `NotifyEvent`, `<prefix>/online` true/false as retained last will.
  */

@@ -1,5 +1,5 @@
 /**
- * A Tasmota dimmable bulb (research §2.5): listens on `cmnd/<topic>/#`, answers POWER / Dimmer / STATE
+ * A Tasmota dimmable bulb (docs/mqtt-devices.md#tasmota-and-shelly): listens on `cmnd/<topic>/#`, answers POWER / Dimmer / STATE
  * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
  * `press()` sends a detached button action like a Tasmota with SetOption73.
  */

@@ -1,5 +1,5 @@
 /**
- * A zigbee2mqtt bridge (research §2.3) with dimmable bulbs and wall switches: retained `bridge/state`,
+ * A zigbee2mqtt bridge (docs/mqtt-devices.md#zigbee2mqtt) with dimmable bulbs and wall switches: retained `bridge/state`,
  * `bridge/devices` and per-device availability; `<name>/set` and `<name>/get` for bulbs (brightness
  * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does.
  */

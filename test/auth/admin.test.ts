@@ -95,7 +95,7 @@ describe('clients', () => {
         })
       ).body,
     ).toMatchObject({ error: 'client_exists' });
-    // RFC 9068 §5 (research checklist 14): a client id equal to a user id would mint tokens whose sub is that user.
+    // RFC 9068 §5 (docs/auth.md#security-checklist: no client id that impersonates a user): a client id equal to a user id would mint tokens whose sub is that user.
     const u = await adminUser(h, 'ivy@home.test', 'ivy password 1');
     const clash = await h.admin('POST', '/admin/clients', {
       client_id: u.id,

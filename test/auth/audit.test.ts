@@ -34,7 +34,7 @@ async function ccToken(id: string, secret: string): Promise<string> {
 }
 
 describe('audit trail', () => {
-  /** Runs one admin write and checks that exactly one event with the research note's action name was added. */
+  /** Runs one admin write and checks that exactly one event with the origin's action name was added. */
   async function audited(action: string, write: () => Promise<{ status: number }>) {
     const count = async () =>
       ((await h.admin('GET', `/admin/audit?action=${action}&limit=1000`)).body as unknown[]).length;

@@ -1,4 +1,4 @@
-/** Hot records (issuances, audit events) live in bounded logs of their own (issue 5, research §0.5). */
+/** Hot records (issuances, audit events) live in bounded logs of their own (docs/auth.md#hot-records-stay-out-of-the-main-document). */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';

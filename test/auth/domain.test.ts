@@ -126,7 +126,7 @@ describe('signing keys and access tokens', () => {
       .sign(key.privateKey);
     expect(await signer.verify(expired)).toBeNull();
     expect(await signer.verify('not-a-jwt')).toBeNull();
-    // research §1.2: a token without exp, iat or jti is refused at verification, however well signed.
+    // docs/auth.md#behaviour-where-the-spec-is-silent: a token without exp, iat or jti is refused at verification, however well signed.
     const now = Math.floor(Date.now() / 1000);
     const full = {
       iss: 'https://as.example',

@@ -1,4 +1,4 @@
-/** Login limits (spec rule 5, research §1.2 and §4.3): lockout, per-IP bucket, disabled local login. */
+/** Login limits (spec rule 5, docs/auth.md#behaviour-where-the-spec-is-silent and §4.3): lockout, per-IP bucket, disabled local login. */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-/** Opaque secrets are stored only as hashes and never logged (issue 5, research §1.1). */
+/** Opaque secrets are stored only as hashes and never logged (docs/auth.md#tokens-and-secrets-at-rest). */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as client from 'openid-client';

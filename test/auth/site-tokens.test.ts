@@ -146,7 +146,7 @@ describe('site API with Authorization: Bearer', () => {
     }
   });
 
-  test('a token is accepted only in the Authorization header, never in the query (research checklist 17; RFC 6750 §2.3 is not offered)', async () => {
+  test('a token is accepted only in the Authorization header, never in the query (docs/auth.md#security-checklist; RFC 6750 §2.3 is not offered)', async () => {
     const token = await tokenFor(siteA, 'lights:read');
     const q = await fetch(
       `${h.url}/api/site/${siteA.siteid}/light?access_token=${encodeURIComponent(token)}`,

@@ -1,5 +1,5 @@
 /**
- * issue 3: "Bad input (malformed JSON, unknown `_id`, wrong types, out-of-range `bri`, missing fields,
+ * The promise (README "Field rules (spec)"): "Bad input (malformed JSON, unknown `_id`, wrong types, out-of-range `bri`, missing fields,
  * unknown site key) gets a 4xx JSON body {"message": "..."} that says what is wrong. Nothing stored changes
  * on a rejected request." Every body-taking route of the README table, every field replaced by values of
  * the wrong kind, through real HTTP; then the site, the durable file and the driver are checked untouched.

@@ -1,8 +1,8 @@
 /**
  * The operator's view through real processes: `hearth start` on a fresh data dir prints the Home site's
  * web UI URL right after the generated admin key, and `hearth site create <name> --json` prints exactly
- * `{"siteid","sitekey"}` on one line (issue 3, Sites), and what the API acknowledged survives SIGKILL
- * (issue 3, Persistence: durable the moment the API answers).
+ * `{"siteid","sitekey"}` on one line (README "Sites and keys"), and what the API acknowledged survives SIGKILL
+ * (docs/durability.md: durable the moment the API answers).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -50,7 +50,7 @@ describe('site data', () => {
       subdef: 'ff:80:00:00',
     });
     expect((await h.call('GET', '/subdef/next?vendor=enocean')).body.subdef).toBe('ff:80:00:01');
-    // research §1.4: a Base ID gives 128 sender ids; when every one is taken the answer is 409.
+    // docs/lighting.md#sender-ids-subdef: a Base ID gives 128 sender ids; when every one is taken the answer is 409.
     for (let n = 1; n < 128; n++) {
       const subdef = `ff:80:00:${n.toString(16).padStart(2, '0')}`;
       const res = await h.call('POST', '/light', {

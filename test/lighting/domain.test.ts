@@ -94,7 +94,7 @@ describe('request bodies', () => {
   });
 });
 
-describe('subdef allocation (research §1.4: 128 ids from the base)', () => {
+describe('subdef allocation (docs/lighting.md#sender-ids-subdef: 128 ids from the base)', () => {
   it('returns the smallest free id and null when the range is full', () => {
     expect(nextSubdef('ff:ee:33:00', ['ff:ee:33:00', 'ff:ee:33:01', 'ff:ee:33:03'])).toBe('ff:ee:33:02');
     const all = Array.from({ length: 128 }, (_, i) => `ff:ee:33:${i.toString(16).padStart(2, '0')}`);

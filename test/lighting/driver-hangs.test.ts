@@ -1,5 +1,5 @@
 /**
- * Drivers that stop answering (issue 3 Standards: never a hang). Every driver call the plugin waits on is
+ * Drivers that stop answering (never a hang). Every driver call the plugin waits on is
  * bounded by `commandTimeoutMs`; a short one here keeps the test quick.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

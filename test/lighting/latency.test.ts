@@ -1,5 +1,5 @@
 /**
- * The two latency promises of issue 3, checked through the real hub: every subscriber of a site gets each
+ * The two latency promises of the lighting README, checked through the real hub: every subscriber of a site gets each
  * confirmed light change, scene application, sensor event and connection change within 50 ms, and a sensor
  * event's actions reach the driver in-process (no I/O, no timer in between), under 2 ms p99.
  * `npm run bench:lighting` measures the same paths at scale; these tests pin the behaviour.

@@ -1,4 +1,4 @@
-/** Desired vs reported state, reconciliation, coalescing and driver failures (issue 3 "Light state"). */
+/** Desired vs reported state, reconciliation, coalescing and driver failures (docs/lighting.md#desired-and-reported-state). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -1,5 +1,5 @@
 /**
- * Bugs found in review of issue 3, each pinned by the test named after it (real hub, real HTTP, the
+ * Bugs found in review of the lighting plugin, each pinned by the test named after it (real hub, real HTTP, the
  * test driver through the driver interface).
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Discovered devices become lighting lights and sensors of the discovery site, marked new (issue 4), through
+ * Discovered devices become lighting lights and sensors of the discovery site, marked new, through
  * the real hub with real zigbee2mqtt / Home Assistant clients: no duplicates when retained discovery is
  * replayed at a restart (Debian's mosquitto keeps it), a light the operator deleted is not recreated, the
  * device's and the light's `new` marks move together, and a device that disappears keeps its light.

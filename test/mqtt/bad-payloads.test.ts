@@ -1,5 +1,5 @@
 /**
- * Bad payloads from devices (research §2.7): non-JSON, wrong types, unknown values and huge messages on
+ * Bad payloads from devices (docs/lighting.md#desired-and-reported-state): non-JSON, wrong types, unknown values and huge messages on
  * device and discovery topics are logged and dropped; the device's known state is untouched and the other
  * devices keep working.
  */

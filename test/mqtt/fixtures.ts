@@ -1,6 +1,6 @@
 /**
  * Brokers the MQTT tests drive devices through: a bare aedes on loopback that can be stopped and started
- * again on the same port (an "embedded" broker restart, research §5.1), and Debian's mosquitto started as
+ * again on the same port (an "embedded" broker restart, docs/mqtt-devices.md#the-embedded-broker), and Debian's mosquitto started as
  * a child process. Plus a recording sink wait with a clear failure instead of a hang.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';

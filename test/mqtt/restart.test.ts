@@ -1,5 +1,5 @@
 /**
- * Broker restarts (research §5.1): an aedes broker and Debian's mosquitto are stopped and started again
+ * Broker restarts (docs/mqtt-devices.md#the-embedded-broker): an aedes broker and Debian's mosquitto are stopped and started again
  * on the same port; the driver reports the link down and up, re-subscribes, asks every device for its
  * state (resync), and commands work again. A hub restart republishes Hearth's retained state and does
  * not replay a command someone left retained (ghost switching).
@@ -165,7 +165,7 @@ describe('hub restart', () => {
   });
 });
 
-describe('ghost switching (research §2.5)', () => {
+describe('ghost switching (docs/mqtt-devices.md#tasmota-and-shelly)', () => {
   it('a command left retained on hearth/<site>/light/<id>/set is not replayed into the light at start', async () => {
     // The core on an external mosquitto: unlike the embedded broker, it keeps retained messages across a
     // hub restart, so Hearth's subscription gets them replayed.

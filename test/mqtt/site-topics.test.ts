@@ -1,6 +1,5 @@
 /**
- * Hearth's topics carry every light and sensor of a site, not only MQTT ones (issue 4 "Hearth's own
- * topics"): a light of the built-in `virtual` driver has its retained state on
+ * Hearth's topics carry every light and sensor of a site, not only MQTT ones (README "Hearth's own topics"): a light of the built-in `virtual` driver has its retained state on
  * `hearth/<site>/light/<_id>/state` and obeys `…/set`, an event of the lighting test driver's sensor goes
  * out on `…/sensor/<_id>/action`, Home Assistant discovery announces both, another site cannot command it,
  * a deleted light's retained topics are withdrawn, and its state is republished after a hub restart.

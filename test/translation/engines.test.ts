@@ -88,7 +88,7 @@ describe('DeepL engine', () => {
     expect(langs.formality.has('DE')).toBe(true);
   });
 
-  it('picks the Free host for keys ending in :fx and the Pro host otherwise (research §1.2)', () => {
+  it('picks the Free host for keys ending in :fx and the Pro host otherwise (docs/translation.md#transport-and-authentication)', () => {
     expect(deeplHost('0a1b2c3d-aaaa-bbbb-cccc-000000000000:fx')).toBe('https://api-free.deepl.com');
     expect(deeplHost('0a1b2c3d-aaaa-bbbb-cccc-000000000000')).toBe('https://api.deepl.com');
   });

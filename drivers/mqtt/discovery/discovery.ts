@@ -83,7 +83,7 @@ export class Discovery {
     this.#z2mListed = listed;
   }
 
-  /** zigbee2mqtt: `{"value":true,"time":<s>}` opens pairing for that long (research §2.3). */
+  /** zigbee2mqtt: `{"value":true,"time":<s>}` opens pairing for that long (docs/mqtt-devices.md#zigbee2mqtt). */
   async permitJoin(link: MqttLink, durationMs: number): Promise<void> {
     if (!this.#opts.discovery.zigbee2mqtt) return;
     const time = Math.max(1, Math.min(254, Math.round(durationMs / 1000)));

@@ -1,5 +1,5 @@
 /**
- * zigbee2mqtt's retained `<base>/bridge/devices` list (research §2.3): each device's `definition.exposes`
+ * zigbee2mqtt's retained `<base>/bridge/devices` list (docs/mqtt-devices.md#zigbee2mqtt): each device's `definition.exposes`
  * says whether it is a light (with or without brightness), a switch, or something with an `action`
  * (buttons, remotes). The coordinator, disabled and unsupported devices are skipped.
  */

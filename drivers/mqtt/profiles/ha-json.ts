@@ -1,5 +1,5 @@
 /**
- * Home Assistant MQTT light, JSON schema (research §2.4): `{"state":"ON","brightness":n}` on the command
+ * Home Assistant MQTT light, JSON schema (docs/mqtt-devices.md#home-assistant-mqtt-lights): `{"state":"ON","brightness":n}` on the command
  * and state topics, `brightness_scale` 255 by default, presence on the availability topic. An HA MQTT
  * `switch` (a relay) uses the same topics with plain `payload_on`/`state_on` payloads, and so does a light
  * of HA's default schema, whose brightness is a plain number on topics of its own. Device triggers

@@ -1,4 +1,4 @@
-/** The profiles by name (research §2.5: chosen per device by config, never by heuristics). */
+/** The profiles by name (docs/mqtt-devices.md#profiles: chosen per device by config, never by heuristics). */
 import type { ProfileName } from '../device.ts';
 import { haJson } from './ha-json.ts';
 import { shellyGen1 } from './shelly-gen1.ts';

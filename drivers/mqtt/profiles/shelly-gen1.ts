@@ -1,5 +1,5 @@
 /**
- * Shelly Gen1 (research §2.5): a relay is `shellies/<id>/relay/<n>` (`on`/`off`) commanded on
+ * Shelly Gen1 (docs/mqtt-devices.md#tasmota-and-shelly): a relay is `shellies/<id>/relay/<n>` (`on`/`off`) commanded on
  * `…/relay/<n>/command`; a light/dimmer reports `{ison,brightness}` on `…/light/<n>/status` and takes
  * `{"turn":"on","brightness":0..100}` on `…/light/<n>/set`. `…/online` is the last will, `…/command`
  * `update` asks for a fresh report, `…/input_event/<n>` carries button presses.

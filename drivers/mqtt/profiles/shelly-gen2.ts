@@ -1,5 +1,5 @@
 /**
- * Shelly Gen2/Gen3 (research §2.5): JSON-RPC on `<prefix>/rpc` (`Switch.Set`, `Light.Set`,
+ * Shelly Gen2/Gen3 (docs/mqtt-devices.md#tasmota-and-shelly): JSON-RPC on `<prefix>/rpc` (`Switch.Set`, `Light.Set`,
  * `*.GetStatus`), answers on `<src>/rpc`, status notifications on `<prefix>/events/rpc` (NotifyStatus,
  * NotifyEvent for inputs) and, when "generic status update" is on, `<prefix>/status/<component>:<n>`.
  * `<prefix>/online` is the last will. Light brightness is 0..100.

@@ -1,5 +1,5 @@
 /**
- * Tasmota (research §2.5): `cmnd/<topic>/POWER|Dimmer`, answers on `stat/<topic>/RESULT` (and
+ * Tasmota (docs/mqtt-devices.md#tasmota-and-shelly): `cmnd/<topic>/POWER|Dimmer`, answers on `stat/<topic>/RESULT` (and
  * `stat/<topic>/POWER`), telemetry on `tele/<topic>/STATE`, presence on `tele/<topic>/LWT`. Dimmer is
  * 0..100 and setting it switches the light on (`stat/<topic>/POWER` duplicates RESULT and is ignored). Buttons and switches with detached actions report
  * `{"Button1":{"Action":"SINGLE"}}` / `{"Switch1":{"Action":"ON"}}` in RESULT.

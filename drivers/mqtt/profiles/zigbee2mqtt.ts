@@ -1,5 +1,5 @@
 /**
- * zigbee2mqtt (research §2.3): state JSON on `<base>/<name>`, commands on `<base>/<name>/set`, reads on
+ * zigbee2mqtt (docs/mqtt-devices.md#zigbee2mqtt): state JSON on `<base>/<name>`, commands on `<base>/<name>/set`, reads on
  * `<base>/<name>/get`, presence on `<base>/<name>/availability`. Brightness is 0..254 on the wire.
  */
 import { briToLevel254, level254ToBri } from '../../../plugins/lighting/driver.ts';

@@ -44,7 +44,7 @@ const guessAppType = (uris: string[]): 'web' | 'native' =>
     ? 'native'
     : 'web';
 
-// Valid status transitions (research §1.2): suspend only from active, reactivate only from suspended.
+// Valid status transitions (docs/auth.md#behaviour-where-the-spec-is-silent): suspend only from active, reactivate only from suspended.
 const TRANSITIONS: Record<string, { from: ClientStatus[]; to: ClientStatus; action: string }> = {
   suspend: { from: ['active'], to: 'suspended', action: 'client.suspended' },
   reactivate: { from: ['suspended'], to: 'active', action: 'client.updated' },

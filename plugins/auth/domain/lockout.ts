@@ -13,7 +13,7 @@ interface Entry {
 }
 
 /**
- * Failed-login tracking per (identity, client IP) (research §1.2, §4.3): checked before the password
+ * Failed-login tracking per (identity, client IP) (docs/auth.md#brute-force-csrf-and-cookies): checked before the password
  * hash, only rejected credentials count, the lockout deadline is fixed once set.
  */
 export function createLockout(opts: LockoutOptions, now: () => number = Date.now) {

@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
 
-// OWASP minimum for argon2id: m = 19 MiB, t = 2, p = 1 (research §4.2). The binding runs off the event loop.
+// OWASP minimum for argon2id: m = 19 MiB, t = 2, p = 1 (docs/auth.md#passwords). The binding runs off the event loop.
 // `algorithm: 2` is Algorithm.Argon2id (a const enum, which verbatimModuleSyntax cannot import).
 const PARAMS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 

@@ -1,6 +1,6 @@
 /**
  * A token bucket per key (client IP), bounded in size: `ratePerSec` sustained, `burst` at once.
- * Used on dynamic registration (research §1.2: 10 rps, burst 20), which anyone on the LAN can reach.
+ * Used on dynamic registration (docs/auth.md#behaviour-where-the-spec-is-silent: 10 rps, burst 20), which anyone on the LAN can reach.
  */
 export function createRateLimiter(
   opts: { ratePerSec: number; burst: number; maxKeys: number },

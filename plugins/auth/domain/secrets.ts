@@ -5,12 +5,12 @@ export const randomToken = (): string => randomBytes(32).toString('base64url');
 
 export const newId = (): string => randomUUID();
 
-/** Opaque tokens (codes, refresh tokens) are stored only as their SHA-256 (research §1.1). */
+/** Opaque tokens (codes, refresh tokens) are stored only as their SHA-256 (docs/auth.md#tokens-and-secrets-at-rest). */
 export const sha256 = (value: string): string => createHash('sha256').update(value).digest('base64url');
 
 /**
  * Client secrets are 256-bit random values, so a keyed fast hash is enough; a password KDF here would
- * cap token issuance at a few dozen per second (research §0.4).
+ * cap token issuance at a few dozen per second (docs/auth.md#tokens-and-secrets-at-rest).
  */
 export const hashSecret = (pepper: Buffer, secret: string): string =>
   createHmac('sha256', pepper).update(secret).digest('base64url');

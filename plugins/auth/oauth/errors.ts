@@ -3,7 +3,7 @@ import { HttpError } from '../../../core/http/errors.ts';
 
 /**
  * An OAuth error: RFC 6749 §5.2 members plus the RFC 9457 members, sent as `application/json`
- * (real clients refuse `application/problem+json` on these endpoints, research §0.2).
+ * (real clients refuse `application/problem+json` on these endpoints, docs/auth.md#decisions-where-the-origin-differs).
  */
 export function oauthError(
   status: number,

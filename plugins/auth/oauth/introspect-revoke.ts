@@ -22,7 +22,7 @@ function liveRefresh(s: AuthServices, token: string) {
 }
 
 /**
- * RFC 7662 with the caller restriction of research §1.2: only the issuing client, or a client listed in
+ * RFC 7662 with the caller restriction of docs/auth.md#behaviour-where-the-spec-is-silent: only the issuing client, or a client listed in
  * the audience resource's `runtime.client_ids`, learns that a token is active; public clients cannot
  * introspect at all.
  */

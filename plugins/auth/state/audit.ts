@@ -21,7 +21,7 @@ export interface AuditQuery {
   offset: number;
 }
 
-/** The audit trail (action names from the research note §1.2), in a bounded log of its own. */
+/** The audit trail (action names as the origin service uses them, docs/auth.md#behaviour-where-the-spec-is-silent), in a bounded log of its own. */
 export function createAudit(log: LogStore<AuditEvent>, retentionMs: number) {
   return {
     record(action: string, input: AuditInput = {}): Promise<void> {

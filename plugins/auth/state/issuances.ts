@@ -16,7 +16,7 @@ export type IssuanceView = Omit<Issuance, 'family_id' | 'consent_grant_id' | 't'
 
 /**
  * Issued access tokens and their revocations. Both live in bounded logs written apart from the
- * configuration document, so issuing a token never rewrites a large file (research §0.5); the revoked
+ * configuration document, so issuing a token never rewrites a large file (docs/auth.md#hot-records-stay-out-of-the-main-document); the revoked
  * `jti` set is in memory so verification needs no I/O and a revocation applies at once.
  */
 export function createIssuanceRegistry(

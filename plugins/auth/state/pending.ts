@@ -35,7 +35,7 @@ export function createPendingAuthorizations() {
       items.delete(id);
       return p;
     },
-    /** Drops every pending authorization of a user (disabled user, research §1.2). */
+    /** Drops every pending authorization of a user (disabled user, docs/auth.md#behaviour-where-the-spec-is-silent). */
     dropUser(userId: string): void {
       for (const [k, v] of items) if (v.user_id === userId) items.delete(k);
     },

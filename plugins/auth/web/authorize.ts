@@ -164,7 +164,7 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
       scopes,
       user_id: session.user.id,
     };
-    // A stored consent that covers the request is reused (issue 5).
+    // A stored consent that covers the request is reused (the consent screen is shown once per grant, README "Browser pages").
     const grant = activeGrant(s, session.user.id, client.id, resource.id);
     if (grant && isSubset(scopes, grant.scopes)) return completeAuthorization(ctx, s, request, grant.id);
     const pendingId = s.pending.add(request);

@@ -83,7 +83,7 @@ export function mountConsent(router: HearthRouter, s: AuthServices): void {
     if (action === 'deny') {
       s.pending.take(id);
       void s.audit.record('consent.denied', { actor_id: session.user.id, client_id: p.client_id });
-      // RFC 6749 §4.1.2.1: the refusal goes back to the client (research §6.3)
+      // RFC 6749 §4.1.2.1: the refusal goes back to the client (docs/auth.md#decisions-where-the-origin-differs)
       return redirectToClient(ctx, s, p.redirect_uri, {
         error: 'access_denied',
         error_description: 'the user denied access',

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 
-/** Login and consent bodies are small; anything larger is refused before it is buffered (research §1.2). */
+/** Login and consent bodies are small; anything larger is refused before it is buffered (docs/auth.md#behaviour-where-the-spec-is-silent). */
 const LIMIT = 64 * 1024;
 
 export class FormError extends Error {}

@@ -89,7 +89,7 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
       renderLogin(ctx, s, 422, redirect, 'Enter your email and password.', email ?? '');
       return;
     }
-    // Checked before hashing so a locked identity costs no argon2 work (research §1.2).
+    // Checked before hashing so a locked identity costs no argon2 work (docs/auth.md#behaviour-where-the-spec-is-silent).
     const remaining = s.lockout.remainingMs(email, ctx.ip);
     if (remaining > 0) return tooMany(ctx, Math.ceil(remaining / 1000), 'for this account');
     // Research §4.3: a coarse per-IP bucket in front of the hash, so spraying many identities cannot queue
@@ -107,7 +107,7 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
       return;
     }
     s.lockout.succeed(email, ctx.ip);
-    // Hashes made with older parameters are upgraded while the password is at hand (research §4.2).
+    // Hashes made with older parameters are upgraded while the password is at hand (docs/auth.md#passwords).
     if (s.passwords.needsRehash(user.password_hash)) {
       const phc = await s.passwords.hash(password);
       s.data.update((d) => {

@@ -173,7 +173,7 @@ export function parseSensorModify(raw: unknown, current: SensorFields): SensorFi
   return next;
 }
 
-/** POST /sensor/action `{_id, event, action}`; research §1.5, actions modelled on deCONZ rules. */
+/** POST /sensor/action `{_id, event, action}`; docs/lighting.md#the-designed-methods, actions modelled on deCONZ rules. */
 export function parseActionAdd(raw: unknown): { sensorId: string; event: string; action: ActionSpec } {
   const body = asObject(raw);
   onlyFields(body, ['_id', 'event', 'action']);

@@ -1,6 +1,6 @@
 /**
  * A bound on driver calls. A driver whose bridge or stick stops answering must not hold an HTTP request,
- * a light's command queue or a resync open forever (issue 3: never a hang). The call itself is not
+ * a light's command queue or a resync open forever (a driver must never hang the API). The call itself is not
  * cancelled; its late result is ignored.
  *
  * Every light command is bounded, so the bound must be cheap: calls with the same bound share one timer

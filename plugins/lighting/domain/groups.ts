@@ -1,4 +1,4 @@
-/** Group level and toggle rules (research §1.5; deCONZ any_on semantics). */
+/** Group level and toggle rules (docs/lighting.md#the-designed-methods; deCONZ any_on semantics). */
 import type { LightLevel } from '../driver.ts';
 
 export interface MemberLevel {

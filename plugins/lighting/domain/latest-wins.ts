@@ -1,6 +1,6 @@
 /**
  * Per-key command coalescing: while a command for a key is being handed to the driver, later commands
- * for the same key replace each other and only the last one is sent (research §2.7: "coalesce repeated
+ * for the same key replace each other and only the last one is sent (docs/lighting.md#desired-and-reported-state: "coalesce repeated
  * set to the same light, keep last"). Every caller learns when its command, or the one that superseded
  * it, has been handed over.
  */

@@ -1,6 +1,6 @@
 /**
  * Next free sender id ("subdef") for radio vendors that allocate ids from a gateway's Base ID.
- * EnOcean: ids derived from a Base ID span 128 ids (base .. base+127); research §1.4 notes the original
+ * EnOcean: ids derived from a Base ID span 128 ids (base .. base+127); docs/lighting.md#sender-ids-subdef notes the original
  * allocator's +0xff range was a bug, so this one stops at +127.
  */
 export const SUBDEF_RANGE = 128;

@@ -1,4 +1,4 @@
-/** Light groups and group toggle (research §1.5; groups are objects with member light ids). */
+/** Light groups and group toggle (docs/lighting.md#the-designed-methods; groups are objects with member light ids). */
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { parseGroupCreate } from '../domain/bodies.ts';
 import { asObject, onlyFields, str, strArray } from '../domain/check.ts';

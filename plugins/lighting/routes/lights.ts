@@ -1,4 +1,4 @@
-/** Lights: the two documented calls (spec §Endpoints) and create/modify/delete (research §1.5, 2.0 paths). */
+/** Lights: the two documented calls (spec §Endpoints) and create/modify/delete (docs/lighting.md#the-designed-methods, 2.0 paths). */
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';

@@ -1,4 +1,4 @@
-/** Scenes: the two documented calls and create/modify/delete (research §1.5). */
+/** Scenes: the two documented calls and create/modify/delete (docs/lighting.md#the-designed-methods). */
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { parseSceneCreate, parseSceneState } from '../domain/bodies.ts';
@@ -24,7 +24,7 @@ export function mountSceneDocumented(r: HearthRouter, d: SiteDeps): void {
 }
 
 export function mountSceneDesigned(r: HearthRouter, d: SiteDeps): void {
-  // Houm.io 2.0 form, kept as an alias (research §1.3).
+  // Houm.io 2.0 form, kept as an alias (docs/lighting.md#where-the-site-api-comes-from).
   r.put('/:key/scene/:id/apply', d.access.guard('scenes:apply'), async (ctx) => {
     await apply(ctx, d, d.catalog.scene(siteOf(ctx), param(ctx, 'id')));
   });

@@ -1,4 +1,4 @@
-/** Site data, driver connections and the next radio sender id (research §1.5). */
+/** Site data, driver connections and the next radio sender id (docs/lighting.md#the-designed-methods). */
 
 import { HttpError } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';

@@ -70,7 +70,7 @@ function* entries(days: UsageDays, range: DateRange) {
   }
 }
 
-/** `GET /v2/admin/analytics` (spec "Usage report"; `key_usages` is the per-key list of research §1.13). */
+/** `GET /v2/admin/analytics` (spec "Usage report"; `key_usages` is the per-key list of docs/translation.md#admin-api). */
 export function usageReport(days: UsageDays, query: URLSearchParams, who: AccountInfo) {
   const groupBy = query.get('group_by') ?? '';
   if (!['', 'key', 'key_and_day'].includes(groupBy)) {

@@ -27,7 +27,7 @@ interface KeysDoc {
 const sha256 = (secret: string) => hash('sha256', secret, 'hex');
 export const maskKey = (secret: string) => `${secret.slice(0, 4)}${'*'.repeat(4)}${secret.slice(-4)}`;
 
-/** research §1.13: a new key's label defaults to "DeepL API Key". */
+/** docs/translation.md#admin-api: a new key's label defaults to "DeepL API Key". */
 export const DEFAULT_LABEL = 'DeepL API Key';
 
 /**
@@ -91,7 +91,7 @@ export class DeveloperKeys {
   }
 }
 
-/** The `ApiKey` resource as the admin API shows it (field names beyond key_id/label follow research §1.13). */
+/** The `ApiKey` resource as the admin API shows it (field names beyond key_id/label follow docs/translation.md#admin-api). */
 export function apiKeyJson(key: DeveloperKey, secret?: string): Record<string, unknown> {
   return {
     key_id: key.id,

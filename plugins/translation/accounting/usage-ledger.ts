@@ -28,7 +28,7 @@ export function characterCount(text: string): number {
 
 /**
  * Usage accounting. Counters change in memory and reach disk through the store's coalesced `update()`
- * (research §5: never a write per request). A request first reserves its characters against the account's
+ * (docs/translation.md#performance-budget: never a write per request). A request first reserves its characters against the account's
  * monthly limit, then either records them once (success, whichever engine answered) or releases them: so
  * nothing is double counted on failover and concurrent requests cannot overshoot a limit.
  */

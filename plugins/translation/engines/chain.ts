@@ -38,7 +38,7 @@ const matches = (pattern: string, code: string | null) =>
 /**
  * Tries the engines configured for a language pair in order, skipping those whose circuit is open or that
  * cannot honour the request, and fails over on errors worth failing over. The final error tells clients
- * whether a retry is worth it (research §1.5): 456 quota, 429/503 transient, 400 deterministic.
+ * whether a retry is worth it (docs/translation.md#errors-and-client-retries): 456 quota, 429/503 transient, 400 deterministic.
  */
 export class EngineChain {
   private readonly breakers = new Map<string, CircuitBreaker>();

@@ -10,7 +10,7 @@ import {
   UpstreamError,
 } from './types.ts';
 
-/** research §1.2: Free keys end in `:fx` and use the Free host. */
+/** docs/translation.md#transport-and-authentication: Free keys end in `:fx` and use the Free host. */
 export const deeplHost = (apiKey: string): string =>
   apiKey.endsWith(':fx') ? 'https://api-free.deepl.com' : 'https://api.deepl.com';
 
@@ -25,11 +25,11 @@ export function createDeeplEngine(config: EngineConfig): Engine {
     try {
       message = scrub((JSON.parse(res.body) as { message?: unknown }).message);
     } catch {}
-    // research §3.1: DeepL's X-Trace-ID identifies the call when asking DeepL support.
+    // docs/translation.md#deepl-upstream: DeepL's X-Trace-ID identifies the call when asking DeepL support.
     const trace = res.headers['x-trace-id'];
     const said =
       (message ? `: ${message}` : '') + (typeof trace === 'string' ? ` (DeepL trace ${trace})` : '');
-    // research §1.5: 456 is the quota; 403 means our upstream key was refused.
+    // docs/translation.md#errors-and-client-retries: 456 is the quota; 403 means our upstream key was refused.
     if (res.status === 456) return new UpstreamError('quota', `DeepL quota exceeded${said}`);
     if (res.status === 403) return new UpstreamError('quota', 'DeepL refused the configured upstream key');
     if (res.status === 429 || res.status === 529)

@@ -9,7 +9,7 @@ export interface UpstreamResponse {
 }
 
 /**
- * One keep-alive connection pool per engine (DeepL recommends keep-alive, research §1.2). node:http is
+ * One keep-alive connection pool per engine (DeepL recommends keep-alive, docs/translation.md#transport-and-authentication). node:http is
  * used directly: it adds less per request than fetch, which matters for the 0.5 ms overhead budget.
  */
 export class UpstreamClient {

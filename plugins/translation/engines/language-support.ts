@@ -20,7 +20,7 @@ export function allPairs(
   };
 }
 
-/** DeepL's own published lists (research §1.7), used until or unless the upstream tells us better. */
+/** DeepL's own published lists (docs/translation.md#languages), used until or unless the upstream tells us better. */
 export const deeplDefaultSupport = (): LanguageSupport =>
   allPairs(SOURCE_LANGUAGES, TARGET_LANGUAGES, FORMALITY_TARGETS);
 

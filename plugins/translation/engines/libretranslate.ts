@@ -10,7 +10,7 @@ import {
   UpstreamError,
 } from './types.ts';
 
-/** LibreTranslate codes that are not simply the lower-cased DeepL root (research §3.2; LT uses `zt`). */
+/** LibreTranslate codes that are not simply the lower-cased DeepL root (docs/translation.md#libretranslate; LT uses `zt`). */
 const LT_TO_DEEPL: Record<string, string[]> = {
   zt: ['ZH-HANT'],
   'zh-hant': ['ZH-HANT'],
@@ -30,7 +30,7 @@ function deeplCodes(ltCode: string): string[] {
 }
 
 /**
- * LibreTranslate (`/translate`, `/languages`, `/detect`; errors are `{"error": …}`, research §3.2). It has no
+ * LibreTranslate (`/translate`, `/languages`, `/detect`; errors are `{"error": …}`, docs/translation.md#libretranslate). It has no
  * formality, context, glossaries or tags of its own: the chain skips it for strict formality and custom
  * instructions, `context` is documented as ignored, and tags are handled by Hearth (tags/).
  */

@@ -9,7 +9,7 @@ const FORMALITY_RULES: Record<string, string> = {
 };
 
 /**
- * The system prompt. research §3.3: an LLM is the only upstream class that can honour formality,
+ * The system prompt. docs/translation.md#openai-compatible-chat-and-ollama: an LLM is the only upstream class that can honour formality,
  * `context` and custom instructions, so they go here; the answer is requested as JSON and checked.
  */
 export function systemPrompt(job: EngineJob): string {

@@ -5,7 +5,7 @@ import { systemPrompt } from './openai-prompt.ts';
 import { type Engine, type EngineConfig, type EngineJob, type EngineResult, UpstreamError } from './types.ts';
 
 /**
- * An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions` and others, research §3.3). Asks for
+ * An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions` and others, docs/translation.md#openai-compatible-chat-and-ollama). Asks for
  * JSON `{"translations": […]}` and checks that there is one string per input.
  */
 export function createOpenAiEngine(config: EngineConfig): Engine {

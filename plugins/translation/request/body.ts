@@ -6,7 +6,7 @@ export const MAX_BODY_BYTES = 128 * 1024;
 
 /**
  * A request's parameters as sent: JSON keeps its types, a form keeps every repeated value (URLSearchParams,
- * so 21+ repeated `text` fields never become an object, research §0.2).
+ * so 21+ repeated `text` fields never become an object, docs/translation.md#wire-format-of-the-official-clients).
  */
 export type RawParams =
   | { kind: 'json'; values: Record<string, unknown> }

@@ -3,7 +3,7 @@ import type { RawParams } from './body.ts';
 
 /**
  * Typed access to JSON or form parameters with the coercions deepl-node's form needs: `'1'/'0'` booleans,
- * comma-joined lists, repeated values (research §2.1 "Wire format").
+ * comma-joined lists, repeated values (docs/translation.md#wire-format-of-the-official-clients "Wire format").
  */
 export class ParamReader {
   constructor(private readonly raw: RawParams) {}

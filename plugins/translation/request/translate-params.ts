@@ -4,7 +4,7 @@ import type { RawParams } from './body.ts';
 import { ParamReader } from './param-reader.ts';
 import type { Formality, ModelType, SplitSentences, TagOptions, TranslateRequest } from './types.ts';
 
-/** research §1.2: up to 50 `text` values per request. */
+/** docs/translation.md#transport-and-authentication: up to 50 `text` values per request. */
 export const MAX_TEXTS = 50;
 const MAX_GLOSSARIES = 5; // spec Limits: glossary IDs per request
 const MAX_INSTRUCTIONS = 10; // spec Limits: custom instructions
@@ -19,7 +19,7 @@ const MODEL_TYPES: readonly ModelType[] = [
 const SPLITS: readonly SplitSentences[] = ['0', '1', 'nonewlines'];
 
 /**
- * Validates every rule of `POST /v2/translate` (spec + research §1.3); each 400 names its parameter.
+ * Validates every rule of `POST /v2/translate` (spec + docs/translation.md#translate-parameters); each 400 names its parameter.
  *
  * "JSON only" (spec: `style_id`, `tag_handling_version`, `custom_instructions`): the OpenAPI lists them in
  * the JSON body only, but the official client sends them in its form (deepl-node 1.28
@@ -85,7 +85,7 @@ function glossaries(p: ParamReader, source: string | null): string[] {
   return ids;
 }
 
-/** research §1.3: 0–100, default 75; 3.13.0: below 50 is treated as 50. */
+/** docs/translation.md#translate-parameters: 0–100, default 75; 3.13.0: below 50 is treated as 50. */
 function threshold(p: ParamReader): number {
   const text = p.string('translation_memory_threshold');
   if (text === undefined) return 75;

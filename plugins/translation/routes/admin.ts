@@ -18,7 +18,7 @@ export interface AdminDeps {
 
 const LABEL_MAX = 1024;
 
-/** A limit value: absent = unchanged, null = unlimited, 0 = blocked (research §1.13). */
+/** A limit value: absent = unchanged, null = unlimited, 0 = blocked (docs/translation.md#admin-api). */
 function limitValue(p: ParamReader, name: string): number | null | undefined {
   if (!p.has(name)) return undefined;
   if (p.isJson) {

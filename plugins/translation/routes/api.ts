@@ -8,14 +8,14 @@ import { ParamReader } from '../request/param-reader.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
 import type { Account, TranslateService } from '../translate-service.ts';
 
-/** research §1.2: the optional `X-DeepL-Reporting-Tag` header, at most 100 characters. */
+/** docs/translation.md#transport-and-authentication: the optional `X-DeepL-Reporting-Tag` header, at most 100 characters. */
 function reportingTag(value: string): string {
   if ([...value].length > 100)
     throw invalid("Value for 'X-DeepL-Reporting-Tag' not supported (at most 100 characters).");
   return value;
 }
 
-/** What DeepL Pro reports for "no limit" (research §1.6). */
+/** What DeepL Pro reports for "no limit" (docs/translation.md#usage). */
 const UNLIMITED = 1_000_000_000_000;
 
 export interface ApiDeps {
@@ -71,7 +71,7 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
   router.get('/v2/languages', languages);
   router.post('/v2/languages', languages);
 
-  // research §1.7: the v3 list; only the translate_text resource exists in part 1.
+  // docs/translation.md#languages: the v3 list; only the translate_text resource exists in part 1.
   router.get('/v3/languages', async (ctx) => {
     await deps.authenticate(ctx.get('authorization'));
     const resource = (ctx.query.resource as string | undefined) ?? 'translate_text';

@@ -4,7 +4,7 @@ import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import { forbidden, keyLimitReached } from '../errors.ts';
 import type { Account } from '../translate-service.ts';
 
-/** research §1.2: `Authorization: DeepL-Auth-Key <key>`. */
+/** docs/translation.md#transport-and-authentication: `Authorization: DeepL-Auth-Key <key>`. */
 export function deeplAuthKey(header: string | undefined): string | undefined {
   const match = /^DeepL-Auth-Key\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];

@@ -53,7 +53,7 @@ const wordCount = (s: string) => s.split(/\s+/).filter((w) => TRANSLATABLE.test(
 /**
  * Spreads a sentence's translation back over its runs. One run takes it whole; several runs (a sentence
  * with inline tags) get the translated words in proportion to their source words, so every tag stays
- * where it was and in order, as DeepL re-positions tags around the words (research §4.4).
+ * where it was and in order, as DeepL re-positions tags around the words (docs/translation.md#tag-handling).
  */
 function distribute(runs: Segment, translated: string): string[] {
   if (runs.length === 1) {

@@ -29,9 +29,9 @@ interface OpenElement {
 
 /**
  * Splits markup into segments with a real parser (htmlparser2), honouring `ignore_tags`, `translate="no"`,
- * `class="notranslate"` (HTML), `splitting_tags`, `non_splitting_tags` and `outline_detection` (research §4.4). Markup itself is
+ * `class="notranslate"` (HTML), `splitting_tags`, `non_splitting_tags` and `outline_detection` (docs/translation.md#tag-handling). Markup itself is
  * never touched: only run ranges are recorded. With `tag_handling_version=v2` and XML, malformed markup is
- * refused, as DeepL's v2 does (research §4.4).
+ * refused, as DeepL's v2 does (docs/translation.md#tag-handling).
  */
 export function segmentMarkup(markup: string, opts: TagOptions): Segment[] {
   const xml = opts.mode === 'xml';
@@ -53,7 +53,7 @@ export function segmentMarkup(markup: string, opts: TagOptions): Segment[] {
     current = [];
   };
   // DeepL XML handling: outline detection makes every element split; with `outline_detection=0` only
-  // `splitting_tags` do (research §4.4). HTML splits at block elements whatever the flag says.
+  // `splitting_tags` do (docs/translation.md#tag-handling). HTML splits at block elements whatever the flag says.
   const splits = (name: string) =>
     splitting.has(name)
       ? true

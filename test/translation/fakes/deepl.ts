@@ -1,6 +1,6 @@
 import { bodyOf, FakeUpstream, shout } from './server.ts';
 
-/** The real DeepL API's surface as Hearth uses it (research §1.3–1.7), on loopback. */
+/** The real DeepL API's surface as Hearth uses it (docs/translation.md), on loopback. */
 export function fakeDeepl(key = 'upstream-secret-key:fx'): Promise<FakeUpstream> {
   return new FakeUpstream((req) => {
     if (req.headers.authorization !== `DeepL-Auth-Key ${key}`) return { status: 403, body: '' };

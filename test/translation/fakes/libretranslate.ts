@@ -10,7 +10,7 @@ const LANGUAGES = [
 /** Naive detection, enough for tests: German function words mean German. */
 const detect = (text: string) => (/\b(der|die|das|und|ist)\b/i.test(text) ? 'de' : 'en');
 
-/** LibreTranslate 1.9 (research §3.2): `/translate`, `/languages`, `/detect`, `{"error": …}` bodies. */
+/** LibreTranslate 1.9 (docs/translation.md#libretranslate): `/translate`, `/languages`, `/detect`, `{"error": …}` bodies. */
 export function fakeLibre(apiKey?: string): Promise<FakeUpstream> {
   return new FakeUpstream((req) => {
     if (req.path === '/languages') return { status: 200, body: LANGUAGES };

@@ -1,6 +1,6 @@
 import { bodyOf, FakeUpstream, shout } from './server.ts';
 
-/** An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions`, research §3.3). */
+/** An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions`, docs/translation.md#openai-compatible-chat-and-ollama). */
 export function fakeOpenAi(opts: { answer?: (texts: string[]) => unknown } = {}): Promise<FakeUpstream> {
   return new FakeUpstream((req) => {
     if (req.path !== '/v1/chat/completions')
