@@ -18,6 +18,7 @@ import { RunFile } from './lifecycle/run-file.ts';
 import { SdNotify } from './lifecycle/sd-notify.ts';
 import { createLogger } from './log/logger.ts';
 import type { Redactor } from './log/redactor.ts';
+import { registerProcessMetrics } from './metrics/process.ts';
 import { MetricsRegistry } from './metrics/registry.ts';
 import { createBroker } from './mqtt/broker.ts';
 import type { BrokerService } from './mqtt/types.ts';
@@ -59,6 +60,7 @@ export class Hub {
   readonly redactor: Redactor;
   readonly bus: EventBus;
   readonly metrics = new MetricsRegistry();
+  private stopProcessMetrics: () => void = () => {};
   private readonly storeWrites = this.metrics.counter(
     'hearth_store_writes',
     'Durable writes of each data file',
@@ -91,11 +93,18 @@ export class Hub {
     this.redactor = redactor;
     this.bus = new EventBus(this.log);
     this.notices = new Notices(this.log);
-    this.http = new HttpService(this.log, {
-      host: opts.config.host,
-      bodyLimit: opts.config.http.bodyLimit,
-      scrub: (text) => redactor.scrub(text),
-    });
+    this.http = new HttpService(
+      this.log,
+      {
+        host: opts.config.host,
+        bodyLimit: opts.config.http.bodyLimit,
+        scrub: (text) => redactor.scrub(text),
+      },
+      this.metrics.histogram(
+        'hearth_http_request_duration_seconds',
+        'Time from a request reaching its listener to its answer, by listener, route template, method and status class',
+      ),
+    );
     this.lock = new DataDirLock(this.dataDir);
     this.runFile = new RunFile(this.dataDir);
     this.sd = new SdNotify(opts.env ?? process.env);
@@ -259,11 +268,8 @@ export class Hub {
   }
 
   private registerCoreMetrics(): void {
-    this.metrics.gauge(
-      'hearth_process_resident_memory_bytes',
-      'Resident set size',
-      () => process.memoryUsage().rss,
-    );
+    this.stopProcessMetrics();
+    this.stopProcessMetrics = registerProcessMetrics(this.metrics);
     this.metrics.gauge('hearth_uptime_seconds', 'Seconds since the hub became ready', () =>
       this.startedAt ? Math.round((Date.now() - this.startedAt) / 1000) : 0,
     );
@@ -326,6 +332,7 @@ export class Hub {
     await this.store?.close().catch((err: unknown) => this.log.error({ err }, 'store close failed'));
     this.runFile.remove();
     this.lock.release();
+    this.stopProcessMetrics();
     this.log.info('hub stopped');
     await new Promise<void>((resolve) => this.log.flush(() => resolve()));
   }

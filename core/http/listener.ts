@@ -43,6 +43,7 @@ export class Listener {
       guard?: HearthMiddleware | undefined;
       tls?: TlsMaterial | null;
       scrub?: (text: string) => string;
+      observe?: (ctx: Parameters<HearthMiddleware>[0], seconds: number) => void;
     } = {},
   ) {
     const { guard, tls } = opts;
@@ -52,7 +53,7 @@ export class Listener {
     app.proxy = false;
     // Errors are answered by frame(); Koa's own handler would print them to stderr.
     app.silent = true;
-    app.use(frame(log));
+    app.use(frame(log, opts.observe));
     if (guard) app.use(guard);
     app.use((ctx, next) => this.dispatch(ctx, ctx.path, next, 0));
     app.use((ctx) => {

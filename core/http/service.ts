@@ -1,8 +1,29 @@
 import type { Logger } from 'pino';
+import type { Histogram } from '../metrics/types.ts';
 import { HttpError } from './errors.ts';
 import { Listener } from './listener.ts';
 import { createRouter } from './router.ts';
 import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
+
+/**
+ * One latency series per listener, route template, method and status class. The route is the router's
+ * template (`/api/site/:sitekey/light/state`), never the path itself: a path can carry a site key, and
+ * unmatched paths would make the label set unbounded.
+ */
+function observeRequest(latency: Histogram, listener: string) {
+  return (ctx: Parameters<HearthMiddleware>[0], seconds: number) => {
+    const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    latency.observe(
+      {
+        listener,
+        route: typeof matched === 'string' ? matched : 'unmatched',
+        method: ctx.method,
+        code: `${Math.floor(ctx.status / 100)}xx`,
+      },
+      seconds,
+    );
+  };
+}
 
 /** All HTTP listeners of the hub, and each plugin's view of them. */
 export class HttpService {
@@ -12,6 +33,7 @@ export class HttpService {
   constructor(
     private readonly log: Logger,
     private readonly defaults: { host: string; bodyLimit: string; scrub?: (text: string) => string },
+    private readonly latency?: Histogram,
   ) {}
 
   /** The certificate every listener serves once set (before any listener is added); null = plain HTTP. */
@@ -24,6 +46,7 @@ export class HttpService {
       guard,
       tls: this.tls,
       ...(this.defaults.scrub ? { scrub: this.defaults.scrub } : {}),
+      ...(this.latency ? { observe: observeRequest(this.latency, name) } : {}),
     });
     this.listeners.set(name, listener);
     this.owners.set(name, owner);

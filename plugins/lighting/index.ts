@@ -153,6 +153,11 @@ export default definePlugin<LightingConfig, LightingExports>({
 
     const commands = ctx.metrics.counter('commands', 'Light commands handed to drivers');
     control.onHanded = () => commands.inc();
+    const latency = ctx.metrics.histogram(
+      'command_duration_seconds',
+      'Light commands: until the driver took them (stage="handed") and until the device reported (stage="confirmed")',
+    );
+    control.onLatency = (stage, driver, seconds) => latency.observe({ stage, driver }, seconds);
     ctx.metrics.gauge('ws_subscribers', 'Open site WebSocket connections', () => live.total());
     ctx.metrics.gauge('lights', 'Lights configured on all sites', () => catalog.data.lights.length);
     ctx.metrics.gauge('driver_connected', 'Whether each driver instance is connected (1) or not (0)', () =>

@@ -35,6 +35,10 @@ export class LightControl {
   readonly #queue: LatestWins<string, { light: LightRecord; level: LightLevel }>;
   /** Called with the light id when a command reaches a driver (the benchmark measures this). */
   onHanded: ((lightId: string) => void) | null = null;
+  /** Command latencies by driver type: handed to the driver, and confirmed by the device's report. */
+  onLatency: ((stage: 'handed' | 'confirmed', driverType: string, seconds: number) => void) | null = null;
+  /** When each light's last command was handed, until its device reports (or reconciliation gives up). */
+  readonly #handedAt = new Map<string, { at: number; type: string }>();
   /** Told after every confirmed change of a light's level (the bus event `lighting.light.state`). */
   onConfirmed: ((light: LightRecord, level: LightLevel) => void) | null = null;
 
@@ -106,6 +110,7 @@ export class LightControl {
       throw new HttpError(503, 'no_driver', `no ${light.vendor} driver is running for light ${lightId}`);
     this.onHanded?.(lightId);
     const reportsBefore = this.#reports.get(lightId) ?? 0;
+    const sentAt = performance.now();
     try {
       await withDeadline(inst.driver.setState(light.protocolid, level), this.#d.commandTimeoutMs);
     } catch (err) {
@@ -122,8 +127,12 @@ export class LightControl {
         `the ${inst.type} driver could not send the command to light ${lightId}`,
       );
     }
+    this.onLatency?.('handed', inst.type, (performance.now() - sentAt) / 1000);
     // A device that already answered while the command was being handed needs no reconciliation.
-    if ((this.#reports.get(lightId) ?? 0) === reportsBefore) this.#arm(lightId, inst);
+    if ((this.#reports.get(lightId) ?? 0) === reportsBefore) {
+      this.#handedAt.set(lightId, { at: sentAt, type: inst.type });
+      this.#arm(lightId, inst);
+    }
   }
 
   #arm(lightId: string, inst: DriverInstance): void {
@@ -135,6 +144,7 @@ export class LightControl {
 
   async #reconcile(lightId: string, inst: DriverInstance): Promise<void> {
     this.#timers.delete(lightId);
+    this.#handedAt.delete(lightId);
     const light = this.#d.catalog.data.lights.find((l) => l._id === lightId);
     if (!light) return;
     let level: LightLevel | null = null;
@@ -177,6 +187,11 @@ export class LightControl {
       this.#reports.set(light._id, (this.#reports.get(light._id) ?? 0) + 1);
       clearTimeout(this.#timers.get(light._id));
       this.#timers.delete(light._id);
+      const handed = this.#handedAt.get(light._id);
+      if (handed) {
+        this.#handedAt.delete(light._id);
+        this.onLatency?.('confirmed', handed.type, (performance.now() - handed.at) / 1000);
+      }
       this.#confirm(light, level);
     }
   }
@@ -197,6 +212,7 @@ export class LightControl {
 
   forget(lightId: string): void {
     this.#reports.delete(lightId);
+    this.#handedAt.delete(lightId);
     clearTimeout(this.#timers.get(lightId));
     this.#timers.delete(lightId);
     this.#d.state.update((d) => {

@@ -59,7 +59,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
       ctx.log.warn(NO_ENGINE_MESSAGE);
     }
-    ctx.metrics.gauge('cache_hits', 'Translations answered from the cache', () => cache.hits);
+    ctx.metrics.counterOf('cache_hits', 'Translations answered from the cache', () => cache.hits);
     ctx.metrics.gauge('cache_entries', 'Translations held in the cache', () => cache.size);
 
     const router = ctx.http.router('main', { body: false, errorBody: ({ message }) => ({ message }) });

@@ -124,7 +124,7 @@ describe('the core hub on port 0', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
     expect(text).toMatch(/^hearth_plugin_up\{plugin="echo"\} 1$/m);
-    expect(text).toMatch(/^hearth_process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
     expect(text).toMatch(/^hearth_store_writes_total\{file="core.admin.json"\} [1-9]\d*$/m);
   });
 

@@ -6,9 +6,13 @@ import { answerError } from './errors.ts';
 /**
  * What every request on every listener goes through, in one middleware rather than four: each Koa layer
  * costs a promise and a closure per request, and the site API's budget is a few tens of microseconds.
- * Order as seen by the handler: request id → (handler) → error answer → security headers → access log.
+ * Order as seen by the handler: request id → (handler) → error answer → security headers → access log →
+ * the latency histogram.
  */
-export function frame(log: Logger): HearthMiddleware {
+export function frame(
+  log: Logger,
+  observe?: (ctx: Parameters<HearthMiddleware>[0], seconds: number) => void,
+): HearthMiddleware {
   return async (ctx, next) => {
     const startedAt = performance.now();
     assignRequestId(ctx);
@@ -19,5 +23,6 @@ export function frame(log: Logger): HearthMiddleware {
     }
     applySecurityHeaders(ctx);
     logAccess(log, ctx, startedAt);
+    observe?.(ctx, (performance.now() - startedAt) / 1000);
   };
 }
