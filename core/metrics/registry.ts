@@ -32,10 +32,10 @@ export const LATENCY_BUCKETS: readonly number[] = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
-const escape = (v: string) => v.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+const escapeLabel = (v: string) => v.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 
 const labelText = (labels: Labels, extra?: string): string => {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escape(v)}"`);
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
   if (extra) parts.push(extra);
   return parts.length ? `{${parts.join(',')}}` : '';
 };
