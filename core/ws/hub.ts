@@ -29,13 +29,22 @@ function compile(path: string): { pattern: RegExp; keys: string[] } {
 }
 
 function refuse(socket: Duplex, status: number): void {
-  const text = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Bad Request';
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /** WebSocket upgrades on the main listener, routed by path to the plugin that owns them. */
 export class WsHub {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  /** The route each upgrade in progress matched, so the subprotocol is chosen by that route. */
+  private readonly upgrading = new WeakMap<IncomingMessage, WsRoute<unknown>>();
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 64 * 1024,
+    handleProtocols: (offered, req) => {
+      const select = this.upgrading.get(req)?.selectProtocol;
+      return select ? select(offered) : (offered.values().next().value ?? false);
+    },
+  });
   private readonly entries: Entry[] = [];
   private readonly sockets = new Map<WebSocket, string>();
   private readonly alive = new WeakSet<WebSocket>();
@@ -81,6 +90,9 @@ export class WsHub {
       if (!params) return refuse(socket, 404);
       const auth = await entry.route.authenticate(req, params);
       if (auth === null || auth === undefined) return refuse(socket, entry.route.refuseStatus ?? 404);
+      const denied = entry.route.authorize?.(auth);
+      if (denied) return refuse(socket, denied);
+      this.upgrading.set(req, entry.route);
       this.wss.handleUpgrade(req, socket, head, (ws) => {
         this.track(ws, entry.owner);
         entry.route.onConnection(wrapSocket(ws), auth, req);

@@ -15,6 +15,13 @@ export interface WsRoute<A> {
   onConnection(socket: HearthSocket, auth: A, req: IncomingMessage): void;
   /** Status sent when `authenticate` returns null. */
   refuseStatus?: number;
+  /** A status (e.g. 403) that refuses a client who authenticated but may do nothing here; null accepts it. */
+  authorize?(auth: A): number | null;
+  /**
+   * The subprotocol to answer with among those the client offered (RFC 6455 §4.2.2), or false for none.
+   * Without it the first offered one is echoed.
+   */
+  selectProtocol?(offered: ReadonlySet<string>): string | false;
 }
 
 /** A ws socket with a bounded send: a client whose buffer exceeds the limit is dropped. */

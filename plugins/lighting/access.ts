@@ -25,6 +25,20 @@ export function bearerOf(header: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
+/**
+ * Browsers cannot set headers on a WebSocket, so they offer the token as a subprotocol instead:
+ * `new WebSocket(url, ["bearer", token])`. Only `bearer` is echoed back; the token never is.
+ */
+export const BEARER_PROTOCOL = 'bearer';
+
+/** The entry after `bearer` in a `Sec-WebSocket-Protocol` header, or null. */
+export function bearerOfProtocols(header: string | undefined): string | null {
+  if (!header) return null;
+  const offered = header.split(',').map((p) => p.trim());
+  const at = offered.indexOf(BEARER_PROTOCOL);
+  return (at >= 0 && offered[at + 1]) || null;
+}
+
 export class AccessControl {
   readonly #sites: Sites;
   #verifier: SiteTokenVerifier | null = null;
@@ -37,15 +51,15 @@ export class AccessControl {
     this.#verifier = fn;
   }
 
-  async resolve(keyOrId: string, authorization: string | undefined): Promise<SiteAccess | null> {
+  /** `token`: the bearer token from wherever the surface carries it (a header, a WebSocket subprotocol). */
+  async resolve(keyOrId: string, token: string | null): Promise<SiteAccess | null> {
     const siteId = this.#sites.resolveKey(keyOrId);
     if (siteId) return { siteId, scopes: null };
-    return this.#byToken(keyOrId, authorization);
+    return this.#byToken(keyOrId, token);
   }
 
-  /** `Authorization: Bearer <token>` for the site whose id is in the path. */
-  async #byToken(keyOrId: string, authorization: string | undefined): Promise<SiteAccess | null> {
-    const token = bearerOf(authorization);
+  /** A bearer token for the site whose id is in the path. */
+  async #byToken(keyOrId: string, token: string | null): Promise<SiteAccess | null> {
     if (!token || !this.#verifier || !this.#sites.get(keyOrId)) return null;
     const granted = await this.#verifier(token, keyOrId).catch(() => null);
     if (!granted) return null;
@@ -66,7 +80,7 @@ export class AccessControl {
       const siteId = this.#sites.resolveKey(key);
       const access: SiteAccess | null = siteId
         ? { siteId, scopes: null }
-        : await this.#byToken(key, ctx.get('authorization') || undefined);
+        : await this.#byToken(key, bearerOf(ctx.get('authorization') || undefined));
       if (!access) throw unknownSite();
       if (!AccessControl.allows(access, scope)) {
         throw new HttpError(403, 'insufficient_scope', `this token lacks the ${scope} scope`);

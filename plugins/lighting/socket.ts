@@ -4,10 +4,18 @@
  * once and the 1.0 `subscribe` command is only acknowledged. Clients may add an `id` to a command; the
  * `ack`/`error` reply echoes it.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError } from '../../core/http/errors.ts';
 import type { WsApi } from '../../core/ws/types.ts';
-import { AccessControl, type Scope, type SiteAccess } from './access.ts';
+import {
+  AccessControl,
+  BEARER_PROTOCOL,
+  bearerOf,
+  bearerOfProtocols,
+  type Scope,
+  type SiteAccess,
+} from './access.ts';
 import { asObject, invalid, str } from './domain/check.ts';
 import { parseLevel } from './domain/level.ts';
 import { connectionView } from './drivers-host.ts';
@@ -20,10 +28,11 @@ const MAX_MESSAGE = 16 * 1024;
 
 type Handler = (siteId: string, data: Record<string, unknown>) => Promise<unknown>;
 
-function handlers(d: SiteDeps): Record<string, { scope: Scope; run: Handler }> {
+/** `scope: null`: any socket may send it (a writer-only token keeps its link alive with `ping`). */
+function handlers(d: SiteDeps): Record<string, { scope: Scope | null; run: Handler }> {
   return {
     subscribe: { scope: 'lights:read', run: async (siteId) => ({ siteid: siteId }) },
-    ping: { scope: 'lights:read', run: async () => ({ pong: Date.now() }) },
+    ping: { scope: null, run: async () => ({ pong: Date.now() }) },
     set: {
       scope: 'lights:write',
       run: async (siteId, data) => {
@@ -50,14 +59,28 @@ function handlers(d: SiteDeps): Record<string, { scope: Scope; run: Handler }> {
   };
 }
 
+/** What a socket can be used for: reading the site's events, or one of the commands. */
+const SOCKET_SCOPES: readonly Scope[] = ['lights:read', 'lights:write', 'scenes:apply'];
+
+/**
+ * The token of an upgrade: `Authorization: Bearer` (apps), else the subprotocols `bearer, <token>` (browsers
+ * cannot set headers on a WebSocket, and a token in the URL would reach logs and history).
+ */
+function tokenOf(req: IncomingMessage): string | null {
+  return bearerOf(req.headers.authorization) ?? bearerOfProtocols(req.headers['sec-websocket-protocol']);
+}
+
 export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, tokens: TokenSockets, log: Logger): void {
   const table = handlers(d);
   for (const path of ['/api/site/:key/ws', '/site/:key/ws']) {
     ws.route<SiteAccess>({
       path,
-      authenticate: (req, params) => d.access.resolve(params.key ?? '', req.headers.authorization),
+      authenticate: (req, params) => d.access.resolve(params.key ?? '', tokenOf(req)),
+      // A token that can neither read the site nor send a command here (a wall switch's sensors:write).
+      authorize: (access) => (SOCKET_SCOPES.some((s) => AccessControl.allows(access, s)) ? null : 403),
+      selectProtocol: (offered) => (offered.has(BEARER_PROTOCOL) ? BEARER_PROTOCOL : false),
       onConnection(socket, access) {
-        const remove = live.add(access.siteId, socket);
+        const remove = live.add(access.siteId, socket, access.scopes);
         socket.raw.on('close', remove);
         const { stillValid } = access;
         if (stillValid) socket.raw.on('close', tokens.add(socket, stillValid));
@@ -88,7 +111,7 @@ export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, tokens: TokenSoc
                 ? table[msg.command]
                 : undefined;
             if (!h) throw invalid(`unknown command ${String(msg.command).slice(0, 40)}`);
-            if (!AccessControl.allows(access, h.scope))
+            if (h.scope && !AccessControl.allows(access, h.scope))
               throw new HttpError(403, 'insufficient_scope', `this token lacks the ${h.scope} scope`);
             const data = msg.data === undefined ? {} : asObject(msg.data, 'data');
             const result = await h.run(access.siteId, data);

@@ -156,7 +156,10 @@ export interface LightingExports {
   setSiteTokenVerifier(fn: SiteTokenVerifier | null): void;
   /** Closes the site WebSockets whose token is no longer valid (the auth plugin calls it on revocation). */
   revalidateTokenSockets(): number;
-  /** Pushes a message to every WebSocket subscriber of the site. Returns how many got it. */
+  /**
+   * Pushes a message to every WebSocket subscriber of the site that may read its state (`lights:read`, or the
+   * site key). Returns how many got it.
+   */
   broadcast(siteId: string, message: unknown): number;
   registerDriverType(type: string, factory: DriverFactory): void;
   /** Adds a running driver instance for a site (tests, the MQTT plugin). Resolves once started. */

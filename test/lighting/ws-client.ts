@@ -25,9 +25,10 @@ export class SiteSocket {
     });
   }
 
-  static open(url: string, headers: Record<string, string> = {}): Promise<SiteSocket> {
+  /** `protocols`: offered subprotocols (how a browser passes a token). */
+  static open(url: string, headers: Record<string, string> = {}, protocols: string[] = []): Promise<SiteSocket> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url.replace(/^http/, 'ws'), { headers });
+      const ws = new WebSocket(url.replace(/^http/, 'ws'), protocols, { headers });
       const s = new SiteSocket(ws);
       ws.once('open', () => resolve(s));
       ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));

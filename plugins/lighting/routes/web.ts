@@ -32,7 +32,7 @@ export async function loadWebFiles(): Promise<Map<string, string>> {
 
 export function mountWebPage(r: HearthRouter, access: AccessControl, files: Map<string, string>): void {
   r.get('/:key', async (ctx) => {
-    if (!(await access.resolve(param(ctx, 'key'), undefined))) throw unknownSite();
+    if (!(await access.resolve(param(ctx, 'key'), null))) throw unknownSite();
     ctx.set(PAGE_HEADERS);
     ctx.type = TYPES['index.html']!;
     ctx.body = files.get('index.html');
