@@ -28,6 +28,16 @@ function normalise(err: unknown): Normalised {
     message?: unknown;
   };
   const status = Number(e.status ?? e.statusCode);
+  // The JSON is valid but has a `__proto__` key, which co-body's parser refuses outright.
+  if (err instanceof SyntaxError && e.message === 'Object contains forbidden prototype property') {
+    return {
+      status: 400,
+      code: 'forbidden_key',
+      message: 'Request body must not use __proto__ as a key',
+      headers: {},
+      body: undefined,
+    };
+  }
   // co-body rethrows JSON.parse's SyntaxError with status 400; its text may quote the body, so it is not shown.
   if (e.type === 'entity.parse.failed' || (err instanceof SyntaxError && status === 400)) {
     return {

@@ -3,7 +3,7 @@
  * referenced `_id`s is checked by the catalog, which knows the site.
  */
 import type { ActionSpec, LightType, SceneEntry } from '../types.ts';
-import { asObject, type Body, bool, bri, invalid, onlyFields, optStr, str, strArray } from './check.ts';
+import { asObject, type Body, bool, bri, invalid, nested, onlyFields, optStr, str, strArray } from './check.ts';
 import { eventName, eventNames } from './sensor-events.ts';
 
 export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
@@ -115,7 +115,7 @@ export function parseSceneState(body: Body): SceneEntry[] {
   if (v.length > 500) throw invalid('state must have at most 500 entries');
   return v.map((entry, i) => {
     const e = asObject(entry, `state[${i}]`);
-    return { _id: str(e, '_id'), on: bool(e, 'on'), bri: bri(e) };
+    return nested(`state[${i}]`, () => ({ _id: str(e, '_id'), on: bool(e, 'on'), bri: bri(e) }));
   });
 }
 
@@ -180,18 +180,21 @@ export function parseActionAdd(raw: unknown): { sensorId: string; event: string;
   const sensorId = str(body, '_id');
   const event = eventName(body);
   const a = asObject(body.action, 'action');
-  const target = str(a, '_id');
-  switch (a.type) {
-    case 'light':
-      onlyFields(a, ['type', '_id', 'on', 'bri']);
-      return { sensorId, event, action: { type: 'light', _id: target, on: bool(a, 'on'), bri: bri(a) } };
-    case 'scene':
-      onlyFields(a, ['type', '_id']);
-      return { sensorId, event, action: { type: 'scene', _id: target } };
-    case 'group/toggle':
-      onlyFields(a, ['type', '_id']);
-      return { sensorId, event, action: { type: 'group/toggle', _id: target } };
-    default:
-      throw invalid('action.type must be "light", "scene" or "group/toggle"');
-  }
+  // The type decides which fields the action has, so it is checked first.
+  const action = nested('action', (): ActionSpec => {
+    switch (a.type) {
+      case 'light':
+        onlyFields(a, ['type', '_id', 'on', 'bri']);
+        return { type: 'light', _id: str(a, '_id'), on: bool(a, 'on'), bri: bri(a) };
+      case 'scene':
+      case 'group/toggle':
+        onlyFields(a, ['type', '_id']);
+        return { type: a.type, _id: str(a, '_id') };
+      case undefined:
+        throw invalid('type is required ("light", "scene" or "group/toggle")');
+      default:
+        throw invalid('type must be "light", "scene" or "group/toggle"');
+    }
+  });
+  return { sensorId, event, action };
 }

@@ -61,3 +61,17 @@ export function onlyFields(body: Body, allowed: readonly string[], extra?: (key:
     if (!allowed.includes(key) && !extra?.(key)) throw invalid(`unknown field ${key}`);
   }
 }
+
+/**
+ * Runs the checks of a nested object so their messages name its path: `action._id is required`,
+ * `unknown field state[0].colour`.
+ */
+export function nested<T>(path: string, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status !== 400) throw err;
+    const unknown = /^unknown field (.*)$/s.exec(err.message);
+    throw invalid(unknown ? `unknown field ${path}.${unknown[1]}` : `${path}.${err.message}`);
+  }
+}

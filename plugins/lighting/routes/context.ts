@@ -31,21 +31,28 @@ export function siteOf(ctx: Context): string {
   return (ctx.state.site as SiteAccess).siteId;
 }
 
+/** Whether the request carries body bytes (RFC 9112 §6.3: a Transfer-Encoding, or a Content-Length above 0). */
+function hasBody(ctx: Context): boolean {
+  const { 'transfer-encoding': chunked, 'content-length': length } = ctx.req.headers;
+  return chunked !== undefined || (length !== undefined && Number(length) > 0);
+}
+
 /**
- * spec: requests carry `Content-Type: application/json`; anything else is refused. `request.type` is the
- * media type without parameters; compared directly (type-is on every request is measurable here).
+ * spec: requests carry `Content-Type: application/json`; anything else, a missing type included, is 415
+ * (RFC 9110 §15.5.16); a request with no body at all is 400. `request.type` is the media type without
+ * parameters; compared directly (type-is on every request is measurable here).
  */
 export function jsonBody(ctx: Context): unknown {
-  const type = ctx.request.type.trim().toLowerCase();
-  if (!type) {
-    throw new HttpError(
-      400,
-      'invalid_request',
-      'a JSON body with Content-Type: application/json is required',
-    );
+  if (!hasBody(ctx)) {
+    throw new HttpError(400, 'invalid_request', 'a JSON body is required (Content-Type: application/json)');
   }
+  const type = ctx.request.type.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      type ? 'Content-Type must be application/json' : 'Content-Type: application/json is missing',
+    );
   }
   return (ctx.request as unknown as { body?: unknown }).body;
 }
