@@ -3,7 +3,12 @@
  * only from the devices' own reports (the lighting plugin reconciles the silent ones); after every
  * (re)connection each device is asked for its state (docs/lighting.md#desired-and-reported-state "full resync after any reconnect").
  */
-import type { DriverFactory, LightingDriver, LightLevel } from '../../plugins/lighting/driver.ts';
+import type {
+  DriverFactory,
+  LightingDriver,
+  LightLevel,
+  LightTarget,
+} from '../../plugins/lighting/driver.ts';
 import { deviceFromProtocolId, deviceInfo, type MqttDevice } from './device.ts';
 import { type DeviceSource, DeviceTable, type Entry, mergeLevel } from './device-table.ts';
 import { Discovery } from './discovery/discovery.ts';
@@ -132,12 +137,13 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       },
     });
 
-    const entryFor = (protocolid: string): Entry => {
+    /** The device a light's command goes to; a device named only by its id takes the light's type. */
+    const entryFor = (protocolid: string, light: LightTarget | undefined): Entry => {
       const known = table.get(protocolid);
       if (known) return known;
       const device = deviceFromProtocolId(protocolid, opts);
       if (!device) throw new Error(`mqtt: ${protocolid} names no known device or profile`);
-      return learn(device);
+      return learn(light && device.kind !== 'sensor' ? { ...device, kind: light.type } : device);
     };
 
     /** A device named by its id alone (on the site API): watched, remembered by the plugin, asked for state. */
@@ -205,11 +211,13 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       async listDevices() {
         return table.all().map((e) => deviceInfo(e.device));
       },
-      async setState(protocolid, level) {
+      async setState(protocolid, level, light) {
         if (!link || stopped) throw new Error('mqtt driver is stopped');
-        const e = entryFor(protocolid);
+        const e = entryFor(protocolid, light);
         if (e.device.kind === 'sensor') throw new Error(`mqtt: ${protocolid} is a sensor, not a light`);
-        for (const m of profiles[e.device.profile].command(e.device, level))
+        // A binary light is switched (POWER ON, a relay), never dimmed, even on a device that could dim.
+        const device: MqttDevice = light?.type === 'binary' ? { ...e.device, kind: 'binary' } : e.device;
+        for (const m of profiles[device.profile].command(device, level))
           await link.publish(m.topic, m.payload);
       },
       async readState(protocolid) {

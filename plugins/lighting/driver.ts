@@ -13,6 +13,11 @@ export interface LightLevel {
 
 export type DeviceKind = 'dimmable' | 'binary' | 'sensor';
 
+/** What the plugin knows about the light a command is for: its `type` says whether it can dim at all. */
+export interface LightTarget {
+  type: 'dimmable' | 'binary';
+}
+
 /** A device as a driver knows it. `protocolid` is the driver's own address (topic, IEEE/ep, Hue id...). */
 export interface DeviceInfo {
   protocolid: string;
@@ -52,8 +57,10 @@ export interface LightingDriver {
   /**
    * Sends a level to one device. Resolves once the command is handed to the device or bridge; the
    * confirmed level arrives later through `sink.reportState`. Rejects when the command cannot be sent.
+   * `light` is the light's own description: a `binary` light must be switched, never dimmed, whatever the
+   * driver guessed about the device from its id.
    */
-  setState(protocolid: string, level: LightLevel): Promise<void>;
+  setState(protocolid: string, level: LightLevel, light?: LightTarget): Promise<void>;
   /** Reads a device's level, for reconciliation when no report arrived. Optional: some links cannot read. */
   readState?(protocolid: string): Promise<LightLevel | null>;
   connection(): ConnectionStatus;

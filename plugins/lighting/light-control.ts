@@ -112,7 +112,10 @@ export class LightControl {
     const reportsBefore = this.#reports.get(lightId) ?? 0;
     const sentAt = performance.now();
     try {
-      await withDeadline(inst.driver.setState(light.protocolid, level), this.#d.commandTimeoutMs);
+      await withDeadline(
+        inst.driver.setState(light.protocolid, level, { type: light.type }),
+        this.#d.commandTimeoutMs,
+      );
     } catch (err) {
       this.#d.log.warn({ err, light: lightId, driver: inst.id }, 'driver refused a command');
       if (err instanceof LateError)

@@ -94,7 +94,9 @@ export class Instances {
       const device = deviceFromProtocolId(id, defaults);
       if (device) out.set(id, make(device));
     };
-    for (const l of this.#lighting.lights(site)) if (l.vendor === 'mqtt') add(l.mqttid, (d) => d);
+    // The light's type decides how it is commanded and asked (a binary Tasmota takes POWER, never Dimmer).
+    for (const l of this.#lighting.lights(site))
+      if (l.vendor === 'mqtt') add(l.mqttid, (d) => ({ ...d, kind: l.type }));
     for (const s of this.#lighting.sensors(site)) {
       if (s.vendor !== 'mqtt') continue;
       add(s.mqttid, (d) => ({ ...d, kind: 'sensor', name: s.name, events: [...s.events] }));

@@ -1,7 +1,8 @@
 /**
  * A Tasmota dimmable bulb (docs/mqtt-devices.md#tasmota-and-shelly): listens on `cmnd/<topic>/#`, answers POWER / Dimmer / STATE
  * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
- * `press()` sends a detached button action like a Tasmota with SetOption73.
+ * `press()` sends a detached button action like a Tasmota with SetOption73. With `relay: true` it is a plain
+ * relay (a Sonoff Basic): no light, so `Dimmer` is an unknown command and its state carries no Dimmer.
  */
 import {
   answer,
@@ -60,6 +61,8 @@ export async function startTasmotaBulb(
   opts: SimOptions & {
     topic: string /** Publish Tasmota's own discovery config (retained). */;
     discovery?: boolean;
+    /** A relay without a light: on/off only. */
+    relay?: boolean;
   },
 ): Promise<TasmotaBulb> {
   const t = opts.topic;
@@ -68,7 +71,9 @@ export async function startTasmotaBulb(
   let power = false;
   let dimmer = 100;
   const publishState = async () => {
-    const state = JSON.stringify({ POWER: power ? 'ON' : 'OFF', Dimmer: dimmer });
+    const state = JSON.stringify(
+      opts.relay ? { POWER: power ? 'ON' : 'OFF' } : { POWER: power ? 'ON' : 'OFF', Dimmer: dimmer },
+    );
     await client.publishAsync(`stat/${t}/RESULT`, state);
     await client.publishAsync(`stat/${t}/POWER`, power ? 'ON' : 'OFF');
   };
@@ -90,6 +95,9 @@ export async function startTasmotaBulb(
       if (arg === 'ON' || arg === '1') power = true;
       else if (arg === 'OFF' || arg === '0') power = false;
       else if (arg === 'TOGGLE' || arg === '2') power = !power;
+    } else if (command === 'DIMMER' && opts.relay) {
+      answer(client.publishAsync(`stat/${t}/RESULT`, JSON.stringify({ Command: 'Unknown' })));
+      return;
     } else if (command === 'DIMMER' && arg !== '') {
       const n = Number(arg);
       if (!Number.isInteger(n) || n < 0 || n > 100) return;

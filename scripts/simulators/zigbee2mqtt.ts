@@ -1,7 +1,9 @@
 /**
  * A zigbee2mqtt bridge (docs/mqtt-devices.md#zigbee2mqtt) with dimmable bulbs and wall switches: retained `bridge/state`,
  * `bridge/devices` and per-device availability; `<name>/set` and `<name>/get` for bulbs (brightness
- * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does.
+ * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does. A `plug` is an
+ * on/off device: a `brightness` sent to it is refused the way zigbee2mqtt does (an error on
+ * `bridge/logging`), counted in `errors`.
  */
 import {
   answer,
@@ -15,7 +17,7 @@ import {
 
 export interface Z2mDeviceSpec {
   name: string;
-  type: 'bulb' | 'switch';
+  type: 'bulb' | 'switch' | 'plug';
 }
 
 export interface Z2mBulbState {
@@ -29,27 +31,31 @@ export interface Zigbee2mqttSim extends SimDevice {
   /** Republishes `bridge/devices` without the named devices (they left the network). */
   remove(name: string): Promise<void>;
   readonly permitJoins: number;
+  /** Commands zigbee2mqtt would have logged as errors (`No converter available for 'brightness'`). */
+  readonly errors: string[];
 }
 
 const exposes = (type: Z2mDeviceSpec['type']) =>
-  type === 'bulb'
-    ? [
-        {
-          type: 'light',
-          features: [
-            { name: 'state', property: 'state' },
-            { name: 'brightness', property: 'brightness', value_max: 254 },
-          ],
-        },
-      ]
-    : [
-        {
-          type: 'enum',
-          name: 'action',
-          property: 'action',
-          values: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
-        },
-      ];
+  type === 'plug'
+    ? [{ type: 'switch', features: [{ name: 'state', property: 'state' }] }]
+    : type === 'bulb'
+      ? [
+          {
+            type: 'light',
+            features: [
+              { name: 'state', property: 'state' },
+              { name: 'brightness', property: 'brightness', value_max: 254 },
+            ],
+          },
+        ]
+      : [
+          {
+            type: 'enum',
+            name: 'action',
+            property: 'action',
+            values: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
+          },
+        ];
 
 export async function startZigbee2mqtt(
   opts: SimOptions & { base?: string; devices: Z2mDeviceSpec[] },
@@ -63,7 +69,9 @@ export async function startZigbee2mqtt(
   const sim = simDevice(client);
   let devices = [...opts.devices];
   const bulbs = new Map<string, Z2mBulbState>();
-  for (const d of devices) if (d.type === 'bulb') bulbs.set(d.name, { state: 'OFF', brightness: 254 });
+  for (const d of devices) if (d.type !== 'switch') bulbs.set(d.name, { state: 'OFF', brightness: 254 });
+  const plugs = new Set(devices.filter((d) => d.type === 'plug').map((d) => d.name));
+  const errors: string[] = [];
   let permitJoins = 0;
 
   const listing = () => [
@@ -75,20 +83,22 @@ export async function startZigbee2mqtt(
     },
     ...devices.map((d, i) => ({
       ieee_address: `0x00158d00000000${(i + 16).toString(16)}`,
-      type: d.type === 'bulb' ? 'Router' : 'EndDevice',
+      type: d.type === 'switch' ? 'EndDevice' : 'Router',
       friendly_name: d.name,
       interview_completed: true,
       supported: true,
       disabled: false,
       definition: {
-        model: d.type === 'bulb' ? 'LED1545G12' : 'E1743',
+        model: { bulb: 'LED1545G12', switch: 'E1743', plug: 'E1603' }[d.type],
         vendor: 'IKEA',
         exposes: exposes(d.type),
       },
     })),
   ];
-  const publishBulb = (name: string) =>
-    client.publishAsync(`${base}/${name}`, JSON.stringify(bulbs.get(name)));
+  const publishBulb = (name: string) => {
+    const b = bulbs.get(name);
+    return client.publishAsync(`${base}/${name}`, JSON.stringify(plugs.has(name) ? { state: b?.state } : b));
+  };
 
   client.on('connect', () => {
     client.subscribe([`${base}/+/set`, `${base}/+/get`, `${base}/bridge/request/#`]);
@@ -119,7 +129,12 @@ export async function startZigbee2mqtt(
       } catch {
         return;
       }
-      if (typeof body.brightness === 'number') bulb.brightness = Math.max(0, Math.min(254, body.brightness));
+      if (body.brightness !== undefined && plugs.has(name)) {
+        errors.push(`No converter available for 'brightness' (${JSON.stringify(body.brightness)})`);
+        const log = { level: 'error', message: errors.at(-1) };
+        answer(client.publishAsync(`${base}/bridge/logging`, JSON.stringify(log)));
+      } else if (typeof body.brightness === 'number')
+        bulb.brightness = Math.max(0, Math.min(254, body.brightness));
       if (body.state === 'ON' || body.state === 'OFF') bulb.state = body.state;
       if (body.state === 'TOGGLE') bulb.state = bulb.state === 'ON' ? 'OFF' : 'ON';
     }
@@ -146,5 +161,6 @@ export async function startZigbee2mqtt(
     get permitJoins() {
       return permitJoins;
     },
+    errors,
   });
 }

@@ -84,15 +84,20 @@ describe('body refusals name the real problem (regression)', () => {
   });
 
   it('says an action type is unknown or missing before asking for its _id, and names nested fields by path', async () => {
-    const add = (action: unknown) => h.call('POST', '/sensor/action', { _id: sensor._id, event: '1', action });
+    const add = (action: unknown) =>
+      h.call('POST', '/sensor/action', { _id: sensor._id, event: '1', action });
     expect((await add({ type: 'colour' })).body).toEqual({
       message: 'action.type must be "light", "scene" or "group/toggle"',
     });
     expect((await add({ _id: lamp._id })).body).toEqual({
       message: 'action.type is required ("light", "scene" or "group/toggle")',
     });
-    expect((await add({ type: 'light', on: true, bri: 3 })).body).toEqual({ message: 'action._id is required' });
-    expect((await add({ type: 'scene', _id: 'x', bri: 3 })).body).toEqual({ message: 'unknown field action.bri' });
+    expect((await add({ type: 'light', on: true, bri: 3 })).body).toEqual({
+      message: 'action._id is required',
+    });
+    expect((await add({ type: 'scene', _id: 'x', bri: 3 })).body).toEqual({
+      message: 'unknown field action.bri',
+    });
     const scene = await h.call('POST', '/scene', { name: 'Sc', state: [{ on: true, bri: 3 }] });
     expect(scene).toMatchObject({ status: 400, body: { message: 'state[0]._id is required' } });
     expect((await h.call('GET', '/sensor')).body[0].actions).toEqual({});

@@ -26,7 +26,11 @@ export class SiteSocket {
   }
 
   /** `protocols`: offered subprotocols (how a browser passes a token). */
-  static open(url: string, headers: Record<string, string> = {}, protocols: string[] = []): Promise<SiteSocket> {
+  static open(
+    url: string,
+    headers: Record<string, string> = {},
+    protocols: string[] = [],
+  ): Promise<SiteSocket> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url.replace(/^http/, 'ws'), protocols, { headers });
       const s = new SiteSocket(ws);

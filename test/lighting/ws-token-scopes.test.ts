@@ -52,13 +52,15 @@ describe('site WebSocket streams light events to tokens without lights:read (reg
     expect((await writer.next('ack')).data).toMatchObject({ _id: lamp._id, bri: 77 });
     await reader.next('setLightState', (d) => d.bri === 77);
     // siteChanged, sceneApplied, eventSourceKey, connection, and other plugins' broadcasts.
-    const scene = (await h.call('POST', '/scene', { name: 'Eve', state: [{ _id: lamp._id, on: true, bri: 5 }] }))
-      .body;
+    const scene = (
+      await h.call('POST', '/scene', { name: 'Eve', state: [{ _id: lamp._id, on: true, bri: 5 }] })
+    ).body;
     await reader.next('siteChanged');
     expect((await h.call('PUT', '/scene/apply', { _id: scene._id })).status).toBe(200);
     await reader.next('sceneApplied');
-    const sensor = (await h.call('POST', '/sensor', { name: 'S', vendor: 'test', testid: 's', type: 'button' }))
-      .body;
+    const sensor = (
+      await h.call('POST', '/sensor', { name: 'S', vendor: 'test', testid: 's', type: 'button' })
+    ).body;
     expect((await h.call('POST', '/sensor/event', { _id: sensor._id, event: '1' })).status).toBe(202);
     await reader.next('eventSourceKey');
     h.driver.setConnected(true);

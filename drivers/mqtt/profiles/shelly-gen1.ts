@@ -38,7 +38,12 @@ export const shellyGen1: Profile = {
 
   command(d, level) {
     if (d.component !== 'light') return [{ topic: `${base(d)}/command`, payload: level.on ? 'on' : 'off' }];
-    const body = level.on ? { turn: 'on', brightness: briToPercent(level.bri) } : { turn: 'off' };
+    // A light used as on/off only (binary) keeps the dimmer's own level.
+    const body = !level.on
+      ? { turn: 'off' }
+      : d.kind === 'dimmable'
+        ? { turn: 'on', brightness: briToPercent(level.bri) }
+        : { turn: 'on' };
     return [{ topic: `${base(d)}/set`, payload: JSON.stringify(body) }];
   },
 

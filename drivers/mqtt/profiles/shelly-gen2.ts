@@ -57,7 +57,8 @@ export const shellyGen2: Profile = {
 
   command(d, level) {
     const params: Record<string, unknown> = { id: d.channel ?? 0, on: level.on };
-    if (level.on && d.component === 'light') params.brightness = briToPercent(level.bri);
+    if (level.on && d.component === 'light' && d.kind === 'dimmable')
+      params.brightness = briToPercent(level.bri);
     return [rpc(d, 'Set', params)];
   },
 

@@ -3,7 +3,18 @@
  * referenced `_id`s is checked by the catalog, which knows the site.
  */
 import type { ActionSpec, LightType, SceneEntry } from '../types.ts';
-import { asObject, type Body, bool, bri, invalid, nested, onlyFields, optStr, str, strArray } from './check.ts';
+import {
+  asObject,
+  type Body,
+  bool,
+  bri,
+  invalid,
+  nested,
+  onlyFields,
+  optStr,
+  str,
+  strArray,
+} from './check.ts';
 import { eventName, eventNames } from './sensor-events.ts';
 
 export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
