@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pluginsDir } from '../core/cli/boot.ts';
 import { coreSchema, pluginLoaderProperties } from '../core/config/schema.ts';
+import { listSettings } from '../core/config/settings.ts';
 import { discoverPlugins } from '../core/plugin/discover.ts';
 import type { JsonSchema } from '../core/plugin/types.ts';
 
@@ -20,14 +21,9 @@ const typeOf = (s: JsonSchema): string => {
 };
 
 function rows(schema: JsonSchema, prefix: string, envPrefix: string, acc: string[]): void {
-  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  for (const [key, prop] of Object.entries(props)) {
-    const p = `${prefix}${key}`;
-    const env = `${envPrefix}${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+  for (const { path: p, env, schema: prop } of listSettings(schema, prefix, envPrefix)) {
     const text = [prop.title, prop.description].filter(Boolean).join(': ');
-    const nested = prop.type === 'object' && prop.properties;
-    if (!nested) acc.push(`| \`${p}\` | ${typeOf(prop)} | ${cell(prop.default)} | \`${env}\` | ${text} |`);
-    else rows(prop, `${p}.`, `${env}__`, acc);
+    acc.push(`| \`${p}\` | ${typeOf(prop)} | ${cell(prop.default)} | \`${env}\` | ${text} |`);
   }
 }
 
@@ -38,7 +34,10 @@ export async function render(): Promise<string> {
     '',
     'Generated from the JSON Schemas by `npm run docs:config`; `npm test` fails when it is stale.',
     'Settings come from `config/default.json`, then the file named by `--config PATH` or `HEARTH_CONFIG`,',
-    'then `HEARTH_*` environment variables (a path with `__` between levels; values are parsed as JSON).',
+    'then `HEARTH_*` environment variables. One rule names every variable: `HEARTH_`, then each level of the',
+    "setting's path in upper case with `_` between its words and `__` between levels (`store.coalesceMs` is",
+    '`HEARTH_STORE__COALESCE_MS`, `plugins.auth.access_token_ttl` is `HEARTH_PLUGINS__AUTH__ACCESS_TOKEN_TTL`).',
+    'Values of string settings are taken as they are; other values are parsed as JSON (`60`, `true`, `["a"]`).',
     'Short aliases: `HEARTH_DATA_DIR`, `HEARTH_HOST`, `HEARTH_PORT` (main), `HEARTH_ADMIN_PORT`, `HEARTH_MQTT_PORT`,',
     '`HEARTH_MQTT_URL`, `HEARTH_LOG_LEVEL`. `HEARTH_ADMIN_KEY` sets the admin key.',
     '',

@@ -19,12 +19,15 @@ export async function loadAll(opts: {
   dir?: string;
 }): Promise<Loaded> {
   const dir = opts.dir ?? pluginsDir;
-  const raw = readConfigSources({
+  const sources = {
     file: opts.file,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.overrides ? { overrides: opts.overrides } : {}),
-  });
-  const plugins = await discoverPlugins(dir, (name) => pluginEnabled(raw, name));
+  };
+  // Which plugins are enabled is known before their schemas; their settings are read again with them.
+  const first = readConfigSources(sources);
+  const plugins = await discoverPlugins(dir, (name) => pluginEnabled(first, name));
+  const raw = readConfigSources({ ...sources, plugins });
   const disabled = pluginFolders(dir).filter((name) => !pluginEnabled(raw, name));
   const config = validateConfig(raw, plugins, disabled);
   config.dataDir = path.resolve(config.dataDir);

@@ -47,6 +47,8 @@ export interface ConfigSources {
   env?: NodeJS.ProcessEnv;
   /** Programmatic overrides (tests), applied after the environment. */
   overrides?: Json;
+  /** Known plugins: their schemas resolve HEARTH_PLUGINS__<NAME>__<SETTING> to the setting's own spelling. */
+  plugins?: ReadonlyArray<PluginDefinition<never, unknown>>;
 }
 
 /** Whether the merged (unvalidated) config leaves a plugin enabled. */
@@ -61,7 +63,7 @@ export function readConfigSources(sources: ConfigSources = {}): Json {
   let raw = readJson(defaultsFile, 'config/default.json');
   const file = sources.file ?? env.HEARTH_CONFIG;
   if (file) raw = merge(raw, readJson(path.resolve(file), file));
-  for (const o of envOverrides(env)) setPath(raw, o.path, o.value);
+  for (const o of envOverrides(env, fullSchema(sources.plugins ?? []))) setPath(raw, o.path, o.value);
   if (sources.overrides) raw = merge(raw, sources.overrides);
   return raw;
 }
@@ -79,10 +81,18 @@ const toIssue = (prefix: string, e: ErrorObject): ConfigIssue => {
   return { path: where || '(root)', message };
 };
 
-function pluginSliceSchema(def: PluginDefinition<never, unknown>): JsonSchema {
+export function pluginSliceSchema(def: Pick<PluginDefinition<never, unknown>, 'configSchema'>): JsonSchema {
   const own = def.configSchema;
   const props = isObject(own.properties) ? own.properties : {};
   return { ...own, type: 'object', default: {}, properties: { ...pluginLoaderProperties, ...props } };
+}
+
+/** The whole config's schema: the core's, with each known plugin's slice under `plugins`. */
+export function fullSchema(plugins: ReadonlyArray<PluginDefinition<never, unknown>>): JsonSchema {
+  const slices: Record<string, JsonSchema> = Object.create(null) as Record<string, JsonSchema>;
+  for (const def of plugins) slices[def.name] = pluginSliceSchema(def);
+  const props = coreSchema.properties as Record<string, JsonSchema>;
+  return { ...coreSchema, properties: { ...props, plugins: { ...props.plugins, properties: slices } } };
 }
 
 /**
