@@ -46,14 +46,40 @@ export interface CliIo {
   err(line: string): void;
 }
 
-/** A subcommand a plugin adds to the `hearth` CLI, e.g. `site create`. */
+/** One `--name` option of a command, as `node:util` parseArgs takes it, plus the line `--help` shows. */
+export interface CliOption {
+  type: 'string' | 'boolean';
+  /** Repeatable (`--topic a --topic b`): the value is a list. */
+  multiple?: boolean;
+  short?: string;
+  description: string;
+}
+
+/** A command's arguments, parsed and checked before anything starts. */
+export interface CliInput {
+  /** The words after the command's name. */
+  positionals: string[];
+  /** Options by name; `multiple` ones are lists. Absent options are undefined. */
+  values: Record<string, string | boolean | string[] | undefined>;
+}
+
+/**
+ * A subcommand of the `hearth` CLI, e.g. `site create`. The CLI parses every command's arguments with one
+ * parser (node:util parseArgs, strict): unknown options, missing values and a wrong number of words are
+ * usage errors (exit 2, usage on stderr) found before a hub is reached or started.
+ */
 export interface CliCommand {
   /** Space-separated words, e.g. `site create`. */
   name: string;
   usage: string;
   summary: string;
+  options?: Record<string, CliOption>;
+  /** How many words may follow the name: [min, max]; max omitted = no limit. Default: none. */
+  positionals?: [number, number?];
+  /** Further checks of the arguments (a value's form, an environment variable): the problem, or null. */
+  check?(input: CliInput): string | null;
   /** Returns the process exit code. */
-  run(args: string[], io: CliIo): Promise<number>;
+  run(input: CliInput, io: CliIo): Promise<number>;
 }
 
 export interface NoticesApi {

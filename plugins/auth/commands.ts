@@ -18,38 +18,20 @@ async function call(
   return (res.body ?? {}) as Record<string, unknown>;
 }
 
-/** `--name value` options and the remaining words. */
-function options(args: string[]): { opts: Map<string, string | true>; rest: string[] } {
-  const opts = new Map<string, string | true>();
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith('--')) rest.push(a);
-    else if (args[i + 1] !== undefined && !args[i + 1]!.startsWith('--')) opts.set(a.slice(2), args[++i]!);
-    else opts.set(a.slice(2), true);
-  }
-  return { opts, rest };
-}
-
-const usage = (io: CliIo, text: string) => {
-  io.err(`usage: ${text}`);
-  return 2;
-};
-
 export const authCommands: CliCommand[] = [
   {
     name: 'auth user add',
     usage: 'hearth auth user add <email> <name> [--admin]   (password in HEARTH_PASSWORD)',
     summary: 'Creates a person who can sign in (password from HEARTH_PASSWORD, never from the command line)',
-    async run(args, io) {
-      const { opts, rest } = options(args);
-      const password = process.env.HEARTH_PASSWORD;
-      if (rest.length < 2 || !password) return usage(io, this.usage);
+    options: { admin: { type: 'boolean', description: 'Give the user the admin role' } },
+    positionals: [2],
+    check: () => (process.env.HEARTH_PASSWORD ? null : 'set the password in HEARTH_PASSWORD'),
+    async run({ positionals: rest, values }, io) {
       const user = await call(io, 'POST', '/admin/users', {
         email: rest[0],
         name: rest.slice(1).join(' '),
-        password,
-        role: opts.has('admin') ? 'admin' : 'user',
+        password: process.env.HEARTH_PASSWORD,
+        role: values.admin === true ? 'admin' : 'user',
       });
       if (!user) return 1;
       io.out(`user id: ${String(user.id)}`);
@@ -60,11 +42,18 @@ export const authCommands: CliCommand[] = [
     name: 'auth device add',
     usage: 'hearth auth device add <name> --site <siteid> [--scope "scenes:apply lights:write"]',
     summary: 'Provisions a device (client credentials, tied to one site) and prints its id and secret once',
-    async run(args, io) {
-      const { opts, rest } = options(args);
-      const site = opts.get('site');
-      if (rest.length === 0 || typeof site !== 'string') return usage(io, this.usage);
-      const scope = opts.get('scope');
+    options: {
+      site: { type: 'string', description: 'Site id the device belongs to (required)' },
+      scope: {
+        type: 'string',
+        description: 'Space-separated scopes (default: scenes:apply lights:write sensors:write)',
+      },
+    },
+    positionals: [1],
+    check: ({ values }) => (typeof values.site === 'string' ? null : '--site is required'),
+    async run({ positionals: rest, values }, io) {
+      const site = values.site as string;
+      const scope = values.scope;
       const client = await call(io, 'POST', '/admin/clients', {
         client_name: rest.join(' '),
         redirect_uris: [],
@@ -87,7 +76,12 @@ export const authCommands: CliCommand[] = [
     name: 'auth dcr',
     usage: 'hearth auth dcr <open|approved_redirects|admin_only> [approved redirect URI...]',
     summary: 'Shows or sets who may register OAuth clients dynamically',
-    async run(args, io) {
+    positionals: [0],
+    check: ({ positionals: [mode] }) =>
+      mode === undefined || ['open', 'approved_redirects', 'admin_only'].includes(mode)
+        ? null
+        : 'mode must be one of open, approved_redirects, admin_only',
+    async run({ positionals: args }, io) {
       if (args.length === 0) {
         const now = await call(io, 'GET', '/admin/settings/dcr');
         if (!now) return 1;

@@ -25,9 +25,7 @@ async function call(io: CliIo, method: string, path: string, body?: unknown): Pr
   return res.body ?? {};
 }
 
-function split(args: string[]): { json: boolean; rest: string[] } {
-  return { json: args.includes('--json'), rest: args.filter((a) => a !== '--json') };
-}
+const jsonOption = { json: { type: 'boolean', description: 'Print JSON' } } as const;
 
 function printKey(io: CliIo, site: SiteOut, json: boolean): void {
   if (json) io.out(JSON.stringify({ siteid: site.siteid, sitekey: site.sitekey }));
@@ -38,19 +36,15 @@ function printKey(io: CliIo, site: SiteOut, json: boolean): void {
   }
 }
 
-const usageError = (io: CliIo, usage: string) => {
-  io.err(`usage: ${usage}`);
-  return 2;
-};
-
 export const siteCommands: CliCommand[] = [
   {
     name: 'site create',
     usage: 'hearth site create <name> [--json]',
     summary: 'Creates a site and prints its id and key (shown once)',
-    async run(args, io) {
-      const { json, rest } = split(args);
-      if (rest.length === 0) return usageError(io, this.usage);
+    options: jsonOption,
+    positionals: [1],
+    async run({ positionals: rest, values }, io) {
+      const json = values.json === true;
       const site = (await call(io, 'POST', '/admin/sites', { name: rest.join(' ') })) as SiteOut | null;
       if (!site) return 1;
       printKey(io, site, json);
@@ -61,10 +55,11 @@ export const siteCommands: CliCommand[] = [
     name: 'site list',
     usage: 'hearth site list [--json]',
     summary: 'Lists sites (ids and names; keys are never shown again)',
-    async run(args, io) {
+    options: jsonOption,
+    async run({ values }, io) {
       const sites = (await call(io, 'GET', '/admin/sites')) as SiteOut[] | null;
       if (!sites) return 1;
-      if (split(args).json) io.out(JSON.stringify(sites));
+      if (values.json === true) io.out(JSON.stringify(sites));
       else for (const s of sites) io.out(`${s.siteid}  ${s.name}  (${s.lights ?? 0} lights)`);
       return 0;
     },
@@ -73,9 +68,8 @@ export const siteCommands: CliCommand[] = [
     name: 'site rename',
     usage: 'hearth site rename <siteid> <name>',
     summary: 'Renames a site',
-    async run(args, io) {
-      const [id, ...name] = args;
-      if (!id || name.length === 0) return usageError(io, this.usage);
+    positionals: [2],
+    async run({ positionals: [id = '', ...name] }, io) {
       const site = (await call(io, 'PATCH', `/admin/sites/${encodeURIComponent(id)}`, {
         name: name.join(' '),
       })) as SiteOut | null;
@@ -88,10 +82,10 @@ export const siteCommands: CliCommand[] = [
     name: 'site rotate-key',
     usage: 'hearth site rotate-key <siteid> [--json]',
     summary: 'Gives a site a new key; the old key stops working at once',
-    async run(args, io) {
-      const { json, rest } = split(args);
-      const id = rest[0];
-      if (!id) return usageError(io, this.usage);
+    options: jsonOption,
+    positionals: [1, 1],
+    async run({ positionals: [id = ''], values }, io) {
+      const json = values.json === true;
       const site = (await call(
         io,
         'POST',
@@ -106,9 +100,8 @@ export const siteCommands: CliCommand[] = [
     name: 'site delete',
     usage: 'hearth site delete <siteid>',
     summary: 'Deletes a site with its lights, scenes, groups and sensors',
-    async run(args, io) {
-      const id = args[0];
-      if (!id) return usageError(io, this.usage);
+    positionals: [1, 1],
+    async run({ positionals: [id = ''] }, io) {
       if ((await call(io, 'DELETE', `/admin/sites/${encodeURIComponent(id)}`)) === null) return 1;
       io.out(`deleted ${id}`);
       return 0;

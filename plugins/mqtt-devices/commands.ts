@@ -15,20 +15,7 @@ async function call(io: CliIo, method: string, path: string, body?: unknown): Pr
   return res.body ?? {};
 }
 
-/** `--name value` options (repeatable) and the remaining words. */
-export function options(args: string[]): { flags: Map<string, string[]>; words: string[]; json: boolean } {
-  const flags = new Map<string, string[]>();
-  const words: string[] = [];
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--json') json = true;
-    else if (a.startsWith('--') && i + 1 < args.length)
-      flags.set(a.slice(2), [...(flags.get(a.slice(2)) ?? []), args[++i]!]);
-    else words.push(a);
-  }
-  return { flags, words, json };
-}
+const jsonOption = { json: { type: 'boolean', description: 'Print JSON' } } as const;
 
 interface CredentialOut {
   username: string;
@@ -43,14 +30,17 @@ export const mqttCommands: CliCommand[] = [
     name: 'mqtt credentials add',
     usage: 'hearth mqtt credentials add <username> --site <site id or name> [--topic <filter>]... [--json]',
     summary: 'Creates a device credential for the hub broker and prints its password (shown once)',
-    async run(args, io) {
-      const { flags, words, json } = options(args);
-      const site = flags.get('site')?.[0];
-      if (words.length !== 1 || !site) {
-        io.err(`usage: ${this.usage}`);
-        return 2;
-      }
-      const topics = flags.get('topic');
+    options: {
+      ...jsonOption,
+      site: { type: 'string', description: 'Site id or name (required)' },
+      topic: { type: 'string', multiple: true, description: 'Topic filter the device may use' },
+    },
+    positionals: [1, 1],
+    check: ({ values }) => (typeof values.site === 'string' && values.site ? null : '--site is required'),
+    async run({ positionals: words, values }, io) {
+      const site = values.site as string;
+      const json = values.json === true;
+      const topics = values.topic as string[] | undefined;
       const c = (await call(io, 'POST', '/admin/mqtt/credentials', {
         username: words[0],
         site,
@@ -71,10 +61,11 @@ export const mqttCommands: CliCommand[] = [
     name: 'mqtt credentials list',
     usage: 'hearth mqtt credentials list [--json]',
     summary: 'Lists device credentials (passwords are never shown again)',
-    async run(args, io) {
+    options: jsonOption,
+    async run({ values }, io) {
       const list = (await call(io, 'GET', '/admin/mqtt/credentials')) as CredentialOut[] | null;
       if (!list) return 1;
-      if (options(args).json) io.out(JSON.stringify(list));
+      if (values.json === true) io.out(JSON.stringify(list));
       else
         for (const c of list)
           io.out(`${c.username}  site ${c.site}  ${c.topics ? c.topics.join(' ') : 'per-site'}`);
@@ -85,12 +76,8 @@ export const mqttCommands: CliCommand[] = [
     name: 'mqtt credentials remove',
     usage: 'hearth mqtt credentials remove <username>',
     summary: 'Removes a device credential; the device is refused from its next publish or subscribe',
-    async run(args, io) {
-      const name = args[0];
-      if (!name) {
-        io.err(`usage: ${this.usage}`);
-        return 2;
-      }
+    positionals: [1, 1],
+    async run({ positionals: [name = ''] }, io) {
       if ((await call(io, 'DELETE', `/admin/mqtt/credentials/${encodeURIComponent(name)}`)) === null)
         return 1;
       io.out(`removed ${name}`);
@@ -101,9 +88,10 @@ export const mqttCommands: CliCommand[] = [
     name: 'mqtt devices',
     usage: 'hearth mqtt devices [--site <site>] [--json]',
     summary: 'Lists the MQTT devices Hearth knows (new and unavailable ones are marked)',
-    async run(args, io) {
-      const { flags, json } = options(args);
-      const site = flags.get('site')?.[0];
+    options: { ...jsonOption, site: { type: 'string', description: 'Only this site (id or name)' } },
+    async run({ values }, io) {
+      const json = values.json === true;
+      const site = values.site as string | undefined;
       const q = site ? `?site=${encodeURIComponent(site)}` : '';
       const list = (await call(io, 'GET', `/admin/mqtt/devices${q}`)) as Array<
         Record<string, unknown>

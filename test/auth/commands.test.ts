@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCommand } from '../../core/cli/args.ts';
 import type { CliIo } from '../../core/plugin/types.ts';
 import { authCommands } from '../../plugins/auth/commands.ts';
 import { type AuthHub, Browser, login, startAuthHub } from './helpers.ts';
@@ -21,7 +22,7 @@ async function run(name: string, args: string[]) {
     err: (l) => err.push(l),
   };
   const cmd = authCommands.find((c) => c.name === name)!;
-  return { code: await cmd.run(args, io), out, err };
+  return { code: await runCommand(cmd, args, io), out, err };
 }
 
 describe('hearth auth commands', () => {
@@ -58,7 +59,8 @@ describe('hearth auth commands', () => {
     expect((await run('auth dcr', [])).out).toEqual(['mode: open']);
     expect((await run('auth dcr', ['admin_only'])).out).toEqual(['mode: admin_only']);
     const bad = await run('auth dcr', ['sometimes']);
-    expect(bad.code).toBe(1);
+    // A usage error, found before the hub is asked.
+    expect(bad.code).toBe(2);
     expect(bad.err[0]).toMatch(/mode must be one of/);
   });
 });

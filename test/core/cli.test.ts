@@ -92,6 +92,69 @@ describe('hearth backup / restore', () => {
     const r = await hearth(['frobnicate'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown command: frobnicate');
-    expect(r.stdout).toContain('Usage: hearth');
+    expect(r.stderr).toContain('Usage: hearth');
+  });
+});
+
+describe('hearth argument errors are found before anything starts', () => {
+  /** A data dir path that does not exist yet: a started hub would create it. */
+  const fresh = () => path.join(mkdtempSync(path.join(tmpdir(), 'hearth-cli-')), 'data');
+
+  it('`hearth backup` without a file prints its usage and exits 2 without starting a hub', async () => {
+    const dir = fresh();
+    const r = await hearth(['backup'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('usage: hearth backup <file.tar.gz>');
+    expect(r.stdout).toBe('');
+    // No temporary hub: no data dir, no admin key, no site.
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('unknown options, extra words and unreadable files are usage errors (exit 2, nothing created)', async () => {
+    const dir = fresh();
+    const cases = [
+      ['backup', '--frobnicate', 'x.tar.gz'],
+      ['backup', 'a.tar.gz', 'b.tar.gz'],
+      ['restore', path.join(dir, 'missing.tar.gz')],
+      ['site', 'create'],
+      ['site', 'create', 'Kitchen', '--json=yes'],
+      ['admin-key', 'rotate', 'now'],
+      ['mqtt', 'credentials', 'add', 'porch'],
+    ];
+    for (const args of cases) {
+      const r = await hearth(args, dir);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(/usage: hearth /);
+    }
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('`--config=PATH` is an option wherever it stands: `site create --config=PATH Kitchen` makes "Kitchen"', async () => {
+    const dir = fresh();
+    const cfgDir = mkdtempSync(path.join(tmpdir(), 'hearth-cfg-'));
+    const file = path.join(cfgDir, 'hearth.json');
+    writeFileSync(file, JSON.stringify({ plugins: { lighting: { createHomeSite: false } } }));
+    const made = await hearth(['site', 'create', `--config=${file}`, 'Kitchen', '--json'], dir);
+    expect(made.code).toBe(0);
+    const listed = await hearth(['site', 'list', '--config', file, '--json'], dir);
+    expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((s) => s.name)).toEqual(['Kitchen']);
+  });
+
+  it('every command has --help, and `hearth --version` prints the version', async () => {
+    const dir = fresh();
+    const help = await hearth(['site', 'create', '--help'], dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: hearth site create <name> [--json]');
+    expect(help.stdout).toContain('--json');
+    const backupHelp = await hearth(['backup', '--help'], dir);
+    expect(backupHelp.code).toBe(0);
+    expect(backupHelp.stdout).toContain('Usage: hearth backup <file.tar.gz>');
+    const version = await hearth(['--version'], dir);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe('hearth 0.1.0');
+    const none = await hearth([], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Usage: hearth');
+    expect(existsSync(dir)).toBe(false);
   });
 });

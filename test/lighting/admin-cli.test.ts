@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../core/cli/args.ts';
 import type { CliIo, PluginDefinition } from '../../core/plugin/types.ts';
 import { siteCommands } from '../../plugins/lighting/commands.ts';
 import type { LightingExports } from '../../plugins/lighting/types.ts';
@@ -46,7 +47,7 @@ async function cli(line: string): Promise<{ code: number; out: string[]; err: st
   const words = line.split(' ');
   const cmd = siteCommands.find((c) => words.join(' ').startsWith(c.name));
   if (!cmd) throw new Error(`no command for ${line}`);
-  const code = await cmd.run(words.slice(cmd.name.split(' ').length), io);
+  const code = await runCommand(cmd, words.slice(cmd.name.split(' ').length), io);
   return { code, out, err };
 }
 

@@ -5,6 +5,7 @@
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCommand } from '../../core/cli/args.ts';
 import type { CliIo } from '../../core/plugin/types.ts';
 import { mqttCommands } from '../../plugins/mqtt-devices/commands.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
@@ -32,7 +33,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string[]; err: 
     .sort((a, b) => b.name.length - a.name.length)
     .find((c) => line.startsWith(c.name));
   if (!cmd) throw new Error(`no command for ${line}`);
-  return { code: await cmd.run(args.slice(cmd.name.split(' ').length), io), out, err };
+  return { code: await runCommand(cmd, args.slice(cmd.name.split(' ').length), io), out, err };
 }
 
 describe('hearth mqtt commands', () => {
