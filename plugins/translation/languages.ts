@@ -35,7 +35,10 @@ export const FORMALITY_TARGETS: ReadonlySet<string> = new Set([
 const INSTRUCTION_ROOTS = new Set(['DE', 'EN', 'ES', 'FR', 'IT', 'JA', 'KO', 'ZH']);
 
 /** Deprecated bare targets the real API still accepts, mapped to the variant it uses. */
-const TARGET_ALIASES: Record<string, string> = { EN: 'EN-GB', PT: 'PT-PT' };
+const TARGET_ALIASES = new Map([
+  ['EN', 'EN-GB'],
+  ['PT', 'PT-PT'],
+]);
 
 /** Upper-cases a code (codes are case-insensitive on the wire: deepl-node sends `de`, `en-US`). */
 export const normalizeCode = (code: string): string => code.trim().toUpperCase();
@@ -43,7 +46,7 @@ export const normalizeCode = (code: string): string => code.trim().toUpperCase()
 export function resolveTarget(code: string): string | null {
   const upper = normalizeCode(code);
   if (TARGET_LANGUAGES.has(upper)) return upper;
-  return TARGET_ALIASES[upper] ?? null;
+  return TARGET_ALIASES.get(upper) ?? null;
 }
 
 export function resolveSource(code: string): string | null {
@@ -56,21 +59,21 @@ export const rootOf = (code: string): string => code.split('-')[0] ?? code;
 
 export const acceptsCustomInstructions = (target: string): boolean => INSTRUCTION_ROOTS.has(rootOf(target));
 
-const DEEPL_NAMES: Record<string, string> = {
-  'EN-GB': 'English (British)',
-  'EN-US': 'English (American)',
-  'ES-419': 'Spanish (Latin American)',
-  'PT-BR': 'Portuguese (Brazilian)',
-  'PT-PT': 'Portuguese (European)',
-  'ZH-HANS': 'Chinese (simplified)',
-  'ZH-HANT': 'Chinese (traditional)',
-};
+const DEEPL_NAMES = new Map([
+  ['EN-GB', 'English (British)'],
+  ['EN-US', 'English (American)'],
+  ['ES-419', 'Spanish (Latin American)'],
+  ['PT-BR', 'Portuguese (Brazilian)'],
+  ['PT-PT', 'Portuguese (European)'],
+  ['ZH-HANS', 'Chinese (simplified)'],
+  ['ZH-HANT', 'Chinese (traditional)'],
+]);
 
 let displayNames: Intl.DisplayNames | undefined;
 
 /** English name of a code, the way `/v2/languages` shows it. */
 export function languageName(code: string): string {
-  const special = DEEPL_NAMES[code];
+  const special = DEEPL_NAMES.get(code);
   if (special) return special;
   displayNames ??= new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
   return displayNames.of(code.toLowerCase()) ?? code;

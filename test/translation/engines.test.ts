@@ -174,6 +174,28 @@ describe('LibreTranslate engine', () => {
     expect(result.translations).toEqual([{ text: 'Hello', detectedSource: 'ZH' }]);
   });
 
+  it('reads an upstream language list with codes named like prototype properties as plain codes', async () => {
+    const fake = await upstream(
+      new FakeUpstream((req) =>
+        req.path === '/languages'
+          ? {
+              status: 200,
+              body: [
+                { code: 'en', name: 'English', targets: ['de', 'constructor', '__proto__'] },
+                { code: 'constructor', name: 'odd', targets: ['toString', 'en'] },
+              ],
+            }
+          : { status: 200, body: { translatedText: ['Hallo'] } },
+      ).start(),
+    );
+    const lt = engine('libretranslate', fake.url);
+    const langs = await lt.languages();
+    expect(langs.serves('EN', 'DE')).toBe(true);
+    expect([...langs.sources]).toEqual(['EN']);
+    const result = await lt.translate(job({ texts: ['Hello'], source: 'EN', target: 'DE' }), signal);
+    expect(result.translations[0]?.text).toBe('Hallo');
+  });
+
   it('uses /detect to refuse an auto-detected pair it lacks, and maps its {"error"} bodies', async () => {
     const fake = await upstream(fakeLibre());
     const lt = engine('libretranslate', fake.url);

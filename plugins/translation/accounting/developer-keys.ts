@@ -1,5 +1,6 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { DocStore, PluginStore } from '../../../core/store/types.ts';
+import { ownValue, setOwn } from '../own.ts';
 
 export interface KeyLimits {
   /** Characters per calendar month (UTC); null = unlimited, 0 = blocked. */
@@ -55,8 +56,9 @@ export class DeveloperKeys {
     return Object.values(this.doc.data.keys).sort((a, b) => a.created.localeCompare(b.created));
   }
 
+  /** Own entries only: an id such as `__proto__` or `constructor` is simply unknown. */
   get(id: string): DeveloperKey | undefined {
-    return this.doc.data.keys[id];
+    return ownValue(this.doc.data.keys, id);
   }
 
   async create(label: string): Promise<{ key: DeveloperKey; secret: string }> {
@@ -72,20 +74,21 @@ export class DeveloperKeys {
       limits: { characters: null, speechToTextMilliseconds: null },
     };
     await this.doc.commit((d) => {
-      d.keys[key.id] = key;
+      setOwn(d.keys, key.id, key);
     });
-    this.byHash.set(key.hash, this.doc.data.keys[key.id] ?? key);
-    return { key: this.doc.data.keys[key.id] ?? key, secret };
+    const stored = this.get(key.id) ?? key;
+    this.byHash.set(key.hash, stored);
+    return { key: stored, secret };
   }
 
   /** Applies a change to one key and waits until it is durable. */
   async change(id: string, mutate: (key: DeveloperKey) => void): Promise<DeveloperKey | undefined> {
-    if (!this.doc.data.keys[id]) return undefined;
+    if (!this.get(id)) return undefined;
     await this.doc.commit((d) => {
-      const key = d.keys[id];
+      const key = ownValue(d.keys, id);
       if (key) mutate(key);
     });
-    const key = this.doc.data.keys[id];
+    const key = this.get(id);
     if (key) this.byHash.set(key.hash, key);
     return key;
   }

@@ -1,4 +1,5 @@
 import type { DocStore, PluginStore } from '../../../core/store/types.ts';
+import { ownChild, ownValue, setOwn } from '../own.ts';
 
 /** Billed characters by UTC day, account and reporting tag (`''` = untagged). */
 export type UsageDays = Record<string, Record<string, Record<string, number>>>;
@@ -98,14 +99,13 @@ export class UsageLedger {
     const k = `${monthOf(day)}\t${account}`;
     this.monthly.set(k, (this.monthly.get(k) ?? 0) + characters);
     this.doc.update((d) => {
-      d.days[day] ??= {};
-      const accounts = d.days[day];
-      accounts[account] ??= {};
-      const tags = accounts[account];
+      // Accounts and tags are outside ids (a tag is whatever the client sent): own properties only.
+      const tags = ownChild(ownChild(d.days, day), account);
       // Tags are client-chosen: past MAX_TAGS_PER_DAY distinct ones the rest share one bucket, so a client
       // sending a new tag per request cannot grow the file without bound.
-      const bucket = tag in tags || Object.keys(tags).length < MAX_TAGS_PER_DAY ? tag : OTHER_TAGS;
-      tags[bucket] = (tags[bucket] ?? 0) + characters;
+      const bucket =
+        Object.hasOwn(tags, tag) || Object.keys(tags).length < MAX_TAGS_PER_DAY ? tag : OTHER_TAGS;
+      setOwn(tags, bucket, (ownValue(tags, bucket) ?? 0) + characters);
     });
   }
 

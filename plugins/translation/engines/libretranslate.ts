@@ -11,22 +11,22 @@ import {
 } from './types.ts';
 
 /** LibreTranslate codes that are not simply the lower-cased DeepL root (docs/translation.md#libretranslate; LT uses `zt`). */
-const LT_TO_DEEPL: Record<string, string[]> = {
-  zt: ['ZH-HANT'],
-  'zh-hant': ['ZH-HANT'],
-  'zh-hans': ['ZH', 'ZH-HANS'],
-  zh: ['ZH', 'ZH-HANS'],
-  'pt-br': ['PT-BR'],
-  pb: ['PT-BR'],
-  en: ['EN', 'EN-GB', 'EN-US'],
-  pt: ['PT', 'PT-PT', 'PT-BR'],
-  es: ['ES', 'ES-419'],
-};
+const LT_TO_DEEPL = new Map<string, string[]>([
+  ['zt', ['ZH-HANT']],
+  ['zh-hant', ['ZH-HANT']],
+  ['zh-hans', ['ZH', 'ZH-HANS']],
+  ['zh', ['ZH', 'ZH-HANS']],
+  ['pt-br', ['PT-BR']],
+  ['pb', ['PT-BR']],
+  ['en', ['EN', 'EN-GB', 'EN-US']],
+  ['pt', ['PT', 'PT-PT', 'PT-BR']],
+  ['es', ['ES', 'ES-419']],
+]);
 
 /** DeepL codes an LT code stands for. */
 function deeplCodes(ltCode: string): string[] {
   const lower = ltCode.toLowerCase();
-  return LT_TO_DEEPL[lower] ?? [lower.toUpperCase()];
+  return LT_TO_DEEPL.get(lower) ?? [lower.toUpperCase()];
 }
 
 /**

@@ -1,12 +1,12 @@
 import { languageName } from '../languages.ts';
 import type { EngineJob } from './types.ts';
 
-const FORMALITY_RULES: Record<string, string> = {
-  more: 'Use a formal register (polite forms of address).',
-  prefer_more: 'Prefer a formal register (polite forms of address) where the language has one.',
-  less: 'Use an informal register (familiar forms of address).',
-  prefer_less: 'Prefer an informal register (familiar forms of address) where the language has one.',
-};
+const FORMALITY_RULES = new Map<string, string>([
+  ['more', 'Use a formal register (polite forms of address).'],
+  ['prefer_more', 'Prefer a formal register (polite forms of address) where the language has one.'],
+  ['less', 'Use an informal register (familiar forms of address).'],
+  ['prefer_less', 'Prefer an informal register (familiar forms of address) where the language has one.'],
+]);
 
 /**
  * The system prompt. docs/translation.md#openai-compatible-chat-and-ollama: an LLM is the only upstream class that can honour formality,
@@ -24,7 +24,7 @@ export function systemPrompt(job: EngineJob): string {
     'Answer with one JSON object only: {"translations": [one translated string per input string, in the same ' +
       'order], "detected_source_languages": [the ISO 639-1 code of each input string\'s language]}.',
   ];
-  const formality = job.formality ? FORMALITY_RULES[job.formality] : undefined;
+  const formality = job.formality ? FORMALITY_RULES.get(job.formality) : undefined;
   if (formality) lines.push(formality);
   if (job.context) {
     lines.push(`Context for disambiguation only (never translate or repeat it): ${job.context}`);

@@ -1,4 +1,5 @@
 import { invalid, notSupported } from '../errors.ts';
+import { ownValue } from '../own.ts';
 import type { RawParams } from './body.ts';
 
 /**
@@ -13,12 +14,14 @@ export class ParamReader {
   }
 
   has(name: string): boolean {
-    return this.raw.kind === 'json' ? this.raw.values[name] !== undefined : this.raw.values.has(name);
+    return this.raw.kind === 'json'
+      ? ownValue(this.raw.values, name) !== undefined
+      : this.raw.values.has(name);
   }
 
   /** The value as sent: a JSON value, or the first form value (text). */
   value(name: string): unknown {
-    return this.raw.kind === 'json' ? this.raw.values[name] : this.raw.values.get(name)?.[0];
+    return this.raw.kind === 'json' ? ownValue(this.raw.values, name) : this.raw.values.get(name)?.[0];
   }
 
   /**
@@ -31,7 +34,7 @@ export class ParamReader {
       if (values && values.length > 1) throw invalid(`Parameter '${name}' may be given only once.`);
       return values?.[0];
     }
-    const value = this.raw.values[name];
+    const value = ownValue(this.raw.values, name);
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'string') return value;
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -46,7 +49,7 @@ export class ParamReader {
       if (!found) return undefined;
       values = found;
     } else {
-      const value = this.raw.values[name];
+      const value = ownValue(this.raw.values, name);
       if (value === undefined || value === null) return undefined;
       if (typeof value === 'string') values = [value];
       else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) values = value as string[];
@@ -61,7 +64,7 @@ export class ParamReader {
 
   /** A boolean: JSON true/false, or `1`/`0`/`true`/`false` as text (the form variant). */
   boolean(name: string): boolean | undefined {
-    const value = this.raw.kind === 'json' ? this.raw.values[name] : this.raw.values.get(name)?.[0];
+    const value = this.value(name);
     if (value === undefined || value === null) return undefined;
     if (value === true || value === 1 || value === '1' || value === 'true') return true;
     if (value === false || value === 0 || value === '0' || value === 'false') return false;
