@@ -68,7 +68,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       c.set('X-Trace-ID', randomUUID().replaceAll('-', ''));
       await next();
     });
-    const authenticate = clientAuthenticator(keys, ledger, () => ctx.tryUse('auth'));
+    const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
     mountApi(router, { authenticate, service, chain, ledger });
     mountAdmin(router, {
       adminKey: ctx.adminKey,

@@ -120,6 +120,39 @@ describe('deepl-node against Hearth', () => {
   });
 });
 
+describe('a key at its character limit', () => {
+  it('regression: at its limit a key still reads usage (limitReached) and both language lists with deepl-node', async () => {
+    const { secret: capped, id } = await h.createKey('capped');
+    expect(
+      (await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: id, characters: 5 })).status,
+    ).toBe(200);
+    const translator = h.translator(capped);
+    await translator.translateText('abcde', 'en', 'de');
+    await expect(translator.translateText('f', 'en', 'de')).rejects.toBeInstanceOf(deepl.QuotaExceededError);
+
+    // What a client does after a 456: read its quota.
+    const usage = await translator.getUsage();
+    expect(usage.character).toMatchObject({ count: 5, limit: 5 });
+    expect(usage.character?.limitReached()).toBe(true);
+    expect(usage.anyLimitReached()).toBe(true);
+    expect((await translator.getTargetLanguages()).map((l) => l.code)).toContain('en-GB');
+    expect((await translator.getSourceLanguages()).map((l) => l.code)).toContain('en');
+    const v3 = await h.call('GET', '/v3/languages', { key: capped });
+    expect(v3.status).toBe(200);
+
+    // Work that would be billed stays refused, however small.
+    const empty = await h.call('POST', '/v2/translate', {
+      key: capped,
+      json: { text: [''], target_lang: 'DE' },
+    });
+    expect([empty.status, empty.body.message]).toEqual([456, expect.stringMatching(/limit/)]);
+    const blocked = await h.createKey('blocked at 0');
+    await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: blocked.id, characters: 0 });
+    const zero = await h.translator(blocked.secret).getUsage();
+    expect([zero.character?.count, zero.character?.limit, zero.anyLimitReached()]).toEqual([0, 0, true]);
+  });
+});
+
 describe('POST /v2/translate over the wire', () => {
   it('answers JSON requests with X-Trace-ID and optional fields only when asked', async () => {
     const res = await h.call('POST', '/v2/translate', {

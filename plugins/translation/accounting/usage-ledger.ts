@@ -69,11 +69,6 @@ export class UsageLedger {
     return this.monthly.get(`${monthOf(dayOf(now))}\t${account}`) ?? 0;
   }
 
-  /** Whether the account has reached its limit, counting characters reserved by requests under way. */
-  atLimit(account: string, limit: number | null): boolean {
-    return limit !== null && this.used(account) + (this.reserved.get(account) ?? 0) >= limit;
-  }
-
   /** Reserves characters; false when the limit is reached or the request would pass it (→ 456). */
   reserve(account: string, characters: number, limit: number | null): boolean {
     const pending = this.reserved.get(account) ?? 0;

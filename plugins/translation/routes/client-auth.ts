@@ -1,7 +1,6 @@
 import type { AuthExports } from '../../auth/index.ts';
 import type { DeveloperKeys } from '../accounting/developer-keys.ts';
-import type { UsageLedger } from '../accounting/usage-ledger.ts';
-import { forbidden, keyLimitReached } from '../errors.ts';
+import { forbidden } from '../errors.ts';
 import type { Account } from '../translate-service.ts';
 
 /** docs/translation.md#transport-and-authentication: `Authorization: DeepL-Auth-Key <key>`. */
@@ -12,22 +11,17 @@ export function deeplAuthKey(header: string | undefined): string | undefined {
 
 /**
  * Who is calling the translation API: an active developer key, or (when the auth plugin runs) a site token
- * carrying the `translate` scope. Anything else is 403, like DeepL. spec Errors: "456 | any request with
- * a developer key whose usage limit is reached", so a key at its limit is refused here, for every endpoint.
+ * carrying the `translate` scope. Anything else is 403, like DeepL. A key at its character limit still
+ * authenticates: clients read `/v2/usage` after a 456 to see their quota, so only billed work is refused
+ * (by the reservation in the translate service), never usage or the language lists.
  */
-export function clientAuthenticator(
-  keys: DeveloperKeys,
-  ledger: UsageLedger,
-  auth: () => AuthExports | undefined,
-) {
+export function clientAuthenticator(keys: DeveloperKeys, auth: () => AuthExports | undefined) {
   return async (header: string | undefined): Promise<Account> => {
     const secret = deeplAuthKey(header);
     if (secret) {
       const key = keys.authenticate(secret);
       if (!key) throw forbidden();
-      const account = { id: `key:${key.id}`, limit: key.limits.characters };
-      if (ledger.atLimit(account.id, account.limit)) throw keyLimitReached();
-      return account;
+      return { id: `key:${key.id}`, limit: key.limits.characters };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
     const verify = auth()?.verifyAccessToken;
