@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { VERSION } from '../../core/version.ts';
 import { type ChainJob, EngineChain } from '../../plugins/translation/engines/chain.ts';
 import { CircuitBreaker } from '../../plugins/translation/engines/circuit-breaker.ts';
 import { deeplHost } from '../../plugins/translation/engines/deepl.ts';
@@ -64,6 +65,33 @@ async function failure(run: () => Promise<unknown>): Promise<UpstreamError> {
   }
   throw new Error('expected an upstream error');
 }
+
+describe('every engine', () => {
+  it('regression: sends User-Agent Hearth/<version> on every upstream request (strict DeepL-compatible servers refuse none)', async () => {
+    const deeplFake = await upstream(fakeDeepl('k'));
+    const libreFake = await upstream(fakeLibre());
+    const openAiFake = await upstream(fakeOpenAi());
+    const d = engine('deepl', deeplFake.url, { apiKey: 'k' });
+    const l = engine('libretranslate', libreFake.url);
+    const o = engine('openai', `${openAiFake.url}/v1`);
+    expect((await d.translate(job({ source: 'EN' }), signal)).translations[0]?.text).toBe('HELLO WORLD');
+    expect((await d.languages()).targets.has('EN-GB')).toBe(true);
+    await l.translate(job({ target: 'ES' }), signal); // auto-detection with /detect first
+    await o.translate(job(), signal);
+    const requests = [...deeplFake.requests, ...libreFake.requests, ...openAiFake.requests];
+    expect(requests.map((r) => r.path)).toEqual(
+      expect.arrayContaining([
+        '/v2/translate',
+        '/v2/languages?type=target',
+        '/detect',
+        '/translate',
+        '/v1/chat/completions',
+      ]),
+    );
+    const agent = new RegExp(`^Hearth/${VERSION.replaceAll('.', '\\.')} \\(`);
+    for (const r of requests) expect(r.headers['user-agent'], r.path).toMatch(agent);
+  });
+});
 
 describe('DeepL engine', () => {
   it('forwards parameters as JSON with the upstream key and reads languages from the upstream', async () => {

@@ -1,6 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
+import { VERSION } from '../../../core/version.ts';
 import { UpstreamError } from './types.ts';
+
+/**
+ * Sent on every upstream request, shaped like the official DeepL clients' (`deepl-node/<v> (<os>) node/<v>`):
+ * strict DeepL-compatible servers refuse a request without one.
+ */
+export const USER_AGENT = `Hearth/${VERSION} (${process.platform} ${process.arch}) node/${process.versions.node}`;
 
 export interface UpstreamResponse {
   status: number;
@@ -48,7 +55,11 @@ export class UpstreamClient {
     };
     // A string body goes out in one write together with the headers (a Buffer would make a writev of two).
     const payload = opts.json === undefined ? undefined : JSON.stringify(opts.json);
-    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...opts.headers,
+    };
     if (payload !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));

@@ -3,6 +3,8 @@ import { bodyOf, FakeUpstream, shout } from './server.ts';
 /** The real DeepL API's surface as Hearth uses it (docs/translation.md), on loopback. */
 export function fakeDeepl(key = 'upstream-secret-key:fx'): Promise<FakeUpstream> {
   return new FakeUpstream((req) => {
+    // Like DeepL's own mock server: a request without a User-Agent is refused.
+    if (!req.headers['user-agent']) return { status: 400, body: { message: 'User-Agent header missing' } };
     if (req.headers.authorization !== `DeepL-Auth-Key ${key}`) return { status: 403, body: '' };
     if (req.path.startsWith('/v2/languages')) {
       const target = req.path.includes('type=target');
