@@ -10,10 +10,15 @@ export interface DateRange {
   end: string;
 }
 
+/** A request's parameters by name (a URLSearchParams, or the query and body together). */
+export interface QueryParams {
+  get(name: string): string | null;
+}
+
 /** Who an account is in a report: the masked key and its label. */
 export type AccountInfo = (account: string) => { apiKey: string; label: string };
 
-function parseDate(query: URLSearchParams, name: string): string {
+function parseDate(query: QueryParams, name: string): string {
   const value = query.get(name);
   if (!value) throw notSpecified(name);
   // spec: ISO 8601 date; a date-time is accepted and read as its (UTC) day.
@@ -30,7 +35,7 @@ function parseDate(query: URLSearchParams, name: string): string {
 }
 
 /** Both dates inclusive (README); more than 366 days is the spec's 400. */
-export function parseRange(query: URLSearchParams): DateRange {
+export function parseRange(query: QueryParams): DateRange {
   const start = parseDate(query, 'start_date');
   const end = parseDate(query, 'end_date');
   const days = (Date.parse(end) - Date.parse(start)) / DAY_MS;
@@ -71,7 +76,7 @@ function* entries(days: UsageDays, range: DateRange) {
 }
 
 /** `GET /v2/admin/analytics` (spec "Usage report"; `key_usages` is the per-key list of docs/translation.md#admin-api). */
-export function usageReport(days: UsageDays, query: URLSearchParams, who: AccountInfo) {
+export function usageReport(days: UsageDays, query: QueryParams, who: AccountInfo) {
   const groupBy = query.get('group_by') ?? '';
   if (!['', 'key', 'key_and_day'].includes(groupBy)) {
     throw invalid("Value for 'group_by' not supported. Allowed: '', 'key', 'key_and_day'.");
@@ -111,7 +116,7 @@ export function usageReport(days: UsageDays, query: URLSearchParams, who: Accoun
 }
 
 /** `GET /v2/admin/analytics/custom-tags`: tagged usage by tag (and day), `pageSize` entries a page. */
-export function customTagReport(days: UsageDays, query: URLSearchParams, pageSize: number) {
+export function customTagReport(days: UsageDays, query: QueryParams, pageSize: number) {
   const aggregateBy = query.get('aggregate_by') || 'period';
   if (!['period', 'day'].includes(aggregateBy)) {
     throw invalid("Value for 'aggregate_by' not supported. Allowed: '', 'period', 'day'.");

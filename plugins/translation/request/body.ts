@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { invalid, tooLarge, unsupportedMediaType } from '../errors.ts';
+import { setOwn } from '../own.ts';
 
 /** spec: "total request size at most 128 KiB". */
 export const MAX_BODY_BYTES = 128 * 1024;
@@ -72,4 +73,32 @@ export function parseParams(contentType: string | undefined, body: Buffer): RawP
 /** The parameters of a request body (JSON or form). */
 export async function requestParams(req: IncomingMessage): Promise<RawParams> {
   return parseParams(req.headers['content-type'], await readBody(req));
+}
+
+/**
+ * The parameters of a request that may carry them in the query, the body or both: DeepL's own clients send
+ * `GET /v2/languages` with `type=target` in a form body (the Python client) or in the query (deepl-node),
+ * and the real API reads either. A name given in both places with different values is ambiguous (400).
+ */
+export async function queryAndBodyParams(req: IncomingMessage, querystring: string): Promise<RawParams> {
+  const body = await requestParams(req);
+  const query = new URLSearchParams(querystring);
+  if (query.size === 0) return body;
+  for (const name of new Set(query.keys())) {
+    const fromQuery = query.getAll(name);
+    if (body.kind === 'json') {
+      if (!Object.hasOwn(body.values, name)) {
+        setOwn(body.values, name, fromQuery.length === 1 ? fromQuery[0] : fromQuery);
+      } else if (fromQuery.length !== 1 || body.values[name] !== fromQuery[0]) {
+        throw invalid(`Parameter '${name}' is given in both the query and the body.`);
+      }
+      continue;
+    }
+    const fromBody = body.values.get(name);
+    if (!fromBody) body.values.set(name, fromQuery);
+    else if (fromBody.join('\u0000') !== fromQuery.join('\u0000')) {
+      throw invalid(`Parameter '${name}' is given in both the query and the body.`);
+    }
+  }
+  return body;
 }

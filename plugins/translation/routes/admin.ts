@@ -1,10 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import type { AdminKeyApi } from '../../../core/plugin/types.ts';
 import { type AccountInfo, customTagReport, usageReport } from '../accounting/analytics.ts';
 import { apiKeyJson, DEFAULT_LABEL, type DeveloperKeys } from '../accounting/developer-keys.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import { forbidden, notFoundError, notSpecified, notSupported } from '../errors.ts';
-import { requestParams } from '../request/body.ts';
+import { queryAndBodyParams, requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
 import { deeplAuthKey } from './client-auth.ts';
 
@@ -104,11 +105,17 @@ export function mountAdmin(router: HearthRouter, deps: AdminDeps): void {
     ctx.body = apiKeyJson(key!);
   });
 
-  router.get('/v2/admin/analytics', (ctx) => {
-    ctx.body = usageReport(deps.ledger.days, new URLSearchParams(ctx.querystring), deps.who);
+  // GET parameters are read from the query or a body, as on the client routes.
+  const query = async (ctx: { req: IncomingMessage; querystring: string }) => {
+    const p = new ParamReader(await queryAndBodyParams(ctx.req, ctx.querystring));
+    return { get: (name: string) => p.string(name) ?? null };
+  };
+
+  router.get('/v2/admin/analytics', async (ctx) => {
+    ctx.body = usageReport(deps.ledger.days, await query(ctx), deps.who);
   });
 
-  router.get('/v2/admin/analytics/custom-tags', (ctx) => {
-    ctx.body = customTagReport(deps.ledger.days, new URLSearchParams(ctx.querystring), deps.pageSize);
+  router.get('/v2/admin/analytics/custom-tags', async (ctx) => {
+    ctx.body = customTagReport(deps.ledger.days, await query(ctx), deps.pageSize);
   });
 }

@@ -3,7 +3,7 @@ import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import type { EngineChain } from '../engines/chain.ts';
 import { invalid, notSupported } from '../errors.ts';
 import { FORMALITY_TARGETS, languageName } from '../languages.ts';
-import { requestParams } from '../request/body.ts';
+import { queryAndBodyParams, requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
 import type { Account, TranslateService } from '../translate-service.ts';
@@ -55,8 +55,8 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
 
   const languages = async (ctx: Parameters<Parameters<HearthRouter['get']>[1]>[0]) => {
     await deps.authenticate(ctx.get('authorization'));
-    const params = ctx.method === 'POST' ? new ParamReader(await requestParams(ctx.req)) : null;
-    const type = (params?.string('type') ?? ctx.query.type ?? 'source') as string;
+    const params = new ParamReader(await queryAndBodyParams(ctx.req, ctx.querystring));
+    const type = params.string('type') ?? 'source';
     if (type !== 'source' && type !== 'target') throw notSupported('type');
     const summary = await summarize(deps.chain);
     ctx.body =
@@ -74,7 +74,8 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
   // docs/translation.md#languages: the v3 list; only the translate_text resource exists in part 1.
   router.get('/v3/languages', async (ctx) => {
     await deps.authenticate(ctx.get('authorization'));
-    const resource = (ctx.query.resource as string | undefined) ?? 'translate_text';
+    const params = new ParamReader(await queryAndBodyParams(ctx.req, ctx.querystring));
+    const resource = params.string('resource') ?? 'translate_text';
     if (resource !== 'translate_text') throw notSupported('resource');
     const summary = await summarize(deps.chain);
     const codes = new Set([...summary.sources, ...summary.targets]);
