@@ -4,6 +4,7 @@ import { fileLabel } from './atomic-write.ts';
 import { StoreError } from './errors.ts';
 import { DurableJsonFile } from './json-file-adapter.ts';
 import type { DocStore } from './types.ts';
+import { applyUndo, takeSnapshot, type Undo, undoFor } from './undo.ts';
 import type { WriteGate } from './write-gate.ts';
 
 export interface DocStoreDeps {
@@ -11,6 +12,8 @@ export interface DocStoreDeps {
   gate: WriteGate;
   coalesceMs: number;
   onWrite?: ((info: { file: string; ms: number }) => void) | undefined;
+  /** Told after every write attempt: the error of a failed one, `null` for a success (disk health). */
+  onWriteResult?: ((file: string, doc: { readonly owed: boolean }, err: unknown) => void) | undefined;
 }
 
 /** After a failed background write, wait at least this long before trying again (no log floods). */
@@ -33,6 +36,14 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
   #inFlight: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  /** Commits applied in memory whose write has not succeeded yet, oldest first: undone if it fails. */
+  #pending: Array<{ version: number; undo: Undo }> = [];
+  /** The highest version a failed write covered: a waiter at or below it failed with that write. */
+  #failedUpTo = 0;
+  /** The version of the latest `update` (coalesced change). */
+  #lastUpdate = 0;
+  /** Whether the latest background write failed: its error is logged once, not at every retry. */
+  #failing = false;
   /** Last-moment adjustment of the data before a snapshot is written (LogStore pruning). */
   beforeWrite: ((data: T) => void) | null = null;
 
@@ -68,6 +79,11 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
     return this.#low.data;
   }
 
+  /** Whether changes in memory still wait for a successful write. */
+  get owed(): boolean {
+    return this.#durable < this.#version;
+  }
+
   get version(): number {
     return this.#version;
   }
@@ -76,14 +92,28 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
     this.#assertOpen();
     mutate(this.#low.data);
     this.#version += 1;
+    this.#lastUpdate = this.#version;
     this.#schedule(this.#deps.coalesceMs);
   }
 
+  /**
+   * All or nothing: a change that throws, or whose write fails, is undone in memory before the error reaches
+   * the caller, so nothing a caller was told failed is ever seen or saved later.
+   */
   async commit(mutate: (data: T) => void): Promise<void> {
     this.#assertOpen();
-    mutate(this.#low.data);
+    const snapshot = takeSnapshot(this.#low.data);
+    try {
+      mutate(this.#low.data);
+    } catch (err) {
+      applyUndo(this.#low.data, undoFor(snapshot, this.#low.data));
+      this.#version += 1;
+      throw err;
+    }
     this.#version += 1;
-    await this.#durableUpTo(this.#version);
+    const version = this.#version;
+    this.#pending.push({ version, undo: undoFor(snapshot, this.#low.data) });
+    await this.#durableUpTo(version);
   }
 
   flush(): Promise<void> {
@@ -105,7 +135,12 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
   async #durableUpTo(target: number): Promise<void> {
     while (this.#durable < target) {
       // Writes of one file never overlap: renames must land in order. Join the one on the disk, then loop.
-      await (this.#inFlight ?? this.#startWrite());
+      try {
+        await (this.#inFlight ?? this.#startWrite());
+      } catch (err) {
+        // A write that started before this change was made did not cover it: try with a write of our own.
+        if (this.#failedUpTo >= target) throw err;
+      }
     }
   }
 
@@ -124,25 +159,55 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
       if (version <= this.#durable) return;
       const started = performance.now();
       this.beforeWrite?.(this.#low.data);
-      await this.#low.write();
+      try {
+        await this.#low.write();
+      } catch (err) {
+        this.#rollBack(version);
+        this.#deps.onWriteResult?.(this.file, this, err);
+        throw err;
+      }
       this.#durable = Math.max(this.#durable, version);
+      this.#pending = this.#pending.filter((p) => p.version > version);
+      this.#deps.onWriteResult?.(this.file, this, null);
       this.#deps.onWrite?.({ file: fileLabel(this.file), ms: performance.now() - started });
     } finally {
       this.#deps.gate.exit();
     }
   }
 
+  /**
+   * Undoes, newest first, every commit the failed write covered; coalesced updates stay in memory and are
+   * retried. The version moves on so caches derived from the data are rebuilt.
+   */
+  #rollBack(coveredVersion: number): void {
+    this.#failedUpTo = Math.max(this.#failedUpTo, coveredVersion);
+    const failed = this.#pending.filter((p) => p.version <= coveredVersion);
+    if (failed.length === 0) return;
+    this.#pending = this.#pending.filter((p) => p.version > coveredVersion);
+    for (const p of failed.reverse()) applyUndo(this.#low.data, p.undo);
+    this.#version += 1;
+    // Nothing left but what the disk already has: no write is owed.
+    if (this.#pending.length === 0 && this.#lastUpdate <= this.#durable) this.#durable = this.#version;
+  }
+
   #schedule(delayMs: number): void {
     if (this.#timer || this.#closed) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.flush().catch((err: unknown) => {
-        this.#deps.log.error(
-          { file: fileLabel(this.file), err: err instanceof Error ? err.message : String(err) },
-          'store write failed; retrying',
-        );
-        this.#schedule(Math.max(this.#deps.coalesceMs, RETRY_MS));
-      });
+      this.flush().then(
+        () => {
+          this.#failing = false;
+        },
+        (err: unknown) => {
+          if (!this.#failing)
+            this.#deps.log.error(
+              { file: fileLabel(this.file), err: err instanceof Error ? err.message : String(err) },
+              'store write failed; retrying',
+            );
+          this.#failing = true;
+          this.#schedule(Math.max(this.#deps.coalesceMs, RETRY_MS));
+        },
+      );
     }, delayMs);
   }
 }

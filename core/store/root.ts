@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { errCode } from './atomic-write.ts';
 import { JsonDocStore } from './doc-store.ts';
 import { assertSafeName, StoreError } from './errors.ts';
 import { BoundedLogStore, type LogFile } from './log-store.ts';
@@ -12,6 +13,7 @@ import type {
   PluginStore,
   StoreRoot,
   StoreRootOptions,
+  WriteProblem,
 } from './types.ts';
 import { WriteGate } from './write-gate.ts';
 
@@ -23,6 +25,16 @@ async function allOrFirstError<T>(promises: Iterable<Promise<T>>): Promise<T[]> 
   return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
+/** A sentence an operator can act on; the codes stay in the notice for the curious. */
+function describeWriteError(codes: string[]): string {
+  if (codes.includes('ENOSPC') || codes.includes('EDQUOT'))
+    return 'the data disk is full: changes cannot be saved until space is freed';
+  if (codes.includes('EROFS')) return 'the data disk is read-only: changes cannot be saved';
+  if (codes.includes('EACCES') || codes.includes('EPERM'))
+    return 'the data directory is not writable: changes cannot be saved';
+  return `writing the data directory fails (${codes.join(', ')}): changes cannot be saved`;
+}
+
 class FileStoreRoot implements StoreRoot {
   readonly dataDir: string;
   readonly #opts: StoreRootOptions;
@@ -30,6 +42,8 @@ class FileStoreRoot implements StoreRoot {
   /** Every file this root opened (or is opening), by absolute path. */
   readonly #docs = new Map<string, Promise<Pick<JsonDocStore<object>, 'flush' | 'close'>>>();
   #closing: Promise<void> | null = null;
+  /** Files whose latest write failed, with that error's code: the disk health the hub reports. */
+  readonly #failing = new Map<string, { code: string; doc: { readonly owed: boolean } }>();
   /** Backups run one after another. */
   #pauses: Promise<unknown> = Promise.resolve();
 
@@ -59,6 +73,28 @@ class FileStoreRoot implements StoreRoot {
       },
     };
   }
+
+  get writeProblem(): WriteProblem | null {
+    const codes = [...new Set([...this.#failing.values()].map((f) => f.code))];
+    if (codes.length === 0) return null;
+    const files = [...this.#failing.keys()].map((f) => basename(f));
+    return { code: codes.join(','), reason: describeWriteError(codes), files };
+  }
+
+  /**
+   * Tracks which files fail to write; the hub hears of a change of the overall state only. A good write
+   * anywhere also clears the files that owe nothing any more (their failed change was undone): the disk
+   * takes writes again, and nothing of theirs waits to be retried.
+   */
+  #onWriteResult = (file: string, doc: { readonly owed: boolean }, err: unknown): void => {
+    const before = this.writeProblem?.reason ?? null;
+    if (err === null) {
+      this.#failing.delete(file);
+      for (const [f, entry] of this.#failing) if (!entry.doc.owed) this.#failing.delete(f);
+    } else this.#failing.set(file, { code: errCode(err) ?? 'EUNKNOWN', doc });
+    const after = this.writeProblem;
+    if ((after?.reason ?? null) !== before) this.#opts.onWriteProblem?.(after);
+  };
 
   flushAll(): Promise<void> {
     return this.#eachDoc((doc) => doc.flush());
@@ -106,6 +142,7 @@ class FileStoreRoot implements StoreRoot {
       gate: this.#gate,
       coalesceMs,
       onWrite: this.#opts.onWrite,
+      onWriteResult: this.#onWriteResult,
     });
     this.#docs.set(file, doc);
     return doc;

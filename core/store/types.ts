@@ -45,8 +45,20 @@ export interface PluginStore {
 }
 
 /** The process-wide owner of the data directory (one per hub). */
+/** Why data files cannot be written right now (a full or read-only disk). */
+export interface WriteProblem {
+  /** The error codes seen (`ENOSPC`, `EROFS`, …), comma-separated. */
+  code: string;
+  /** One sentence for an operator. */
+  reason: string;
+  /** The data files whose latest write failed. */
+  files: string[];
+}
+
 export interface StoreRoot {
   readonly dataDir: string;
+  /** Set while the latest write of some file failed; cleared by that file's next successful write. */
+  readonly writeProblem: WriteProblem | null;
   /** The store view handed to a plugin (files `<plugin>.<name>.json`). `core` is used by the core itself. */
   forOwner(owner: string): PluginStore;
   /** Resolves once every store's pending changes are durable. */
@@ -69,4 +81,6 @@ export interface StoreRootOptions {
   log: import('pino').Logger;
   /** Called after every durable write (file name, duration): feeds metrics, tests and the benchmark. */
   onWrite?: (info: { file: string; ms: number }) => void;
+  /** Called when the disk health changes: a problem appears, changes, or goes away (`null`). */
+  onWriteProblem?: (problem: WriteProblem | null) => void;
 }

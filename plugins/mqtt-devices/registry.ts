@@ -74,6 +74,16 @@ export class Registry {
     this.#index = new Map(this.#doc.data.devices.map((d) => [d.protocolid, d]));
   }
 
+  /** A membership change; the index is rebuilt when it fails (the store has undone the change). */
+  async #commit(mutate: (d: RegistryDoc) => void): Promise<void> {
+    try {
+      await this.#doc.commit(mutate);
+    } catch (err) {
+      this.#reindex();
+      throw err;
+    }
+  }
+
   levelOf(protocolid: string): LightLevel | null {
     return this.#levels.data.levels[protocolid] ?? null;
   }
@@ -121,7 +131,7 @@ export class Registry {
       firstSeen: now,
       lastSeen: now,
     };
-    await this.#doc.commit((d) => {
+    await this.#commit((d) => {
       d.devices.push(record);
       this.#index.set(record.protocolid, record);
     });
@@ -143,7 +153,7 @@ export class Registry {
       firstSeen: now,
       lastSeen: now,
     };
-    await this.#doc.commit((d) => {
+    await this.#commit((d) => {
       d.devices.push(record);
       this.#index.set(record.protocolid, record);
     });
@@ -156,7 +166,7 @@ export class Registry {
   ): Promise<DeviceRecord> {
     const r = this.require(protocolid);
     const accepting = r.new && change.new === false;
-    await this.#doc.commit(() => {
+    await this.#commit(() => {
       if (change.site !== undefined) r.site = change.site;
       if (change.new !== undefined) r.new = change.new;
       if (change.name !== undefined) r.device = { ...r.device, name: change.name };
@@ -169,14 +179,14 @@ export class Registry {
   async markAdopted(protocolid: string): Promise<void> {
     const r = this.get(protocolid);
     if (!r || r.adopted) return;
-    await this.#doc.commit(() => {
+    await this.#commit(() => {
       r.adopted = true;
     });
   }
 
   async remove(protocolid: string): Promise<DeviceRecord> {
     const r = this.require(protocolid);
-    await this.#doc.commit((d) => {
+    await this.#commit((d) => {
       d.devices = d.devices.filter((x) => x.protocolid !== protocolid);
       this.#index.delete(protocolid);
     });
@@ -189,7 +199,7 @@ export class Registry {
   async removeSite(site: string): Promise<void> {
     if (!this.#doc.data.devices.some((d) => d.site === site)) return;
     const gone = this.forSite(site).map((r) => r.protocolid);
-    await this.#doc.commit((d) => {
+    await this.#commit((d) => {
       d.devices = d.devices.filter((x) => x.site !== site);
       for (const id of gone) this.#index.delete(id);
     });

@@ -210,20 +210,20 @@ describe('writes', () => {
 });
 
 describe('write failures', () => {
-  it('rejects the commit, keeps every change in memory and writes it all once the disk is back', async () => {
+  it('rejects and undoes the failed commit, keeps coalesced updates and writes them once the disk is back', async () => {
     const { root, writes, lines } = await openRoot(dataDir, 10);
     const doc = await root.forOwner('core').open('w', { a: 0, b: 0 });
     await rm(dataDir, { recursive: true, force: true });
 
     await expect(doc.commit((d) => Object.assign(d, { a: 1 }))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(doc.data.a).toBe(1);
+    expect(doc.data.a).toBe(0);
     doc.update((d) => Object.assign(d, { b: 2 }));
     while (!lines.some((l) => l.msg === 'store write failed; retrying'))
       await new Promise((r) => setTimeout(r, 5));
 
     await mkdir(dataDir);
     while (writes.length === 0) await new Promise((r) => setTimeout(r, 20));
-    expect(await readJson(join(dataDir, 'core.w.json'))).toEqual({ a: 1, b: 2 });
+    expect(await readJson(join(dataDir, 'core.w.json'))).toEqual({ a: 0, b: 2 });
     const failure = lines.find((l) => l.msg === 'store write failed; retrying');
     expect(failure).toMatchObject({ level: 50, file: 'core.w.json' });
     await root.close();
