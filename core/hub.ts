@@ -9,7 +9,7 @@ import { basicAuthChecker, mountCoreAdmin } from './admin/routes.ts';
 import { EventBus } from './bus/bus.ts';
 import type { HearthConfig } from './config/types.ts';
 import { contextFactory, Notices } from './context.ts';
-import { mountHealth } from './http/health.ts';
+import { mountHealth, storageStatus } from './http/health.ts';
 import { createRouter } from './http/router.ts';
 import { adminGuard, HttpService } from './http/service.ts';
 import { loadTls } from './http/tls.ts';
@@ -129,7 +129,8 @@ export class Hub {
     try {
       return await this.boot(t0);
     } catch (err) {
-      await this.teardown();
+      // The start's own error is the one to report; a failed save on the way down is logged by teardown.
+      await this.teardown().catch(() => {});
       throw err;
     }
   }
@@ -150,6 +151,7 @@ export class Hub {
       plugins: () => this.manager,
       notices: () => this.notices.list(),
       started: () => this.state === 'running',
+      storage: () => this.store?.writeProblem ?? null,
     });
     main.mount('core', health);
     const adminRouter = createRouter({}, cfg.http.bodyLimit);
@@ -206,6 +208,11 @@ export class Hub {
       log: this.rootLog.child({ name: 'store' }),
       // SD cards wear by writes: the count per file is worth watching.
       onWrite: ({ file }) => this.storeWrites.inc({ file: path.basename(file) }),
+      // One notice (logged once by Notices) while writes fail; gone with the first good write.
+      onWriteProblem: (problem) => {
+        this.notices.forOwner('core').set('storage', problem ? `${problem.reason} (${problem.code})` : null);
+        if (!problem) this.log.info('data disk writable again; pending changes saved');
+      },
     });
     const { admin, generated } = await AdminKey.open(
       this.store.forOwner('core'),
@@ -290,6 +297,7 @@ export class Hub {
       listeners: this.http.infos(),
       mqtt: { mode: this.broker?.mode, port: this.broker?.port },
       plugins: this.manager?.health() ?? [],
+      storage: storageStatus(this.store?.writeProblem ?? null),
       notices: this.notices.list(),
     };
   }
@@ -319,8 +327,11 @@ export class Hub {
     this.state = 'stopping';
     this.bus.emit('core.stopping', {});
     await this.sd.stopping();
-    await this.teardown();
-    this.state = 'stopped';
+    try {
+      await this.teardown();
+    } finally {
+      this.state = 'stopped';
+    }
   }
 
   private async teardown(): Promise<void> {
@@ -329,11 +340,20 @@ export class Hub {
     this.ws?.close();
     await this.broker?.stop().catch((err: unknown) => this.log.error({ err }, 'broker stop failed'));
     await this.http.closeAll();
-    await this.store?.close().catch((err: unknown) => this.log.error({ err }, 'store close failed'));
+    let saveFailed: Error | null = null;
+    await this.store?.close().catch((err: unknown) => {
+      saveFailed = err instanceof Error ? err : new Error(String(err));
+      this.log.error(
+        { err: saveFailed.message },
+        'final save failed: changes since the last good write are lost',
+      );
+    });
     this.runFile.remove();
     this.lock.release();
     this.stopProcessMetrics();
-    this.log.info('hub stopped');
+    this.log.info(saveFailed ? 'hub stopped without saving everything' : 'hub stopped');
     await new Promise<void>((resolve) => this.log.flush(() => resolve()));
+    // The exit code tells systemd (and the operator) that data was lost.
+    if (saveFailed) throw new Error(`final save failed: ${(saveFailed as Error).message}`);
   }
 }

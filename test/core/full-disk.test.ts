@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { type BreakableDisk, breakableDisk } from './fixtures/full-disk.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+let disk: BreakableDisk;
+let hub: TestHub | null = null;
+
+beforeEach(async () => {
+  disk = await breakableDisk(8192);
+});
+afterEach(async () => {
+  await disk.heal().catch(() => {});
+  await hub?.stop({ keepData: true }).catch(() => {});
+  hub = null;
+  await disk.cleanup();
+});
+
+const client = (name: string) => ({
+  client_name: name,
+  redirect_uris: [],
+  grant_types: ['client_credentials'],
+  response_types: [],
+  token_endpoint_auth_method: 'client_secret_basic',
+  scope: 'lights:read',
+  agent: false,
+  agent_description: '',
+});
+
+const names = (body: unknown) =>
+  (body as Array<{ name?: string; client_name?: string }>).map((x) => x.name ?? x.client_name);
+
+async function ready(h: TestHub) {
+  const res = await fetch(new URL('/ready', h.url));
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('a full data disk', () => {
+  it('site, OAuth client and admin key writes that fail answer 5xx and leave nothing, before or after the next good write and a restart', async () => {
+    hub = await startTestHub({ plugins: ['lighting', 'auth'], dataDir: disk.dir });
+    const h = hub;
+    const sitesBefore = names((await h.admin('GET', '/admin/sites')).body);
+    await disk.breakWrites();
+
+    expect((await h.admin('POST', '/admin/sites', { name: 'Garage' })).status).toBeGreaterThanOrEqual(500);
+    expect(names((await h.admin('GET', '/admin/sites')).body)).toEqual(sitesBefore);
+    expect((await h.admin('POST', '/admin/clients', client('Never shown'))).status).toBeGreaterThanOrEqual(
+      500,
+    );
+    expect(names((await h.admin('GET', '/admin/clients')).body)).not.toContain('Never shown');
+    expect((await h.admin('POST', '/admin/admin-key/rotate')).status).toBeGreaterThanOrEqual(500);
+    // The old admin key still works: the rotation was undone, not half-applied.
+    expect((await h.admin('GET', '/admin/hub')).status).toBe(200);
+
+    const r = await ready(h);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'degraded', storage: { status: 'failing', code: disk.mode } });
+    if (disk.mode === 'ENOSPC') expect((r.body.storage as { reason: string }).reason).toMatch(/disk is full/);
+    expect((await h.admin('GET', '/admin/hub')).body).toMatchObject({ storage: { status: 'failing' } });
+    expect(h.logs.filter((l) => l.notice === 'storage')).toHaveLength(1);
+
+    await disk.heal();
+    expect((await h.admin('POST', '/admin/sites', { name: 'Shed' })).status).toBe(201);
+    expect((await ready(h)).body).toMatchObject({ status: 'ready', storage: { status: 'ok' } });
+    expect((await h.admin('GET', '/admin/hub')).body).toMatchObject({ storage: { status: 'ok' } });
+    expect((await h.admin('POST', '/admin/clients', client('Kept'))).status).toBe(201);
+
+    hub = await h.restart();
+    expect(names((await hub.admin('GET', '/admin/sites')).body)).toEqual([...sitesBefore, 'Shed']);
+    const clients = names((await hub.admin('GET', '/admin/clients')).body);
+    expect(clients).toContain('Kept');
+    expect(clients).not.toContain('Never shown');
+  });
+
+  it('SIGTERM whose final save fails exits non-zero and says so', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/core/fixtures/run-hub.ts'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HEARTH_DATA_DIR: disk.dir,
+        HEARTH_HOST: '127.0.0.1',
+        HEARTH_PORT: '0',
+        HEARTH_ADMIN_PORT: '0',
+        HEARTH_MQTT_PORT: '0',
+        // Only the shutdown flush writes the counter's state.
+        HEARTH_STORE__COALESCE_MS: '60000',
+        HEARTH_ADMIN_KEY: 'full-disk-test-admin-key',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      while (!out.includes('READY-FOR-TEST')) {
+        if (child.exitCode !== null) throw new Error(`hub exited early: ${out}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await disk.breakWrites();
+      child.kill('SIGTERM');
+      expect(await exited).not.toBe(0);
+      expect(out).toContain('final save failed');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
