@@ -112,6 +112,7 @@ export default definePlugin<AuthConfig, AuthExports>({
       s.issuances.prune();
       s.audit.prune();
       pruneRefreshTokens(s);
+      s.sessions.prune();
     }, MAINTENANCE_MS);
     maintenance.unref();
 
@@ -121,7 +122,13 @@ export default definePlugin<AuthConfig, AuthExports>({
         clearInterval(maintenance);
         clearInterval(sweep);
         lighting.setSiteTokenVerifier(null);
-        await Promise.all([s.data.flush(), s.refresh.flush(), s.issuances.flush(), s.audit.flush()]);
+        await Promise.all([
+          s.data.flush(),
+          s.refresh.flush(),
+          s.sessions.flush(),
+          s.issuances.flush(),
+          s.audit.flush(),
+        ]);
       },
       health: () =>
         s.keys.all().length > 0 ? { status: 'ok' } : { status: 'down', detail: 'no signing key' },

@@ -9,9 +9,11 @@ import type { Lockout } from './domain/lockout.ts';
 import type { PasswordHasher } from './domain/passwords.ts';
 import type { Audit } from './state/audit.ts';
 import type { CodeStore } from './state/codes.ts';
+import { own } from './state/collections.ts';
 import type { IssuanceRegistry } from './state/issuances.ts';
 import type { AuthData, Client, RefreshData, Resource } from './state/model.ts';
 import type { PendingAuthorizations } from './state/pending.ts';
+import type { SessionStore } from './state/sessions.ts';
 
 /** Everything the auth routes share, created once per plugin start (never module state). */
 export interface AuthServices {
@@ -23,6 +25,7 @@ export interface AuthServices {
   secure(): boolean;
   data: DocStore<AuthData>;
   refresh: DocStore<RefreshData>;
+  sessions: SessionStore;
   issuances: IssuanceRegistry;
   audit: Audit;
   keys: KeyRing;
@@ -43,10 +46,9 @@ export interface AuthServices {
 /** A resource by id, slug or URI (RFC 8707 `resource` values are URIs; admins also use slugs). */
 export function findResource(s: AuthServices, ref: string): Resource | undefined {
   const all = s.data.data.resources;
-  if (all[ref]) return all[ref];
-  return Object.values(all).find((r) => r.uri === ref || r.slug === ref);
+  return own(all, ref) ?? Object.values(all).find((r) => r.uri === ref || r.slug === ref);
 }
 
-export const findClient = (s: AuthServices, id: string): Client | undefined => s.data.data.clients[id];
+export const findClient = (s: AuthServices, id: string): Client | undefined => own(s.data.data.clients, id);
 
 export const nowIso = (): string => new Date().toISOString();

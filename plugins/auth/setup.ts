@@ -9,8 +9,10 @@ import { createAudit } from './state/audit.ts';
 import { createCodeStore } from './state/codes.ts';
 import { issuedAtOf } from './state/issuance-codec.ts';
 import { createIssuanceRegistry } from './state/issuances.ts';
-import type { AuditEvent, AuthData, RefreshData, Revocation } from './state/model.ts';
+import { prepareAuthData, prepareRefreshData, prepareSessionData } from './state/load-data.ts';
+import type { AuditEvent, AuthData, RefreshData, Revocation, SessionData } from './state/model.ts';
 import { createPendingAuthorizations } from './state/pending.ts';
+import { createSessionStore } from './state/sessions.ts';
 
 const DAY = 86_400_000;
 export const VERSION = '0.1.0';
@@ -29,7 +31,11 @@ export async function createServices(
     consent_grants: {},
     settings: { dcr: null },
   });
+  await prepareAuthData(data, ctx.log);
   const refresh = await ctx.store.open<RefreshData>('refresh', { tokens: {} });
+  prepareRefreshData(refresh, ctx.log);
+  const sessions = await ctx.store.open<SessionData>('sessions', { sessions: {} });
+  prepareSessionData(sessions, ctx.log);
   // Hot logs are bounded by count and by age (`retention_days`) in the store, which ages out from the head
   // on append (O(1)), so retention costs issuance nothing.
   // Written at most every 5 s: a crash loses at most the last seconds of issuance records (the tokens stay
@@ -63,6 +69,7 @@ export async function createServices(
     },
     data,
     refresh,
+    sessions: createSessionStore(sessions),
     issuances: createIssuanceRegistry(issuanceLog, revocationLog, config.issuances.retention_days * DAY),
     audit: createAudit(auditLog, config.audit.retention_days * DAY),
     keys,

@@ -32,6 +32,31 @@ describe('redirect URI rules', () => {
     expect(redirectUriMatches(reg, 'http://127.0.0.1:53111/other')).toBe(false);
     expect(redirectUriMatches(reg, 'http://localhost:53111/cb')).toBe(false);
   });
+  test('loopback redirect URIs are normalised before matching: only the port of an IP literal may differ', () => {
+    const reg = ['http://127.0.0.1/cb', 'http://[::1]:8080/cb?x=1', 'http://localhost:4000/cb'];
+    expect(redirectUriMatches(reg, 'http://127.0.0.1:65535/cb')).toBe(true);
+    expect(redirectUriMatches(reg, 'http://[::1]/cb?x=1')).toBe(true);
+    expect(redirectUriMatches(reg, 'http://[::1]:9/cb?x=1')).toBe(true);
+    for (const p of [
+      'http://127.0.0.1:5000/x/../cb',
+      'http://127.0.0.1/./cb',
+      'http://127.1/cb',
+      'http://127.0.0.1.:5000/cb',
+      'http://user@127.0.0.1/cb',
+      'http://127.0.0.1:5000@127.0.0.1/cb',
+      'HTTP://127.0.0.1/cb',
+      'http://127.0.0.1:5000/%63b',
+      'http://127.0.0.1:5000/cb/',
+      'http://127.0.0.1:99999/cb',
+      'http://127.0.0.1:/cb',
+      'http://[0:0:0:0:0:0:0:1]/cb?x=1',
+      'http://[::1]/cb?x=2',
+      'http://localhost:4001/cb',
+      'http://localhost/cb',
+    ])
+      expect(redirectUriMatches(reg, p), p).toBe(false);
+    expect(redirectUriMatches(reg, 'http://localhost:4000/cb')).toBe(true);
+  });
   test('web clients need https and no loopback; native may use loopback http', () => {
     expect(redirectUriProblem('http://127.0.0.1/cb', 'web')).toMatch(/https/);
     expect(redirectUriProblem('https://localhost/cb', 'web')).toMatch(/loopback/);
@@ -39,6 +64,7 @@ describe('redirect URI rules', () => {
     expect(redirectUriProblem('http://127.0.0.1/cb', 'native')).toBeNull();
     expect(redirectUriProblem('http://pi.local/cb', 'native')).toMatch(/loopback/);
     expect(redirectUriProblem('com.example.app:/cb', 'native')).toBeNull();
+    expect(redirectUriProblem('http://user@127.0.0.1/cb', 'native')).toMatch(/user information/);
   });
 });
 

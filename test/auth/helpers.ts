@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import * as oidc from 'openid-client';
 import { expect } from 'vitest';
 import { startTestHub, type TestHub, type TestHubOptions } from '../helpers/hub.ts';
 
@@ -147,4 +148,47 @@ export async function authorizeInBrowser(
     location = res.headers.get('location')!;
   }
   return new URL(location);
+}
+
+/** A phone app: a public native client with the code flow (and refresh tokens), configured for openid-client. */
+export async function phoneApp(
+  h: AuthHub,
+  opts: { redirect?: string; grants?: string[] } = {},
+): Promise<{ id: string; config: oidc.Configuration }> {
+  const c = await adminClient(h, {
+    client_name: 'Phone app',
+    redirect_uris: [opts.redirect ?? 'http://127.0.0.1/callback'],
+    grant_types: opts.grants ?? ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
+  const config = await oidc.discovery(new URL(h.auth), c.client_id, undefined, oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+    algorithm: 'oauth2',
+  });
+  return { id: c.client_id, config };
+}
+
+/** Builds an authorization request (PKCE S256, state) for a loopback redirect on an arbitrary port. */
+export async function codeRequest(
+  config: oidc.Configuration,
+  params: { resource: string; scope: string; redirect_uri?: string },
+): Promise<{ url: string; verifier: string; state: string }> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: 'http://127.0.0.1:49152/callback',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    ...params,
+  });
+  return { url: url.toString(), verifier, state };
+}
+
+/** Live (unexpired, unrevoked) access tokens of a client, as the admin API lists them. */
+export async function liveTokens(h: TestHub, clientId: string): Promise<Array<{ jti: string }>> {
+  const res = await h.admin('GET', `/admin/tokens?client_id=${encodeURIComponent(clientId)}`);
+  expect(res.status).toBe(200);
+  return (res.body as { tokens: Array<{ jti: string }> }).tokens;
 }

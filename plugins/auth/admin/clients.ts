@@ -10,6 +10,7 @@ import {
   clientView,
   validateClientInput,
 } from '../state/client-factory.ts';
+import { own } from '../state/collections.ts';
 import type { Client, ClientStatus } from '../state/model.ts';
 import {
   auditAdmin,
@@ -28,7 +29,7 @@ import {
 const CLIENT_ID = /^[A-Za-z0-9._-]{3,64}$/;
 
 function get(s: AuthServices, ctx: Context): Client {
-  const c = s.data.data.clients[param(ctx, 'id')];
+  const c = own(s.data.data.clients, param(ctx, 'id'));
   if (!c) throw missing('client_not_found', 'unknown client');
   return c;
 }
@@ -86,10 +87,10 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
     const wantedId = str(b, 'client_id', false);
     if (wantedId !== undefined && !CLIENT_ID.test(wantedId))
       throw badInput('client_id must be 3–64 of A-Z a-z 0-9 . _ -');
-    if (wantedId !== undefined && s.data.data.clients[wantedId])
+    if (wantedId !== undefined && own(s.data.data.clients, wantedId))
       throw conflict('client_exists', 'client already exists');
     // RFC 9068 §5: a machine token's `sub` is its client id, so that id must never name a user.
-    if (wantedId !== undefined && s.data.data.users[wantedId])
+    if (wantedId !== undefined && own(s.data.data.users, wantedId))
       throw conflict('client_exists', 'client_id is taken by a user');
     let built: ReturnType<typeof buildClient> | undefined;
     try {
@@ -178,7 +179,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
     if (c.token_endpoint_auth_method === 'none') throw badInput('public clients have no secret');
     const secret = randomToken();
     await s.data.commit((d) => {
-      const x = d.clients[c.id];
+      const x = own(d.clients, c.id);
       if (x) {
         x.secret_hash = hashSecret(s.keys.hmacSecret, secret);
         x.updated_at = nowIso();
@@ -195,7 +196,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
       if (!t.from.includes(c.status))
         throw conflict('invalid_transition', `cannot ${verb} a client that is ${c.status}`);
       await s.data.commit((d) => {
-        const x = d.clients[c.id];
+        const x = own(d.clients, c.id);
         if (x) {
           x.status = t.to;
           x.updated_at = nowIso();

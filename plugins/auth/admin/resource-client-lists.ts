@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { type AuthServices, nowIso } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { Resource } from '../state/model.ts';
 import { auditAdmin, jsonBody, missing, param, str } from './util.ts';
 
@@ -23,7 +24,7 @@ export function mountClientPolicyLists(
       section === 'exchange' ? x.policy.exchange.allowed_client_ids : x.policy.runtime.client_ids;
     const write = async (x: Resource, ids: string[]) => {
       await s.data.commit((d) => {
-        const y = d.resources[x.id];
+        const y = own(d.resources, x.id);
         if (!y) return;
         if (section === 'exchange') y.policy.exchange.allowed_client_ids = ids;
         else y.policy.runtime.client_ids = ids;
@@ -36,7 +37,7 @@ export function mountClientPolicyLists(
     r.post(`/resources/:slug/policy/${path}`, async (ctx) => {
       const x = bySlug(ctx);
       const id = str(jsonBody(ctx), 'client_id', true);
-      if (!s.data.data.clients[id]) throw missing('client_not_found', 'unknown client');
+      if (!own(s.data.data.clients, id)) throw missing('client_not_found', 'unknown client');
       const ids = read(x).includes(id) ? read(x) : [...read(x), id];
       await write(x, ids);
       auditAdmin(s, ctx, `${action}.added`, { client_id: id, detail: x.slug });

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { type AuthServices, nowIso } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { Resource } from '../state/model.ts';
 import { auditAdmin, badInput, jsonBody, missing, str, strQuery } from './util.ts';
 
@@ -30,7 +31,7 @@ export function mountConnectPolicy(
   const list = (x: Resource) => x.policy.connect?.allowed_return_urls ?? [];
   const write = async (x: Resource, urls: string[]) => {
     await s.data.commit((d) => {
-      const y = d.resources[x.id];
+      const y = own(d.resources, x.id);
       if (!y) return;
       y.policy.connect = { allowed_return_urls: urls };
       y.updated_at = nowIso();

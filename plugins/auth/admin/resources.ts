@@ -4,6 +4,7 @@ import { isScopeToken } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
 import { revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { Resource, ScopeDef } from '../state/model.ts';
 import { mountClientPolicyLists } from './resource-client-lists.ts';
 import { checkReturnUrl, mountConnectPolicy } from './resource-connect-policy.ts';
@@ -105,7 +106,7 @@ function checkUnique(s: AuthServices, r: Resource): void {
 
 export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
   const byId = (ctx: Context) => {
-    const x = s.data.data.resources[param(ctx, 'id')];
+    const x = own(s.data.data.resources, param(ctx, 'id'));
     if (!x) throw missing('resource_not_found', 'unknown resource');
     return x;
   };
@@ -207,7 +208,7 @@ export async function deleteResource(s: AuthServices, res: Resource): Promise<vo
   await s.data.commit((d) => {
     delete d.resources[res.id];
     for (const g of grants) {
-      const x = d.consent_grants[g.id];
+      const x = own(d.consent_grants, g.id);
       if (x) x.revoked_at = nowIso();
     }
   });

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { revokeJti, revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
+import { own } from '../state/collections.ts';
 import { auditAdmin, badInput, intQuery, missing, param, strQuery, timeQuery } from './util.ts';
 
 const DAY = 86_400_000;
@@ -79,11 +80,11 @@ export function mountAdminTokens(r: HearthRouter, s: AuthServices): void {
   });
 
   r.delete('/grants/consent/:id', async (ctx) => {
-    const g = s.data.data.consent_grants[param(ctx, 'id')];
+    const g = own(s.data.data.consent_grants, param(ctx, 'id'));
     if (!g) throw missing('grant_not_found', 'unknown consent grant');
     if (!g.revoked_at) {
       await s.data.commit((d) => {
-        const x = d.consent_grants[g.id];
+        const x = own(d.consent_grants, g.id);
         if (x) x.revoked_at = nowIso();
       });
     }

@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { newId } from '../domain/secrets.ts';
 import { announceSuspended, revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { User } from '../state/model.ts';
 import { auditAdmin, badInput, conflict, intQuery, jsonBody, missing, param, str } from './util.ts';
 
@@ -19,7 +20,7 @@ export const userView = (u: User) => ({
 });
 
 function get(s: AuthServices, ctx: Context): User {
-  const u = s.data.data.users[param(ctx, 'id')];
+  const u = own(s.data.data.users, param(ctx, 'id'));
   if (!u) throw missing('user_not_found', 'unknown user');
   return u;
 }
@@ -32,6 +33,10 @@ function checkEmail(s: AuthServices, email: string, selfId?: string): string {
   );
   if (taken) throw conflict('user_exists', 'a user with this email already exists');
   return e;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < 8 || password.length > 1024) throw badInput('password must be 8–1024 characters');
 }
 
 const liveIssuances = (s: AuthServices, userId: string) =>
@@ -54,7 +59,7 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
     const password = str(b, 'password', true);
     const role = str(b, 'role', true);
     if (role !== 'admin' && role !== 'user') throw badInput('role must be admin or user');
-    if (password.length < 8 || password.length > 1024) throw badInput('password must be 8–1024 characters');
+    checkPassword(password);
     const now = nowIso();
     const user: User = {
       id: newId(),
@@ -84,13 +89,21 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
     const b = jsonBody(ctx);
     const email = str(b, 'email', false);
     const name = str(b, 'name', false);
+    const password = str(b, 'password', false);
+    if (password !== undefined) checkPassword(password);
     const next: User = { ...u, updated_at: nowIso() };
     if (email !== undefined) next.email = checkEmail(s, email, u.id);
     if (name !== undefined) next.name = name;
+    if (password !== undefined) next.password_hash = await s.passwords.hash(password);
     await s.data.commit((d) => {
       d.users[u.id] = next;
     });
-    auditAdmin(s, ctx, 'user.updated', { detail: u.id });
+    // A new password ends every browser session signed in with the old one.
+    if (password !== undefined) {
+      await s.sessions.endUser(u.id);
+      s.pending.dropUser(u.id);
+    }
+    auditAdmin(s, ctx, password !== undefined ? 'user.password_changed' : 'user.updated', { detail: u.id });
     ctx.body = userView(next);
   });
 
@@ -101,6 +114,7 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
       throw conflict('user_has_tokens', `user has ${live} live tokens; use force=true`);
     await revokeWhere(s, { user_id: u.id });
     s.pending.dropUser(u.id);
+    await s.sessions.endUser(u.id);
     await s.data.commit((d) => {
       delete d.users[u.id];
       for (const g of Object.values(d.consent_grants))
@@ -119,14 +133,16 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
       if (u.status !== from)
         throw conflict('invalid_transition', `cannot ${verb} a user that is ${u.status}`);
       await s.data.commit((d) => {
-        const x = d.users[u.id];
+        const x = own(d.users, u.id);
         if (x) {
           x.status = to;
           x.updated_at = nowIso();
         }
       });
-      // Disabling ends sessions (checked on every use) and blocks pending authorizations.
+      // Disabling ends the user's sessions for good (enabling again does not revive them) and blocks
+      // pending authorizations.
       if (to === 'disabled') {
+        await s.sessions.endUser(u.id);
         s.pending.dropUser(u.id);
         announceSuspended(s, { user_id: u.id });
       }
@@ -159,10 +175,41 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
     ctx.body = { tokens };
   });
 
+  // Revoke-all is a force logout: the user's tokens and browser sessions end together.
   r.delete('/users/:id/tokens', async (ctx) => {
     const u = get(s, ctx);
     const revoked = await revokeWhere(s, { user_id: u.id });
+    const sessionsEnded = await s.sessions.endUser(u.id);
+    s.pending.dropUser(u.id);
     auditAdmin(s, ctx, 'user.force_logout', { detail: u.id });
-    ctx.body = { revoked };
+    ctx.body = { revoked, sessions_ended: sessionsEnded };
+  });
+
+  r.get('/users/:id/sessions', (ctx) => {
+    const u = get(s, ctx);
+    ctx.body = {
+      sessions: s.sessions.list(u.id).map((x) => ({
+        id: x.id,
+        created_at: new Date(x.created_at).toISOString(),
+        expires_at: new Date(x.expires_at).toISOString(),
+      })),
+    };
+  });
+
+  // Force logout from the browser only: tokens already issued to apps stay (DELETE …/tokens ends both).
+  r.delete('/users/:id/sessions', async (ctx) => {
+    const u = get(s, ctx);
+    const ended = await s.sessions.endUser(u.id);
+    s.pending.dropUser(u.id);
+    auditAdmin(s, ctx, 'user.force_logout', { detail: `${u.id} sessions` });
+    ctx.body = { ended };
+  });
+
+  r.delete('/users/:id/sessions/:session_id', async (ctx) => {
+    const u = get(s, ctx);
+    if (!(await s.sessions.endOne(u.id, param(ctx, 'session_id'))))
+      throw missing('session_not_found', 'unknown session');
+    auditAdmin(s, ctx, 'user.force_logout', { detail: `${u.id} session` });
+    ctx.status = 204;
   });
 }

@@ -1,13 +1,42 @@
 import { createHash } from 'node:crypto';
-import { safeEqual, sha256 } from '../domain/secrets.ts';
+import { isSubset, parseScope } from '../domain/scopes.ts';
+import { newId, safeEqual, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
-import type { Client } from '../state/model.ts';
-import { invalidGrant, invalidRequest, unauthorizedClient } from './errors.ts';
-import { issueAccessToken, issueRefreshToken, revokeFamily, revokeJti, type TokenResponse } from './issue.ts';
+import { own } from '../state/collections.ts';
+import type { Client, ConsentGrant, Resource, User } from '../state/model.ts';
+import { invalidGrant, invalidRequest, invalidScope, invalidTarget, unauthorizedClient } from './errors.ts';
+import { issueAccessToken, issueRefreshToken, revokeFamily, type TokenResponse } from './issue.ts';
 import { type Params, param, required } from './params.ts';
 
 // RFC 7636 §4.1: 43–128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/**
+ * RFC 8707 §2.2 on the code and refresh grants: the token is for the resource the user authorized. A
+ * `resource` naming anything else (or several resources) is `invalid_target`; without one, that resource.
+ */
+function checkResource(body: Params, granted: Resource): void {
+  const v = Object.hasOwn(body, 'resource') ? body.resource : undefined;
+  if (v === undefined || v === '') return;
+  if (typeof v !== 'string') throw invalidTarget('one resource per token request');
+  if (v !== granted.uri) throw invalidTarget('the grant was made for another resource');
+}
+
+/** The parties of a delegated grant, or null when any of them is gone, inactive or revoked. */
+function liveParties(
+  s: AuthServices,
+  ids: { user_id: string; resource_id: string; consent_grant_id: string },
+): { user: User; resource: Resource; grant: ConsentGrant } | null {
+  const user = own(s.data.data.users, ids.user_id);
+  const resource = own(s.data.data.resources, ids.resource_id);
+  const grant = own(s.data.data.consent_grants, ids.consent_grant_id);
+  if (user?.status !== 'active' || !resource || !grant || grant.revoked_at) return null;
+  return { user, resource, grant };
+}
+
+/** A consent that was narrowed since the code or refresh token was issued narrows what it yields. */
+const stillConsented = (scopes: readonly string[], grant: ConsentGrant) =>
+  scopes.filter((x) => grant.scopes.includes(x));
 
 /** RFC 6749 §4.1.3 with PKCE S256 required for every client (RFC 7636 §4.6). */
 export async function authorizationCodeGrant(
@@ -24,10 +53,10 @@ export async function authorizationCodeGrant(
   const record = s.codes.get(code);
   if (!record || record.client_id !== client.id) throw invalidGrant('invalid authorization code');
   if (record.redeemed) {
-    // RFC 6749 §4.1.2: a code used twice is refused and the tokens issued from it are revoked
-    const { jti, family_id } = record.redeemed;
-    await revokeJti(s, jti);
-    if (family_id) await revokeFamily(s, family_id);
+    // RFC 6749 §4.1.2, RFC 9700 §4.5: a code used twice is refused and everything issued from it is
+    // revoked — also what a redemption still in flight is issuing (it checks `reused` when done).
+    record.redeemed.reused = true;
+    await revokeFamily(s, record.redeemed.family_id);
     void s.audit.record('auth_code.reused', { client_id: client.id, actor_id: record.user_id });
     throw invalidGrant('authorization code already used');
   }
@@ -39,30 +68,34 @@ export async function authorizationCodeGrant(
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   if (!safeEqual(challenge, record.code_challenge)) throw invalidGrant('PKCE verification failed'); // RFC 7636 §4.6
 
-  const user = s.data.data.users[record.user_id];
-  const resource = s.data.data.resources[record.resource_id];
-  const grant = s.data.data.consent_grants[record.consent_grant_id];
-  if (user?.status !== 'active' || !resource || !grant || grant.revoked_at) {
-    throw invalidGrant('the authorization is no longer valid');
-  }
-  // Mark first so a concurrent second redemption sees it.
-  record.redeemed = { jti: '', exp: 0, family_id: null };
+  const parties = liveParties(s, record);
+  if (!parties) throw invalidGrant('the authorization is no longer valid');
+  const { user, resource, grant } = parties;
+  checkResource(body, resource);
+  const scopes = stillConsented(record.scopes, grant);
+  if (scopes.length === 0) throw invalidGrant('the consent no longer covers the requested scope');
+
+  // Marked in the same turn as the checks above, before the first await, so a concurrent redemption
+  // always sees it. Every token issued from the code joins this family.
+  const redeemed = { family_id: newId(), reused: false };
+  record.redeemed = redeemed;
   const ttl = s.config.access_token_ttl;
-  const base = { client, userId: user.id, resource, scopes: record.scopes, consentGrantId: grant.id };
-  let refresh: { token: string; familyId: string } | undefined;
-  if (client.grant_types.includes('refresh_token')) refresh = issueRefreshToken(s, base);
-  const { token, claims } = await issueAccessToken(s, {
+  const base = { client, userId: user.id, resource, scopes, consentGrantId: grant.id };
+  const refresh = client.grant_types.includes('refresh_token')
+    ? issueRefreshToken(s, { ...base, familyId: redeemed.family_id })
+    : undefined;
+  const { token } = await issueAccessToken(s, {
     ...base,
     ttlSec: ttl,
-    ...(refresh ? { familyId: refresh.familyId } : {}),
+    familyId: redeemed.family_id,
+    stillValid: () => !redeemed.reused && liveParties(s, record) !== null,
   });
-  record.redeemed = { jti: claims.jti, exp: claims.exp * 1000, family_id: refresh?.familyId ?? null };
   void s.audit.record('token.issued', { client_id: client.id, actor_id: user.id, detail: resource.slug });
   return {
     access_token: token,
     token_type: 'Bearer',
     expires_in: ttl,
-    scope: record.scopes.join(' '),
+    scope: scopes.join(' '),
     ...(refresh ? { refresh_token: refresh.token } : {}),
   };
 }
@@ -78,7 +111,7 @@ export async function refreshTokenGrant(
   }
   const presented = required(body, 'refresh_token');
   const hash = sha256(presented);
-  const record = s.refresh.data.tokens[hash];
+  const record = own(s.refresh.data.tokens, hash);
   if (!record || record.client_id !== client.id) throw invalidGrant('invalid refresh token');
   if (record.used_at) {
     await revokeFamily(s, record.family_id);
@@ -90,25 +123,37 @@ export async function refreshTokenGrant(
     throw invalidGrant('refresh token already used; the token family is revoked');
   }
   if (record.revoked_at || record.expires_at < Date.now()) throw invalidGrant('invalid refresh token');
-  const user = s.data.data.users[record.user_id];
-  const resource = s.data.data.resources[record.resource_id];
-  const grant = s.data.data.consent_grants[record.consent_grant_id];
-  if (user?.status !== 'active' || !resource || !grant || grant.revoked_at) {
+  const parties = liveParties(s, record);
+  if (!parties) {
     void s.audit.record('token.refresh_denied', { client_id: client.id, actor_id: record.user_id });
     throw invalidGrant('the authorization is no longer valid');
   }
-  // RFC 6749 §6: a narrower scope may be requested, never a wider one
+  const { user, resource, grant } = parties;
+  checkResource(body, resource);
+  const available = stillConsented(record.scopes, grant);
+  if (available.length === 0) throw invalidGrant('the consent no longer covers any scope of this token');
+  // RFC 6749 §6: a narrower scope may be requested, never a wider one (§5.2: invalid_scope)
   const requested = param(body, 'scope');
-  const scopes = requested === undefined ? record.scopes : requested.split(' ').filter(Boolean);
-  if (!scopes.every((x) => record.scopes.includes(x))) throw invalidGrant('scope exceeds the original grant');
+  const scopes = requested === undefined ? available : parseScope(requested);
+  if (scopes.length === 0 || !isSubset(scopes, available))
+    throw invalidScope('scope exceeds what the user granted');
   s.refresh.update((d) => {
-    const r = d.tokens[hash];
+    const r = own(d.tokens, hash);
     if (r) r.used_at = Date.now();
   });
   const base = { client, userId: user.id, resource, consentGrantId: grant.id };
-  const next = issueRefreshToken(s, { ...base, scopes: record.scopes, familyId: record.family_id });
+  // The next refresh token carries what is still consented: a narrowed consent narrows the family.
+  const next = issueRefreshToken(s, { ...base, scopes: available, familyId: record.family_id });
+  const nextHash = sha256(next.token);
   const ttl = s.config.access_token_ttl;
-  const { token } = await issueAccessToken(s, { ...base, scopes, ttlSec: ttl, familyId: record.family_id });
+  const { token } = await issueAccessToken(s, {
+    ...base,
+    scopes,
+    ttlSec: ttl,
+    familyId: record.family_id,
+    // Revoked while this token was being signed (reuse, logout of the user, consent withdrawn).
+    stillValid: () => !own(s.refresh.data.tokens, nextHash)?.revoked_at && liveParties(s, record) !== null,
+  });
   void s.audit.record('token.refreshed', { client_id: client.id, actor_id: user.id });
   return {
     access_token: token,

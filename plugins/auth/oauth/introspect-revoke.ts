@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { isLive } from '../sites/verify.ts';
+import { own } from '../state/collections.ts';
 import type { Client } from '../state/model.ts';
 import { authenticateClient } from './client-auth.ts';
 import { invalidClient } from './errors.ts';
@@ -14,11 +15,14 @@ import { param, readOAuthForm, required } from './params.ts';
  * (same checks as `refreshTokenGrant`: unused, unexpired, user active, consent grant not revoked).
  */
 function liveRefresh(s: AuthServices, token: string) {
-  const r = s.refresh.data.tokens[sha256(token)];
+  const r = own(s.refresh.data.tokens, sha256(token));
   if (!r || r.revoked_at || r.used_at || r.expires_at <= Date.now()) return undefined;
-  const user = s.data.data.users[r.user_id];
-  const grant = s.data.data.consent_grants[r.consent_grant_id];
-  return user?.status === 'active' && grant && !grant.revoked_at ? r : undefined;
+  const user = own(s.data.data.users, r.user_id);
+  const grant = own(s.data.data.consent_grants, r.consent_grant_id);
+  if (user?.status !== 'active' || !grant || grant.revoked_at) return undefined;
+  // What a refresh would yield now: a narrowed consent narrows the token.
+  const scopes = r.scopes.filter((x) => grant.scopes.includes(x));
+  return scopes.length > 0 ? { ...r, scopes } : undefined;
 }
 
 /**
@@ -60,7 +64,7 @@ async function revoke(
   hint: string | undefined,
 ): Promise<void> {
   const tryRefresh = async () => {
-    const r = s.refresh.data.tokens[sha256(token)];
+    const r = own(s.refresh.data.tokens, sha256(token));
     if (!r || r.client_id !== caller.id) return false;
     await revokeFamily(s, r.family_id);
     return true;

@@ -1,6 +1,9 @@
 import { newId, randomToken, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { Client, Issuance, Resource } from '../state/model.ts';
+import { type TokenFilter, tokenFilter } from '../state/token-filter.ts';
+import { invalidGrant } from './errors.ts';
 
 export interface IssueInput {
   client: Client;
@@ -11,6 +14,11 @@ export interface IssueInput {
   ttlSec: number;
   familyId?: string;
   consentGrantId?: string;
+  /**
+   * Re-checked once the token is signed and recorded: a revocation that ran while it was being signed
+   * could not see it, so a token whose grant fell meanwhile is revoked at once and refused.
+   */
+  stillValid?: () => boolean;
 }
 
 export interface TokenResponse {
@@ -49,6 +57,10 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
   };
   await s.issuances.record(issuance);
+  if (input.stillValid && !input.stillValid()) {
+    await revokeJti(s, claims.jti);
+    throw invalidGrant('the grant was revoked while the token was issued');
+  }
   s.issuedCounter.inc({ grant: input.userId === null ? 'client_credentials' : 'delegated' });
   return { token, claims };
 }
@@ -88,7 +100,7 @@ export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> 
   const i = s.issuances.raw(jti);
   const exp = i ? Date.parse(i.expires_at) : Date.now() + 86_400_000;
   const fresh = await s.issuances.revoke(jti, exp);
-  const aud = i ? s.data.data.resources[i.resource_id]?.uri : undefined;
+  const aud = i ? own(s.data.data.resources, i.resource_id)?.uri : undefined;
   if (fresh && aud) s.onRevoked({ jti, aud, exp: Math.floor(exp / 1000) });
   return fresh;
 }
@@ -98,16 +110,17 @@ export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> 
  * suspended or a user that was disabled: the tokens fail every check from now on (`isLive`), but nothing
  * is revoked, so they work again after reactivation.
  */
-export function announceSuspended(s: AuthServices, pred: { client_id?: string; user_id?: string }): void {
+export function announceSuspended(s: AuthServices, filter: TokenFilter): void {
+  const match = tokenFilter(filter);
+  if (!match) return;
   const now = Date.now();
   for (const i of s.issuances.where(
     (x) =>
-      (pred.client_id === undefined || x.client_id === pred.client_id) &&
-      (pred.user_id === undefined || x.subject_user_id === pred.user_id) &&
+      match({ ...x, user_id: x.subject_user_id }) &&
       Date.parse(x.expires_at) > now &&
       !s.issuances.isRevoked(x.jti),
   )) {
-    const aud = s.data.data.resources[i.resource_id]?.uri;
+    const aud = own(s.data.data.resources, i.resource_id)?.uri;
     if (aud) s.onRevoked({ jti: i.jti, aud, exp: Math.floor(Date.parse(i.expires_at) / 1000) });
   }
 }
@@ -128,26 +141,23 @@ export async function revokeFamily(s: AuthServices, familyId: string): Promise<n
   return n;
 }
 
-/** Revokes every token (refresh and access) matching a predicate over refresh records and issuances. */
-export async function revokeWhere(
-  s: AuthServices,
-  pred: { user_id?: string; client_id?: string; consent_grant_id?: string },
-): Promise<number> {
-  const match = (x: { client_id: string; consent_grant_id?: string }, user: string) =>
-    (pred.user_id === undefined || user === pred.user_id) &&
-    (pred.client_id === undefined || x.client_id === pred.client_id) &&
-    (pred.consent_grant_id === undefined || x.consent_grant_id === pred.consent_grant_id);
+/** Revokes every token (refresh and access) matching a filter over refresh records and issuances. */
+export async function revokeWhere(s: AuthServices, filter: TokenFilter): Promise<number> {
+  const match = tokenFilter(filter);
+  if (!match) return 0;
   const now = Date.now();
   let n = 0;
   s.refresh.update((d) => {
     for (const r of Object.values(d.tokens)) {
-      if (!r.revoked_at && match(r, r.user_id)) {
+      if (!r.revoked_at && match(r)) {
         r.revoked_at = now;
         n++;
       }
     }
   });
-  const live = s.issuances.where((i) => match(i, i.subject_user_id) && Date.parse(i.expires_at) > now);
+  const live = s.issuances.where(
+    (i) => match({ ...i, user_id: i.subject_user_id }) && Date.parse(i.expires_at) > now,
+  );
   for (const i of live) if (await revokeJti(s, i.jti)) n++;
   return n;
 }

@@ -23,9 +23,10 @@ export async function readOAuthForm(ctx: Context): Promise<Params> {
     if (err instanceof FormError) throw invalidRequest(`${err.message} (application/x-www-form-urlencoded)`);
     throw err;
   }
-  const out: Params = {};
+  // Null prototype: a parameter named `constructor` or `__proto__` is just a parameter.
+  const out: Params = Object.create(null) as Params;
   for (const [k, v] of form) {
-    const prev = out[k];
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
     out[k] = prev === undefined ? v : [...[prev].flat(), v];
   }
   return out;
@@ -33,7 +34,7 @@ export async function readOAuthForm(ctx: Context): Promise<Params> {
 
 /** One request parameter; RFC 6749 §3.1: parameters must not be included more than once. */
 export function param(p: Params, name: string): string | undefined {
-  const v = p[name];
+  const v = Object.hasOwn(p, name) ? p[name] : undefined;
   if (v === undefined || v === '') return undefined;
   if (typeof v !== 'string') throw invalidRequest(`parameter ${name} must appear once, as a string`);
   return v;

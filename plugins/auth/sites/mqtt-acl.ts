@@ -1,5 +1,6 @@
 import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/mqtt/types.ts';
 import type { AuthServices } from '../services.ts';
+import { own } from '../state/collections.ts';
 import { isLive, type VerifyAccessToken } from './verify.ts';
 
 const KIND = 'auth.site-token';
@@ -56,7 +57,7 @@ export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): 
       const token = password?.toString('utf8') ?? '';
       if (!JWT_SHAPE.test(token)) return 'pass';
       const v = await verify(token);
-      const siteId = v ? s.data.data.resources[v.resource_id]?.site_id : undefined;
+      const siteId = v ? own(s.data.data.resources, v.resource_id)?.site_id : undefined;
       if (!v || !siteId) return { allow: false };
       const identity: TokenIdentity = {
         kind: KIND,

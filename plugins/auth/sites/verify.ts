@@ -1,5 +1,6 @@
 import type { AccessTokenClaims } from '../domain/access-token.ts';
 import { type AuthServices, findResource } from '../services.ts';
+import { own } from '../state/collections.ts';
 
 export interface VerifiedToken {
   sub: string;
@@ -29,8 +30,8 @@ export function isLive(
   claims: Pick<AccessTokenClaims, 'jti' | 'client_id' | 'sub'>,
 ): boolean {
   if (s.issuances.isRevoked(claims.jti)) return false;
-  if (s.data.data.clients[claims.client_id]?.status !== 'active') return false;
-  const user = s.data.data.users[claims.sub];
+  if (own(s.data.data.clients, claims.client_id)?.status !== 'active') return false;
+  const user = own(s.data.data.users, claims.sub);
   return !user || user.status === 'active';
 }
 

@@ -9,8 +9,12 @@ export interface CodeRecord {
   scopes: string[];
   consent_grant_id: string;
   expires_at: number;
-  /** Set on first redemption; a second redemption revokes what the first one issued (RFC 6749 §4.1.2). */
-  redeemed?: { jti: string; exp: number; family_id: string | null };
+  /**
+   * Set on first redemption, before anything is issued: every token issued from the code belongs to
+   * `family_id`. A second redemption sets `reused` and revokes the family (RFC 6749 §4.1.2); a first
+   * redemption still signing at that moment sees `reused` afterwards and revokes what it made.
+   */
+  redeemed?: { family_id: string; reused: boolean };
 }
 
 /**

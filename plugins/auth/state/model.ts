@@ -80,6 +80,15 @@ export interface AuthData {
   resources: Record<string, Resource>;
   consent_grants: Record<string, ConsentGrant>;
   settings: { dcr: { mode: DcrMode; approved_redirects: string[] } | null };
+  /** Records found malformed when the file was loaded, kept for inspection instead of being served. */
+  quarantine?: QuarantinedRecord[];
+}
+
+export interface QuarantinedRecord {
+  collection: string;
+  key: string;
+  record: unknown;
+  at: string;
 }
 
 export interface RefreshRecord {
@@ -99,6 +108,19 @@ export interface RefreshRecord {
 /** Refresh tokens by SHA-256 of the token (`auth.refresh.json`). */
 export interface RefreshData {
   tokens: Record<string, RefreshRecord>;
+}
+
+/** A browser session, stored by SHA-256 of its cookie value (`auth.sessions.json`). */
+export interface SessionRecord {
+  /** Public handle for the admin API (never the cookie value). */
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SessionData {
+  sessions: Record<string, SessionRecord>;
 }
 
 export interface Issuance {

@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { redirectUriMatches } from '../domain/redirect-uri.ts';
 import { isSubset, parseScope } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
+import { revokeJti } from '../oauth/issue.ts';
 import { type AuthServices, findClient, nowIso } from '../services.ts';
 import type { Client, ConsentGrant } from '../state/model.ts';
 import type { PendingAuthorization } from '../state/pending.ts';
@@ -56,16 +57,24 @@ export const activeGrant = (
     (g) => !g.revoked_at && g.user_id === userId && g.client_id === clientId && g.resource_id === resourceId,
   );
 
-/** Records (or replaces) the user's consent for a client and resource. Durable before the code is issued. */
+/**
+ * Records the user's consent for a client and resource, durable before the code is issued. The page lists
+ * the requested scopes: ticked ones are granted, unticked ones withdrawn, and scopes granted earlier but not
+ * asked for this time stay. Withdrawing narrows what was issued under the grant: refresh tokens keep only
+ * the scopes still granted, and live access tokens carrying a withdrawn scope are revoked.
+ */
 export async function saveGrant(
   s: AuthServices,
   userId: string,
   client: Client,
   resourceId: string,
-  scopes: string[],
+  requested: readonly string[],
+  chosen: readonly string[],
 ): Promise<ConsentGrant> {
   const existing = activeGrant(s, userId, client.id, resourceId);
   const now = nowIso();
+  const kept = existing ? existing.scopes.filter((x) => !requested.includes(x)) : [];
+  const scopes = [...new Set([...kept, ...chosen])];
   const grant: ConsentGrant = existing
     ? { ...existing, scopes, updated_at: now }
     : {
@@ -80,7 +89,25 @@ export async function saveGrant(
   await s.data.commit((d) => {
     d.consent_grants[grant.id] = grant;
   });
+  const withdrawn = existing ? existing.scopes.filter((x) => !scopes.includes(x)) : [];
+  if (withdrawn.length > 0) await narrowIssued(s, grant, withdrawn);
   return grant;
+}
+
+async function narrowIssued(s: AuthServices, grant: ConsentGrant, withdrawn: string[]): Promise<void> {
+  s.refresh.update((d) => {
+    for (const r of Object.values(d.tokens))
+      if (r.consent_grant_id === grant.id) r.scopes = r.scopes.filter((x) => grant.scopes.includes(x));
+  });
+  const now = Date.now();
+  for (const i of s.issuances.where(
+    (x) =>
+      x.consent_grant_id === grant.id &&
+      Date.parse(x.expires_at) > now &&
+      x.scopes.some((sc) => withdrawn.includes(sc)),
+  )) {
+    await revokeJti(s, i.jti);
+  }
 }
 
 /** GET /oauth/authorize (RFC 6749 §4.1.1 with PKCE S256, RFC 8707 resource, RFC 9207 iss). */

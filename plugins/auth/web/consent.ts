@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { PendingAuthorization } from '../state/pending.ts';
 import { completeAuthorization, redirectToClient, saveGrant } from './authorize.ts';
 import { FormError, field, readForm } from './form.ts';
@@ -17,8 +18,8 @@ function renderConsent(
   status = 200,
   error?: string,
 ): void {
-  const client = s.data.data.clients[p.client_id];
-  const resource = s.data.data.resources[p.resource_id];
+  const client = own(s.data.data.clients, p.client_id);
+  const resource = own(s.data.data.resources, p.resource_id);
   const rows = p.scopes
     .map((name) => {
       const d = resource?.scopes.find((x) => x.name === name)?.description ?? '';
@@ -95,11 +96,11 @@ export function mountConsent(router: HearthRouter, s: AuthServices): void {
     if (chosen.length === 0 || !chosen.every((x) => p.scopes.includes(x))) {
       return renderConsent(ctx, s, session, id, p, 422, 'Choose at least one of the listed permissions.');
     }
-    const client = s.data.data.clients[p.client_id];
+    const client = own(s.data.data.clients, p.client_id);
     if (client?.status !== 'active')
       return sendErrorPage(ctx, 400, 'Unknown application', 'The application is no longer registered.');
     s.pending.take(id);
-    const grant = await saveGrant(s, session.user.id, client, p.resource_id, chosen);
+    const grant = await saveGrant(s, session.user.id, client, p.resource_id, p.scopes, chosen);
     void s.audit.record('consent.granted', {
       actor_id: session.user.id,
       client_id: client.id,

@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { createRateLimiter } from '../domain/rate-limit.ts';
 import { safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
+import { own } from '../state/collections.ts';
 import { FormError, field, readForm } from './form.ts';
 import { esc, sendPage } from './html.ts';
 import {
@@ -111,11 +112,11 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
     if (s.passwords.needsRehash(user.password_hash)) {
       const phc = await s.passwords.hash(password);
       s.data.update((d) => {
-        const u = d.users[user.id];
+        const u = own(d.users, user.id);
         if (u) u.password_hash = phc;
       });
     }
-    startSession(ctx, s, user);
+    await startSession(ctx, s, user);
     void s.audit.record('user.login', { actor_id: user.id, ip: ctx.ip });
     ctx.status = 303; // RFC 9700 §4.12: never 307 after a POST with credentials
     ctx.redirect(redirect);
@@ -141,7 +142,7 @@ export function mountLogin(router: HearthRouter, s: AuthServices): void {
         );
         return;
       }
-      endSession(ctx, s);
+      await endSession(ctx, s);
     }
     ctx.redirect('/login');
     ctx.status = 303; // RFC 9700 §4.12

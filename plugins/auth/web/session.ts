@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { hmac, randomToken, safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
+import { own } from '../state/collections.ts';
 import type { User } from '../state/model.ts';
 
 const LOGIN_NONCE_TTL = 12 * 3600;
@@ -26,20 +27,21 @@ function cookie(ctx: Context, name: string): string | undefined {
   return undefined;
 }
 
-/** Stateless session `userId.expiry.mac`; every use re-checks that the user still exists and is active. */
-export function startSession(ctx: Context, s: AuthServices, user: User): void {
-  const exp = Math.floor(Date.now() / 1000) + s.config.session_ttl;
-  const payload = `${user.id}.${exp}`;
-  setCookie(
-    ctx,
-    s,
-    names(s).session,
-    `${payload}.${hmac(s.keys.hmacSecret, `session|${payload}`)}`,
-    s.config.session_ttl,
-  );
+/**
+ * Signs the user in: a new server-side session (the cookie is an opaque 256-bit value), replacing the one
+ * the browser may already hold, so an old cookie copied elsewhere does not outlive a new sign-in.
+ */
+export async function startSession(ctx: Context, s: AuthServices, user: User): Promise<void> {
+  const previous = cookie(ctx, names(s).session);
+  if (previous) await s.sessions.end(previous);
+  const token = s.sessions.start(user.id, s.config.session_ttl);
+  setCookie(ctx, s, names(s).session, token, s.config.session_ttl);
 }
 
-export function endSession(ctx: Context, s: AuthServices): void {
+/** Logout: ends the session on the server (a copy of the cookie stops working too) and clears the cookie. */
+export async function endSession(ctx: Context, s: AuthServices): Promise<void> {
+  const raw = cookie(ctx, names(s).session);
+  if (raw) await s.sessions.end(raw);
   setCookie(ctx, s, names(s).session, '', 0);
 }
 
@@ -49,14 +51,13 @@ export interface Session {
   raw: string;
 }
 
+/** The signed-in user: the session must exist on the server, be unexpired, and its user be active. */
 export function currentSession(ctx: Context, s: AuthServices): Session | null {
   const raw = cookie(ctx, names(s).session);
-  if (!raw) return null;
-  const [id, exp, mac] = raw.split('.');
-  if (!id || !exp || !mac) return null;
-  if (!safeEqual(mac, hmac(s.keys.hmacSecret, `session|${id}.${exp}`))) return null;
-  if (Number(exp) * 1000 < Date.now()) return null;
-  const user = s.data.data.users[id];
+  if (!raw || raw.length > 128) return null;
+  const record = s.sessions.find(raw);
+  if (!record) return null;
+  const user = own(s.data.data.users, record.user_id);
   return user && user.status === 'active' ? { user, raw } : null;
 }
 
