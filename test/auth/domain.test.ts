@@ -11,6 +11,8 @@ import { createPasswordHasher } from '../../plugins/auth/domain/passwords.ts';
 import { redirectUriMatches, redirectUriProblem } from '../../plugins/auth/domain/redirect-uri.ts';
 import { hashSecret, verifySecret } from '../../plugins/auth/domain/secrets.ts';
 import { SignBatch } from '../../plugins/auth/domain/sign-batch.ts';
+import { emptyDict, own, toDict } from '../../plugins/auth/state/collections.ts';
+import { tokenFilter } from '../../plugins/auth/state/token-filter.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -297,5 +299,30 @@ describe('signatures made together at the end of a loop turn', () => {
     }
     // A later turn starts a new batch.
     expect(await batch.sign({}, { n: 'again' }, privateKey)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+});
+
+describe('prototype-safe collections and cascade filters', () => {
+  const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+  test('a lookup by an Object.prototype name finds only a record stored under it', () => {
+    const d = emptyDict<{ id: string }>();
+    for (const n of names) expect(own(d, n)).toBeUndefined();
+    for (const n of names) d[n] = { id: n };
+    for (const n of names) expect(own(d, n)).toEqual({ id: n });
+    // Parsed JSON (own "__proto__" member) survives the copy and a round trip.
+    const parsed = JSON.parse(JSON.stringify(d)) as unknown;
+    const { dict, dropped } = toDict<{ id: string }>(parsed, (k, v) => (v as { id?: string }).id === k);
+    expect(dropped).toEqual([]);
+    expect(Object.keys(dict).sort()).toEqual([...names].sort());
+    expect(own(dict, '__proto__')).toEqual({ id: '__proto__' });
+  });
+  test('a revoke filter with a missing or undefined value matches nothing', () => {
+    expect(tokenFilter({})).toBeNull();
+    expect(tokenFilter({ client_id: undefined as unknown as string })).toBeNull();
+    expect(tokenFilter({ user_id: '' })).toBeNull();
+    expect(tokenFilter({ client_id: 'a', consent_grant_id: undefined as unknown as string })).toBeNull();
+    const match = tokenFilter({ client_id: 'a' })!;
+    expect(match({ client_id: 'a', user_id: 'u' })).toBe(true);
+    expect(match({ client_id: 'b', user_id: 'u' })).toBe(false);
   });
 });

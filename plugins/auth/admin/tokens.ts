@@ -9,6 +9,7 @@ const DAY = 86_400_000;
 
 /** Revokes a token and, transitively, every token exchanged from it (`parent_jti`, spec state table). */
 async function revokeCascade(s: AuthServices, jti: string): Promise<number> {
+  if (!jti) return 0; // '' is the parent_jti of every token that was not exchanged
   let n = (await revokeJti(s, jti)) ? 1 : 0;
   for (const child of s.issuances.where((i) => i.parent_jti === jti)) n += await revokeCascade(s, child.jti);
   return n;

@@ -97,6 +97,7 @@ export function issueRefreshToken(
 
 /** Revokes one access token by jti (idempotent). */
 export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> {
+  if (!jti) return false;
   const i = s.issuances.raw(jti);
   const exp = i ? Date.parse(i.expires_at) : Date.now() + 86_400_000;
   const fresh = await s.issuances.revoke(jti, exp);
@@ -127,6 +128,8 @@ export function announceSuspended(s: AuthServices, filter: TokenFilter): void {
 
 /** Revokes every refresh token of a family and every access token minted from it. Returns the count. */
 export async function revokeFamily(s: AuthServices, familyId: string): Promise<number> {
+  // An empty id would match every token that has no family (all machine tokens).
+  if (!familyId) return 0;
   const now = Date.now();
   let n = 0;
   s.refresh.update((d) => {
