@@ -250,12 +250,11 @@ describe('dynamic client registration (RFC 7591)', () => {
       expect((await first.json()).client_id).not.toBe('switch-hall-1');
       // Sent at once: the bucket (burst 20, 10 per second) is taken on arrival, before the durable write,
       // so how long each write takes on this machine does not matter.
-      const statuses = await Promise.all(Array.from({ length: 30 }, async () => (await reg()).status));
-      expect(statuses).toContain(429);
-      const limited = await reg();
-      expect(limited.status).toBe(429);
-      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect((await limited.json()).error).toBe('slow_down');
+      const answers = await Promise.all(Array.from({ length: 30 }, () => reg()));
+      const limited = answers.find((r) => r.status === 429);
+      expect(limited, answers.map((r) => r.status).join()).toBeDefined();
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await limited!.json()).error).toBe('slow_down');
     } finally {
       await hub.stop();
     }
