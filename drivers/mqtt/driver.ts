@@ -3,11 +3,12 @@
  * only from the devices' own reports (the lighting plugin reconciles the silent ones); after every
  * (re)connection each device is asked for its state (docs/lighting.md#desired-and-reported-state "full resync after any reconnect").
  */
-import type {
-  DriverFactory,
-  LightingDriver,
-  LightLevel,
-  LightTarget,
+import {
+  type DriverFactory,
+  ForeignDeviceError,
+  type LightingDriver,
+  type LightLevel,
+  type LightTarget,
 } from '../../plugins/lighting/driver.ts';
 import { deviceFromProtocolId, deviceInfo, type MqttDevice } from './device.ts';
 import { type DeviceSource, DeviceTable, type Entry, mergeLevel } from './device-table.ts';
@@ -52,6 +53,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       broker: opts.broker ? 'external' : 'hub',
       ...observer?.detail?.(),
     });
+    const owns = (protocolid: string) => observer?.owns?.(protocolid) ?? true;
     const report = () => sink.reportConnection({ connected: link?.connected ?? false, detail: detail() });
 
     const put = (device: MqttDevice, source: DeviceSource): Entry => {
@@ -62,13 +64,15 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
     };
 
     const query = (e: Entry) => {
-      if (!link?.connected) return;
+      if (!link?.connected || !owns(e.device.protocolid)) return;
       for (const m of profiles[e.device.profile].query(e.device))
         link.publish(m.topic, m.payload).catch((err: unknown) => log.debug({ err }, 'query not sent'));
     };
 
     const apply = (e: Entry, what: Inbound, retain = false) => {
       const pid = e.device.protocolid;
+      // Another site's device (seen by discovery, or named by a light of the wrong site): its news is not ours.
+      if (!owns(pid)) return;
       if (what.type === 'event') {
         sink.reportSensorEvent(pid, what.event);
         observer?.event?.(pid, what.event);
@@ -139,6 +143,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
 
     /** The device a light's command goes to; a device named only by its id takes the light's type. */
     const entryFor = (protocolid: string, light: LightTarget | undefined): Entry => {
+      if (!owns(protocolid)) throw new ForeignDeviceError(protocolid);
       const known = table.get(protocolid);
       if (known) return known;
       const device = deviceFromProtocolId(protocolid, opts);
@@ -182,7 +187,9 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
         await firstConnect;
         await subs.ready();
         // The answers to the first resync arrive before start() resolves, not in the middle of a command.
-        const asked = table.all().filter((e) => profiles[e.device.profile].query(e.device).length > 0);
+        const asked = table
+          .all()
+          .filter((e) => owns(e.device.protocolid) && profiles[e.device.profile].query(e.device).length > 0);
         if (l.connected)
           await Promise.all(asked.map((e) => waiters.next(e.device.protocolid, RESYNC_WAIT_MS)));
       },
@@ -221,6 +228,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
           await link.publish(m.topic, m.payload);
       },
       async readState(protocolid) {
+        if (!owns(protocolid)) return null;
         const e = table.get(protocolid);
         // Nothing would answer: no link, a profile without a read (HA JSON state is retained), or a device
         // whose last will fired. Lighting reads its lights one by one, so waiting here would add up.
@@ -234,7 +242,7 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       },
       connection: () => ({ connected: !stopped && (link?.connected ?? false), since, detail: detail() }),
       watch(devices) {
-        for (const d of devices) if (!table.get(d.protocolid)) learn(d);
+        for (const d of devices) if (!table.get(d.protocolid) && owns(d.protocolid)) learn(d);
       },
     };
   };

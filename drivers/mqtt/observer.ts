@@ -14,6 +14,11 @@ export interface DriverObserver {
   event?(protocolid: string, event: string): void;
   /** Extra fields for the connection detail (e.g. which devices are new). */
   detail?(): Record<string, unknown>;
+  /**
+   * Whether the device belongs to this driver's site (every site's driver reaches every device on the
+   * broker). A device it does not own gets no command and none of its reports reach the site.
+   */
+  owns?(protocolid: string): boolean;
 }
 
 export interface MqttDriverDeps {

@@ -21,6 +21,9 @@ import type {
 export const missing = (what: string, id: string) =>
   new HttpError(404, 'not_found', `no ${what} with _id ${id} on this site`);
 
+/** Whether a device of a vendor whose devices are shared by all sites (one MQTT broker) belongs to another site. */
+export type ForeignDeviceCheck = (siteId: string, protocolid: string) => boolean;
+
 interface LightIndex {
   version: number;
   byId: Map<string, LightRecord>;
@@ -31,6 +34,8 @@ export class Catalog {
   readonly #doc: DocStore<ConfigDoc>;
   /** Lights by `_id` and by protocol id, rebuilt after a change: every command and report looks one up. */
   #index: LightIndex | null = null;
+  /** Per vendor: the plugin that knows which site each device belongs to (a Map: vendors are outside ids). */
+  readonly #foreign = new Map<string, ForeignDeviceCheck>();
 
   /** Told after every committed change of a site's configuration (the WebSocket's `siteChanged`). */
   onChange: (siteId: string) => void = () => {};
@@ -119,7 +124,16 @@ export class Catalog {
     for (const id of ids) this.light(siteId, id);
   }
 
-  /** A vendor id is unique per site among lights (or among sensors). */
+  /** Installed by the plugin that owns a vendor's devices; null removes it. */
+  setDeviceOwnership(vendor: string, check: ForeignDeviceCheck | null): void {
+    if (check) this.#foreign.set(vendor, check);
+    else this.#foreign.delete(vendor);
+  }
+
+  /**
+   * A vendor id is unique per site among lights (or among sensors), and a device shared by all sites (an
+   * MQTT device) belongs to one site: a light or sensor of another site cannot name it.
+   */
   checkDuplicate(
     siteId: string,
     vendor: string,
@@ -132,6 +146,8 @@ export class Catalog {
     );
     if (clash)
       throw new HttpError(409, 'conflict', `${vendor}id ${protocolid} is already used by _id ${clash._id}`);
+    if (this.#foreign.get(vendor)?.(siteId, protocolid))
+      throw new HttpError(409, 'conflict', `${vendor}id ${protocolid} is a device of another site`);
   }
 
   async addLight(siteId: string, f: LightFields): Promise<LightRecord> {

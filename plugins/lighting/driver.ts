@@ -47,6 +47,17 @@ export interface DriverSink {
   reportDevices(devices: DeviceInfo[]): void;
 }
 
+/**
+ * Thrown by `setState` for a device the driver's site does not own (one MQTT broker serves every site):
+ * the command is refused, never sent to another household's device.
+ */
+export class ForeignDeviceError extends Error {
+  constructor(protocolid: string) {
+    super(`${protocolid} is a device of another site`);
+    this.name = 'ForeignDeviceError';
+  }
+}
+
 export interface LightingDriver {
   /** Opens the link (bridge, serial port, broker). Must not throw for a link that is merely down. */
   start(): Promise<void>;

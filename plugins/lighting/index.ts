@@ -189,6 +189,7 @@ export default definePlugin<LightingConfig, LightingExports>({
         revalidateTokenSockets: () => tokenSockets.revalidate(),
         broadcast: (siteId, message) => live.send(siteId, message),
         registerDriverType: (type, factory) => drivers.registerType(type, factory),
+        setDeviceOwnership: (vendor, elsewhere) => catalog.setDeviceOwnership(vendor, elsewhere),
         addDriver,
         removeDriver: (id) => drivers.remove(id),
         async postSensorEvent(siteId, sensorId, event) {

@@ -11,7 +11,7 @@ import type { Catalog } from './catalog.ts';
 import { LateError, withDeadline } from './domain/deadline.ts';
 import { LatestWins } from './domain/latest-wins.ts';
 import { normalizeLevel, OFF, sameLevel } from './domain/level.ts';
-import type { LightLevel } from './driver.ts';
+import { ForeignDeviceError, type LightLevel } from './driver.ts';
 import type { DriverHost, DriverInstance } from './drivers-host.ts';
 import type { Live } from './live.ts';
 import type { LevelEntry, LightRecord, LightView, StateDoc } from './types.ts';
@@ -118,6 +118,12 @@ export class LightControl {
       );
     } catch (err) {
       this.#d.log.warn({ err, light: lightId, driver: inst.id }, 'driver refused a command');
+      if (err instanceof ForeignDeviceError)
+        throw new HttpError(
+          409,
+          'foreign_device',
+          `light ${lightId}: its ${light.vendor} device belongs to another site`,
+        );
       if (err instanceof LateError)
         throw new HttpError(
           504,

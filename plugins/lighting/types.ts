@@ -162,6 +162,15 @@ export interface LightingExports {
    */
   broadcast(siteId: string, message: unknown): number;
   registerDriverType(type: string, factory: DriverFactory): void;
+  /**
+   * For vendors whose devices every site can reach (MQTT): `elsewhere(siteId, protocolid)` says whether the
+   * device belongs to another site, and creating or changing a light or sensor of `siteId` to name it is
+   * refused with 409. `null` removes the check.
+   */
+  setDeviceOwnership(
+    vendor: string,
+    elsewhere: ((siteId: string, protocolid: string) => boolean) | null,
+  ): void;
   /** Adds a running driver instance for a site (tests, the MQTT plugin). Resolves once started. */
   addDriver(spec: {
     id: string;

@@ -18,6 +18,7 @@ import { Credentials, type CredentialsDoc } from './credentials.ts';
 import { HaPublisher } from './ha-publish.ts';
 import { HearthTopics } from './hearth-topics.ts';
 import { Instances } from './instances.ts';
+import { Ownership } from './ownership.ts';
 import { type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
 import { mountRoutes } from './routes.ts';
 import { loadPages, mountSiteRoutes } from './site-routes.ts';
@@ -44,7 +45,13 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       // Levels change with every report; they only serve the device list (`on`/`bri`) after a restart.
       await ctx.store.open<LevelsDoc>('levels', { levels: {} }, { coalesceMs: 10_000 }),
     );
-    const instances = new Instances(lighting, registry, config, log);
+    const ownership = new Ownership(registry, lighting, { zigbee2mqttBase: config.zigbee2mqttBase });
+    // A device belongs to one site: another site's light or sensor cannot name it (409 on the site API).
+    lighting.setDeviceOwnership(
+      'mqtt',
+      (site, protocolid) => ownership.otherOwner(site, protocolid) !== null,
+    );
+    const instances = new Instances(lighting, registry, config, log, ownership);
     const adopter = new Adopter(lighting, registry, log);
     // One `new` mark for a device and the light made from it: accepting either side accepts both.
     registry.onAccepted = (r) => {
@@ -108,6 +115,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
         state(protocolid, level) {
           if (mine(site, protocolid)) registry.level(protocolid, level);
         },
+        owns: (protocolid) => ownership.owns(site, protocolid),
         detail: () => ({
           new: registry
             .forSite(site)
@@ -174,6 +182,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       lighting,
       credentials,
       registry,
+      ownership,
       zigbee2mqttBase: config.zigbee2mqttBase,
       async devicesChanged(sites) {
         for (const s of new Set(sites)) await instances.restart(s);
@@ -182,6 +191,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
 
     return {
       async stop() {
+        lighting.setDeviceOwnership('mqtt', null);
         for (const site of instances.sites()) topics.siteStatus(site, false);
         await instances.stopAll();
         await registry.flush();

@@ -9,6 +9,7 @@ import type { MqttLightingDriver } from '../../drivers/mqtt/driver.ts';
 import type { LightingDriver } from '../lighting/driver.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { MqttDevicesConfig } from './config.ts';
+import type { Ownership } from './ownership.ts';
 import type { Registry } from './registry.ts';
 
 export const DRIVER_PREFIX = 'mqtt-';
@@ -23,12 +24,20 @@ export class Instances {
   readonly #registry: Registry;
   readonly #config: MqttDevicesConfig;
   readonly #log: Logger;
+  readonly #ownership: Ownership;
 
-  constructor(lighting: LightingExports, registry: Registry, config: MqttDevicesConfig, log: Logger) {
+  constructor(
+    lighting: LightingExports,
+    registry: Registry,
+    config: MqttDevicesConfig,
+    log: Logger,
+    ownership: Ownership,
+  ) {
     this.#lighting = lighting;
     this.#registry = registry;
     this.#config = config;
     this.#log = log;
+    this.#ownership = ownership;
   }
 
   /** The site id whose discovered devices arrive here (config: id or name), or null. */
@@ -72,10 +81,19 @@ export class Instances {
     };
   }
 
-  /** The registry's devices of the site, and the MQTT lights and sensors made on its site API. */
+  /**
+   * The registry's devices of the site, and the MQTT lights and sensors made on its site API. The latter are
+   * claimed for the site in the registry, so a device two sites named before ownership was checked ends up
+   * with one of them; the other's driver leaves it alone.
+   */
   #devices(site: string): MqttDevice[] {
     const devices = this.#registry.forSite(site).map((r) => r.device);
-    devices.push(...this.#siteApiDevices(site));
+    const named = this.#siteApiDevices(site).filter((d) => this.#ownership.owns(site, d.protocolid));
+    for (const d of named)
+      this.#registry
+        .seen(site, d, 'implicit')
+        .catch((err: unknown) => this.#log.warn({ err, device: d.protocolid }, 'device not claimed'));
+    devices.push(...named);
     this.#watched.set(site, new Set(devices.map((d) => d.protocolid)));
     return devices;
   }

@@ -9,12 +9,14 @@ import { assertTopicFilter } from '../../core/mqtt/topics.ts';
 import { parseDevice } from '../../drivers/mqtt/options.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { Credentials } from './credentials.ts';
+import type { Ownership } from './ownership.ts';
 import type { Registry } from './registry.ts';
 
 export interface RouteDeps {
   lighting: LightingExports;
   credentials: Credentials;
   registry: Registry;
+  ownership: Ownership;
   zigbee2mqttBase: string;
   /** Restarts the drivers of the sites whose device lists changed. */
   devicesChanged(sites: string[]): Promise<void>;
@@ -119,6 +121,9 @@ export function mountRoutes(r: HearthRouter, d: RouteDeps): void {
     } catch (err) {
       throw bad((err as Error).message);
     }
+    // A device belongs to one site: not one whose light or sensor on another site already names it.
+    if (d.ownership.otherOwner(site, device.protocolid) !== null)
+      throw new HttpError(409, 'conflict', `MQTT device ${device.protocolid} belongs to another site`);
     const rec = await d.registry.register(site, device);
     await d.devicesChanged([site]);
     ctx.status = 201;
