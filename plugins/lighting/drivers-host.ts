@@ -7,9 +7,10 @@ import type { Logger } from 'pino';
 import type { ConnectionStatus, DeviceInfo, DriverFactory, LightingDriver, LightLevel } from './driver.ts';
 import type { LightRecord } from './types.ts';
 
-const BUILTIN: Record<string, () => Promise<DriverFactory>> = {
-  virtual: async () => (await import('./drivers/virtual.ts')).createVirtualDriver,
-};
+// A Map: a driver type comes from the config, and `constructor` must not find Object's.
+const BUILTIN = new Map<string, () => Promise<DriverFactory>>([
+  ['virtual', async () => (await import('./drivers/virtual.ts')).createVirtualDriver],
+]);
 
 export interface DriverInstance {
   id: string;
@@ -45,7 +46,7 @@ export class DriverHost {
   async #factory(type: string): Promise<DriverFactory> {
     const known = this.#types.get(type);
     if (known) return known;
-    const load = BUILTIN[type];
+    const load = BUILTIN.get(type);
     if (!load) throw new Error(`unknown driver type ${type}`);
     const factory = await load();
     this.#types.set(type, factory);
