@@ -26,9 +26,14 @@ export interface CoreServices {
   print: (line: string) => void;
 }
 
-/** Notices from every plugin (e.g. "DCR is open", "no translation engine"), logged when they change. */
+/**
+ * Notices from every plugin (e.g. "DCR is open", "no translation engine"), each logged once: again only
+ * when its text changes or it comes back after being cleared, not when its plugin restarts.
+ */
 export class Notices {
   private readonly items = new Map<string, { source: string; id: string; text: string }>();
+  /** What was last logged per notice; survives a plugin restart (a data restore restarts them all). */
+  private readonly logged = new Map<string, string>();
 
   constructor(private readonly log: Logger) {}
 
@@ -36,11 +41,15 @@ export class Notices {
     return {
       set: (id, text) => {
         const key = `${owner}/${id}`;
-        if (text === null) this.items.delete(key);
-        else if (this.items.get(key)?.text !== text) {
-          this.items.set(key, { source: owner, id, text });
-          this.log.warn({ source: owner, notice: id }, text);
+        if (text === null) {
+          this.items.delete(key);
+          this.logged.delete(key);
+          return;
         }
+        this.items.set(key, { source: owner, id, text });
+        if (this.logged.get(key) === text) return;
+        this.logged.set(key, text);
+        this.log.warn({ source: owner, notice: id }, text);
       },
       list: () => this.list(),
     };

@@ -17,6 +17,7 @@ import { DataDirLock } from './lifecycle/lock.ts';
 import { RunFile } from './lifecycle/run-file.ts';
 import { SdNotify } from './lifecycle/sd-notify.ts';
 import { createLogger } from './log/logger.ts';
+import { registerLogMetrics } from './log/metrics.ts';
 import type { Redactor } from './log/redactor.ts';
 import { registerProcessMetrics } from './metrics/process.ts';
 import { MetricsRegistry } from './metrics/registry.ts';
@@ -84,10 +85,12 @@ export class Hub {
   constructor(private readonly opts: HubOptions) {
     this.config = opts.config;
     this.dataDir = path.resolve(opts.config.dataDir);
-    const { logger, redactor } = createLogger({
+    const { logger, redactor, output } = createLogger({
       level: opts.config.log.level,
+      format: opts.config.log.format,
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     });
+    registerLogMetrics(this.metrics, output);
     this.rootLog = logger;
     this.log = logger.child({ name: 'core' });
     this.redactor = redactor;

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/types.ts';
 import { Hub } from '../hub.ts';
-import { exitOnSignals } from '../lifecycle/signals.ts';
+import { exitAfterOutput, exitOnSignals, tolerateBrokenStdio } from '../lifecycle/signals.ts';
 import { PluginMetadataError } from '../plugin/discover.ts';
 import type { CliCommand, CliInput } from '../plugin/types.ts';
 import { VERSION } from '../version.ts';
@@ -31,7 +31,7 @@ const localCommands: LocalCommand[] = [
         plugins: loaded.plugins,
         adminKey: process.env.HEARTH_ADMIN_KEY,
       });
-      exitOnSignals(hub, loaded.config.lifecycle.shutdownGraceMs, err);
+      exitOnSignals(hub, { graceMs: loaded.config.lifecycle.shutdownGraceMs, err });
       await hub.start();
       return -1; // keep running until a signal
     },
@@ -133,6 +133,11 @@ export async function main(argv: string[]): Promise<number> {
     throw e;
   }
   const session = await openAdmin(loaded, err);
+  // An interrupted command still stops its temporary hub, so its data files are flushed.
+  exitOnSignals(
+    { stop: () => session.close() },
+    { graceMs: loaded.config.lifecycle.shutdownGraceMs, err, signalExitCode: 1 },
+  );
   try {
     return await command.run(parsed.input, { admin: session.admin, out, err });
   } finally {
@@ -140,12 +145,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+tolerateBrokenStdio();
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code >= 0) exitAfterOutput(code);
   },
   (e: unknown) => {
     err(`hearth: ${(e as Error).message}`);
-    process.exit(1);
+    exitAfterOutput(1);
   },
 );

@@ -58,6 +58,13 @@ export const coreSchema: JsonSchema = {
           enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
           default: 'info',
         },
+        format: {
+          title: 'Log format',
+          description:
+            'json: one pino JSON object per line (journald, files). pretty: readable text. auto: pretty when stdout is a terminal, json otherwise.',
+          enum: ['auto', 'json', 'pretty'],
+          default: 'auto',
+        },
       },
     },
     http: {

@@ -21,7 +21,10 @@ export interface PluginSlice {
 export interface HearthConfig {
   dataDir: string;
   host: string;
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+  log: {
+    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+    format: 'auto' | 'json' | 'pretty';
+  };
   http: {
     main: ListenerConfig;
     admin: ListenerConfig;

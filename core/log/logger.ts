@@ -1,11 +1,17 @@
 import type { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
+import { LogOutput } from './output.ts';
+import { prettyLine } from './pretty.ts';
 import { Redactor } from './redactor.ts';
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface LoggerOptions {
   level: string;
   /** Where lines go (tests capture them); stdout by default. */
   stream?: Writable;
+  /** `auto`: readable text on a terminal, JSON lines anywhere else (journald, files, pipes). */
+  format?: LogFormat;
 }
 
 /** Keys whose values are always secrets, wherever they appear in a log object. */
@@ -38,24 +44,36 @@ const redactPaths = [
 export interface RootLogger {
   logger: Logger;
   redactor: Redactor;
+  output: LogOutput;
 }
 
 export function createLogger(opts: LoggerOptions): RootLogger {
   const redactor = new Redactor();
-  const destination = opts.stream ?? pino.destination({ dest: 1, sync: false });
+  // Never pino.destination(): its writes spin on EAGAIN and it flushes synchronously at exit, so a
+  // reader that stops reading would stall the hub and its stop.
+  const sink = opts.stream ?? process.stdout;
+  const tty = (sink as { isTTY?: boolean }).isTTY === true;
+  const pretty = opts.format === 'pretty' || (opts.format !== 'json' && tty);
+  const output = new LogOutput({
+    sink,
+    ...(pretty ? { format: (line: string) => prettyLine(line, tty) } : {}),
+  });
   const logger = pino(
     {
       level: opts.level,
       base: { pid: process.pid },
       redact: { paths: redactPaths, censor: '[REDACTED]' },
       hooks: {
-        // Last line of defence: scrub the serialised line, whatever shape the object had.
-        streamWrite: (line) => redactor.scrub(line),
+        // Last line of defence: scrub the serialised line, whatever shape the object had. A line that
+        // will be dropped is not worth scrubbing.
+        streamWrite: (line) => (output.accepts(line.length) ? redactor.scrubJsonLine(line) : line),
       },
     },
-    destination,
+    output,
   );
-  return { logger, redactor };
+  const log = logger.child({ name: 'log' });
+  output.reportDrops = (dropped) => log.warn({ dropped }, 'log output could not keep up; lines were dropped');
+  return { logger, redactor, output };
 }
 
 /** A child logger named after its owner: `core`, `lighting`, `drv:hue`. */

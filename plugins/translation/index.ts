@@ -55,10 +55,8 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       ctx.config.cache.maxBytes,
     );
     const service = new TranslateService(chain, cache, ledger, ctx.signal);
-    if (!chain) {
-      ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
-      ctx.log.warn(NO_ENGINE_MESSAGE);
-    }
+    // A notice is logged by the core; logging it here too would say it twice.
+    if (!chain) ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
     ctx.metrics.counterOf('cache_hits', 'Translations answered from the cache', () => cache.hits);
     ctx.metrics.gauge('cache_entries', 'Translations held in the cache', () => cache.size);
 
