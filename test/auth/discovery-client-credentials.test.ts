@@ -241,10 +241,16 @@ describe('client_credentials', () => {
       'unsupported_grant_type',
     );
     const dup = await post(
-      `grant_type=client_credentials&resource=${encodeURIComponent(site)}&resource=${encodeURIComponent(site)}`,
+      `grant_type=client_credentials&resource=${encodeURIComponent(site)}&scope=a&scope=b`,
     );
     expect(dup.status).toBe(400);
     expect((await dup.json()).error).toBe('invalid_request');
+    // RFC 8707 §2 allows several `resource` values; a server that issues for one answers invalid_target.
+    const two = await post(
+      `grant_type=client_credentials&resource=${encodeURIComponent(site)}&resource=${encodeURIComponent(site)}`,
+    );
+    expect(two.status).toBe(400);
+    expect((await two.json()).error).toBe('invalid_target');
     const junk = await fetch(as.token_endpoint!, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -3,6 +3,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   type AuthHub,
+  adminClient,
   adminUser,
   authorizeInBrowser,
   Browser,
@@ -76,5 +77,29 @@ describe('RFC 8707 resource on the code and refresh grants', () => {
     const next = await client.refreshTokenGrant(app.config, rt, { resource: site, scope: 'lights:read' });
     expect(next.scope).toBe('lights:read');
     expect(decodeJwt(next.access_token).aud).toBe(site);
+  });
+
+  test('several resources in one request are invalid_target at /oauth/authorize and on client_credentials', async () => {
+    const app = await phoneApp(h);
+    const flow = await codeRequest(app.config, { resource: site, scope: 'lights:read' });
+    const url = new URL(flow.url);
+    url.searchParams.append('resource', 'urn:hearth:translation');
+    const res = await new Browser(h.auth).fetch(url.toString());
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    const m = await adminClient(h, { scope: 'lights:read translate' });
+    const cc = await fetch(`${h.auth}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${m.client_id}:${m.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams([
+        ['grant_type', 'client_credentials'],
+        ['resource', site],
+        ['resource', 'urn:hearth:translation'],
+      ]),
+    });
+    expect(cc.status).toBe(400);
+    expect(((await cc.json()) as { error: string }).error).toBe('invalid_target');
   });
 });

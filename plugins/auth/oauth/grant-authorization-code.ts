@@ -6,7 +6,7 @@ import { own } from '../state/collections.ts';
 import type { Client, ConsentGrant, Resource, User } from '../state/model.ts';
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget, unauthorizedClient } from './errors.ts';
 import { issueAccessToken, issueRefreshToken, revokeFamily, type TokenResponse } from './issue.ts';
-import { type Params, param, required } from './params.ts';
+import { type Params, param, required, resourceParam } from './params.ts';
 
 // RFC 7636 §4.1: 43–128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -16,10 +16,8 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
  * `resource` naming anything else (or several resources) is `invalid_target`; without one, that resource.
  */
 function checkResource(body: Params, granted: Resource): void {
-  const v = Object.hasOwn(body, 'resource') ? body.resource : undefined;
-  if (v === undefined || v === '') return;
-  if (typeof v !== 'string') throw invalidTarget('one resource per token request');
-  if (v !== granted.uri) throw invalidTarget('the grant was made for another resource');
+  const v = resourceParam(body);
+  if (v !== undefined && v !== granted.uri) throw invalidTarget('the grant was made for another resource');
 }
 
 /** The parties of a delegated grant, or null when any of them is gone, inactive or revoked. */

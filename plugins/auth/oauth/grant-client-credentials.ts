@@ -3,7 +3,7 @@ import { type AuthServices, findResource } from '../services.ts';
 import type { Client, Resource } from '../state/model.ts';
 import { invalidScope, invalidTarget, unauthorizedClient } from './errors.ts';
 import { issueAccessToken, type TokenResponse } from './issue.ts';
-import { type Params, param } from './params.ts';
+import { type Params, param, resourceParam } from './params.ts';
 
 /** RFC 8707 §2: the `resource` names the audience; without it, the only resource there is. */
 export function resolveResource(s: AuthServices, value: string | undefined): Resource {
@@ -28,7 +28,7 @@ export async function clientCredentialsGrant(
   }
   if (client.token_endpoint_auth_method === 'none')
     throw unauthorizedClient('public clients cannot use this grant');
-  const resource = resolveResource(s, param(body, 'resource'));
+  const resource = resolveResource(s, resourceParam(body));
   if (client.resources.length > 0 && !client.resources.some((r) => findResource(s, r)?.id === resource.id)) {
     throw invalidTarget('this client may not request tokens for that resource');
   }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { FormError, readForm } from '../web/form.ts';
-import { invalidRequest } from './errors.ts';
+import { invalidRequest, invalidTarget } from './errors.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -48,3 +48,11 @@ export function required(p: Params, name: string): string {
 
 /** Query parameters as a Params object (koa gives string | string[]). */
 export const queryOf = (ctx: Context): Params => ctx.query as Params;
+
+/** RFC 8707 `resource`: one absolute URI; several (this server issues a token for one) are invalid_target. */
+export function resourceParam(p: Params): string | undefined {
+  const v = Object.hasOwn(p, 'resource') ? p.resource : undefined;
+  if (v === undefined || v === '') return undefined;
+  if (typeof v !== 'string') throw invalidTarget('one resource per token request');
+  return v;
+}

@@ -144,15 +144,12 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
         error_description: description,
         state: state ?? undefined,
       });
-    const dup = [
-      'response_type',
-      'code_challenge',
-      'code_challenge_method',
-      'scope',
-      'resource',
-      'state',
-    ].find((n) => one(n) === null);
+    const dup = ['response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state'].find(
+      (n) => one(n) === null,
+    );
     if (dup) return fail('invalid_request', `parameter ${dup} must appear once`);
+    // RFC 8707 §2: a request this server cannot honour for several resources at once is invalid_target
+    if (one('resource') === null) return fail('invalid_target', 'one resource per authorization request');
     if (one('response_type') !== 'code')
       return fail('unsupported_response_type', 'only response_type=code is supported');
     if (!client.grant_types.includes('authorization_code'))
