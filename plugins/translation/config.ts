@@ -64,9 +64,10 @@ const engineSchema: JsonSchema = {
       type: 'integer',
       minimum: 100,
       maximum: 600000,
-      default: 15000,
-      title: 'Timeout (ms)',
-      description: 'How long to wait for this engine before failing over to the next one.',
+      default: 4000,
+      title: 'Attempt timeout (ms)',
+      description:
+        "How long one attempt at this engine may take before Hearth fails over to the next engine (or answers 503, which clients retry). Keep it under the clients' own timeout: DeepL's clients give up an attempt after 5 s.",
     },
     languages: {
       type: 'array',

@@ -29,7 +29,7 @@ export const unsupportedMediaType = () =>
 export const quotaExceeded = (message = 'Quota for this billing period has been exceeded.') =>
   new HttpError(456, 'quota_exceeded', message);
 
-/** spec Errors: "456 | any request with a developer key whose usage limit is reached". */
+/** A key at its character limit asked for billed work (usage and the language lists still answer; README). */
 export const keyLimitReached = () =>
   quotaExceeded('Quota exceeded: the character limit of this key has been reached.');
 

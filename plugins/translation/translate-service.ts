@@ -4,6 +4,7 @@ import type { CachedTranslation, TranslationCache } from './cache.ts';
 import type { EngineChain } from './engines/chain.ts';
 import { invalid, keyLimitReached, notFoundError } from './errors.ts';
 import type { TranslateRequest } from './request/types.ts';
+import { SharedCall } from './shared-call.ts';
 import { type PreparedMarkup, prepareMarkup } from './tags/markup.ts';
 
 /** Who is billed: a developer key, a site token's client, or a site (announcements). */
@@ -44,9 +45,18 @@ function optionsKey(req: TranslateRequest): string {
  * memory is a 404), the characters are reserved against the account's limit, cached texts are answered
  * from memory, the rest go to the engine chain in one batch, and usage is recorded once on success.
  */
+/** A text under way: the shared upstream call and the text's place in its batch. */
+interface InFlight {
+  call: SharedCall<CachedTranslation[]>;
+  index: number;
+}
+
+/** The signal of a caller that never leaves early (announcements go out whoever waits). */
+const STAYING = new AbortController().signal;
+
 export class TranslateService {
   /** Translations under way, by cache key. */
-  private readonly inFlight = new Map<string, Promise<CachedTranslation>>();
+  private readonly inFlight = new Map<string, InFlight>();
 
   constructor(
     private readonly chain: EngineChain | null,
@@ -55,7 +65,16 @@ export class TranslateService {
     private readonly signal: AbortSignal,
   ) {}
 
-  async translate(req: TranslateRequest, account: Account, tag: string): Promise<TranslationOut[]> {
+  /**
+   * `caller` aborts when the client has gone (its connection closed): the request stops waiting, and
+   * upstream work nobody else waits for is cancelled.
+   */
+  async translate(
+    req: TranslateRequest,
+    account: Account,
+    tag: string,
+    caller: AbortSignal = STAYING,
+  ): Promise<TranslationOut[]> {
     if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
     if (req.glossaryIds[0]) throw notFoundError(`Glossary '${req.glossaryIds[0]}' not found.`);
     if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
@@ -70,7 +89,7 @@ export class TranslateService {
       throw keyLimitReached();
     }
     try {
-      const results = await this.resolve(req, prepared);
+      const results = await this.resolve(req, prepared, caller);
       this.ledger.record(account.id, tag, billed);
       // Clients need a code (deepl-node rejects an empty one). A text with nothing to translate (only
       // markup, digits) has no language of its own: it takes its neighbours' language, else EN (README).
@@ -95,33 +114,69 @@ export class TranslateService {
 
   /**
    * Cached texts come from memory; a text another request is already translating with the same options
-   * waits for that answer (a burst of identical announcements makes one upstream call); the rest go to
-   * the chain in one batch.
+   * joins that call (a burst of identical announcements makes one upstream call); the rest go to the chain
+   * in one new call that later identical texts can join.
    */
   private async resolve(
     req: TranslateRequest,
     prepared: PreparedMarkup[] | null,
+    caller: AbortSignal,
   ): Promise<CachedTranslation[]> {
     const prefix = `${optionsKey(req)}\u0000`;
     const now = Date.now();
-    const results: Array<CachedTranslation | Promise<CachedTranslation> | undefined> = req.texts.map(
-      (text) => this.cache.get(prefix + text, now) ?? this.inFlight.get(prefix + text),
-    );
-    const missing = results.flatMap((r, i) => (r ? [] : [i]));
+    const results: Array<CachedTranslation | undefined> = [];
+    /** Each call this request waits for, with [place in this request, place in the call's batch]. */
+    const waits = new Map<SharedCall<CachedTranslation[]>, Array<[number, number]>>();
+    const wait = (call: SharedCall<CachedTranslation[]>, at: number, index: number) => {
+      const places = waits.get(call);
+      if (places) places.push([at, index]);
+      else waits.set(call, [[at, index]]);
+    };
+    const missing: number[] = [];
+    req.texts.forEach((text, i) => {
+      const key = prefix + text;
+      const hit = this.cache.get(key, now);
+      if (hit) results[i] = hit;
+      else {
+        const running = this.inFlight.get(key);
+        if (running) wait(running.call, i, running.index);
+        else missing.push(i);
+      }
+    });
     if (missing.length > 0) {
-      const batch = this.translateBatch(req, prepared, missing, prefix, now);
-      missing.forEach((index, j) => {
-        const key = prefix + (req.texts[index] ?? '');
-        const one = batch.then((entries) => entries[j]!);
-        one.catch(() => {}); // the batch's own await reports the error
-        if (!this.inFlight.has(key)) {
-          this.inFlight.set(key, one);
-          one.finally(() => this.inFlight.delete(key)).catch(() => {});
-        }
-        results[index] = one;
+      const keys = missing.map((i) => prefix + (req.texts[i] ?? ''));
+      const forget = () => {
+        for (const key of keys) if (this.inFlight.get(key)?.call === call) this.inFlight.delete(key);
+      };
+      const call: SharedCall<CachedTranslation[]> = new SharedCall(
+        (signal) => this.translateBatch(req, prepared, missing, prefix, now, signal),
+        forget,
+        this.signal,
+      );
+      keys.forEach((key, j) => {
+        if (!this.inFlight.has(key)) this.inFlight.set(key, { call, index: j });
+        wait(call, missing[j] ?? 0, j);
       });
+      void call.done.then(forget);
     }
-    return Promise.all(results as Array<CachedTranslation | Promise<CachedTranslation>>);
+    if (waits.size === 0) return results as CachedTranslation[];
+    // This request leaves every call it joined when its client goes, and also once it has its answer
+    // (or its first error): a call it no longer needs must not count it as a waiter.
+    const leave = new AbortController();
+    const gone = () => leave.abort(caller.reason);
+    caller.addEventListener('abort', gone, { once: true });
+    try {
+      await Promise.all(
+        [...waits].map(async ([call, places]) => {
+          const entries = await call.join(leave.signal);
+          for (const [at, index] of places) results[at] = entries[index];
+        }),
+      );
+      return results as CachedTranslation[];
+    } finally {
+      caller.removeEventListener('abort', gone);
+      leave.abort();
+    }
   }
 
   private async translateBatch(
@@ -130,6 +185,7 @@ export class TranslateService {
     missing: number[],
     prefix: string,
     now: number,
+    signal: AbortSignal,
   ): Promise<CachedTranslation[]> {
     const chain = this.chain!;
     const texts = missing.map((i) => req.texts[i] ?? '');
@@ -147,7 +203,7 @@ export class TranslateService {
         tags: req.tags,
         prepared: prepared ? missing.map((i) => prepared[i]!) : null,
       },
-      this.signal,
+      signal,
     );
     return texts.map((text, j) => {
       const t = answer.result.translations[j];

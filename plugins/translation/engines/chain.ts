@@ -109,13 +109,15 @@ export class EngineChain {
         continue;
       }
       try {
-        const result = await this.run(engine, job, signal);
+        const result = await this.attempt(engine, job, signal);
         breaker.success();
         this.observe(engine.id, 'ok');
         return { result, engine };
       } catch (err) {
         if (!(err instanceof UpstreamError)) {
+          // Withdrawn (every caller gone, or the hub stopping): the upstream was not judged.
           breaker.release();
+          this.observe(engine.id, 'withdrawn');
           throw err;
         }
         if (err.kind === 'rejected' || err.kind === 'unsupported') breaker.success();
@@ -127,6 +129,40 @@ export class EngineChain {
       }
     }
     throw finalError(failures, job);
+  }
+
+  /**
+   * One attempt, bounded by the engine's `timeoutMs` for all its upstream calls together, so a hung
+   * upstream fails over (or answers 503, which clients retry) within a client's own timeout. The
+   * attempt's signal cancels the engine's upstream calls when the bound passes or the work is withdrawn;
+   * the attempt ends then even if an engine were slow to notice.
+   */
+  private async attempt(engine: Engine, job: ChainJob, outer: AbortSignal): Promise<EngineResult> {
+    const controller = new AbortController();
+    const withdraw = () => controller.abort(outer.reason);
+    if (outer.aborted) withdraw();
+    else outer.addEventListener('abort', withdraw, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
+      engine.timeoutMs,
+    );
+    let onAbort: (() => void) | undefined;
+    const ended = new Promise<never>((_, reject) => {
+      onAbort = () => reject(controller.signal.reason);
+      if (controller.signal.aborted) onAbort();
+      else controller.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    ended.catch(() => {}); // the race below reports it
+    try {
+      return await Promise.race([this.run(engine, job, controller.signal), ended]);
+    } catch (err) {
+      // Once aborted, the reason is the error (the engine's own "request aborted" says less).
+      throw controller.signal.aborted ? controller.signal.reason : err;
+    } finally {
+      clearTimeout(timer);
+      outer.removeEventListener('abort', withdraw);
+      if (onAbort) controller.signal.removeEventListener('abort', onAbort);
+    }
   }
 
   private async run(engine: Engine, job: ChainJob, signal: AbortSignal): Promise<EngineResult> {

@@ -58,6 +58,7 @@ export function createDeeplEngine(config: EngineConfig): Engine {
   return {
     id: config.id,
     type: 'deepl',
+    timeoutMs: config.timeoutMs,
     capabilities: { tags: true, formality: true, customInstructions: true, qualityModel: true },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {

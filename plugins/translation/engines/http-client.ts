@@ -36,7 +36,7 @@ export class UpstreamClient {
       : new http.Agent({ keepAlive: true, maxSockets: 32 });
   }
 
-  /** Requests in flight, destroyed by `close()` (plugin stop) instead of one abort listener per request. */
+  /** Requests in flight, destroyed by `close()` (plugin stop). */
   private readonly inFlight = new Set<http.ClientRequest>();
 
   /** Sends a request; network failures and timeouts become transient UpstreamErrors (never with headers). */
@@ -64,15 +64,19 @@ export class UpstreamClient {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
+    const signal = opts.signal;
     return new Promise((resolve, reject) => {
       let settled = false;
       const settle = () => {
         if (settled) return false;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', cancel);
         this.inFlight.delete(req);
         return true;
       };
+      // Nobody waits for the answer any more (attempt bound passed, every caller gone): stop the upstream work.
+      const cancel = () => fail(new UpstreamError('transient', 'request aborted'));
       const fail = (err: UpstreamError) => {
         if (!settle()) return;
         req.destroy();
@@ -101,6 +105,7 @@ export class UpstreamClient {
         fail(new UpstreamError('transient', `connection failed (${err.code ?? 'error'})`)),
       );
       this.inFlight.add(req);
+      signal?.addEventListener('abort', cancel, { once: true });
       req.end(payload);
     });
   }

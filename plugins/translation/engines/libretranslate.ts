@@ -119,6 +119,7 @@ export function createLibreEngine(config: EngineConfig): Engine {
   return {
     id: config.id,
     type: 'libretranslate',
+    timeoutMs: config.timeoutMs,
     capabilities: { tags: false, formality: false, customInstructions: false, qualityModel: false },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {

@@ -40,6 +40,7 @@ export function createOpenAiEngine(config: EngineConfig): Engine {
   return {
     id: config.id,
     type: 'openai',
+    timeoutMs: config.timeoutMs,
     capabilities: { tags: false, formality: true, customInstructions: true, qualityModel: false },
     languages: () => Promise.resolve(support),
     async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {

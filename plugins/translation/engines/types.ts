@@ -50,6 +50,8 @@ export interface Engine {
   readonly id: string;
   readonly type: 'deepl' | 'libretranslate' | 'openai';
   readonly capabilities: EngineCapabilities;
+  /** How long one attempt at this engine may take (all its upstream calls together) before failing over. */
+  readonly timeoutMs: number;
   /**
    * Cached; refreshed from the upstream when it exposes its languages. With `maxWaitMs` (routing) it never
    * waits longer than that for an upstream that has not answered yet.

@@ -7,6 +7,7 @@ import { queryAndBodyParams, requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
 import type { Account, TranslateService } from '../translate-service.ts';
+import { clientGone } from './client-gone.ts';
 
 /** docs/translation.md#transport-and-authentication: the optional `X-DeepL-Reporting-Tag` header, at most 100 characters. */
 function reportingTag(value: string): string {
@@ -31,7 +32,7 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
     const account = await deps.authenticate(ctx.get('authorization'));
     const req = parseTranslateRequest(await requestParams(ctx.req));
     const tag = reportingTag(ctx.get('x-deepl-reporting-tag'));
-    ctx.body = { translations: await deps.service.translate(req, account, tag) };
+    ctx.body = { translations: await deps.service.translate(req, account, tag, clientGone(ctx.res)) };
   });
 
   const usage = async (ctx: Parameters<Parameters<HearthRouter['get']>[1]>[0]) => {

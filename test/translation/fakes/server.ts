@@ -6,6 +6,8 @@ export interface FakeRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** Set when the connection closed before the fake answered (the caller cancelled the request). */
+  aborted?: boolean;
 }
 
 export interface Reply {
@@ -60,14 +62,32 @@ export class FakeUpstream {
   }
 
   private async respond(req: http.IncomingMessage, body: string, res: http.ServerResponse) {
-    const request = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body };
+    const request: FakeRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body,
+    };
     this.requests.push(request);
+    res.once('close', () => {
+      if (!res.writableFinished) request.aborted = true;
+    });
     const trouble = this.troubles.find(
       (t) => (t.times ?? 0) > 0 && (!t.path || request.path.startsWith(t.path)),
     );
     if (trouble) {
       trouble.times = (trouble.times ?? 1) - 1;
-      if (trouble.delayMs) await new Promise((r) => setTimeout(r, trouble.delayMs));
+      if (trouble.delayMs) {
+        // A caller that gives up ends the wait (no timer left behind for a request nobody reads).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, trouble.delayMs);
+          res.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        if (request.aborted) return;
+      }
       if (trouble.hangUp) return void req.socket.destroy();
       if (trouble.status !== undefined) {
         res.writeHead(trouble.status, { 'content-type': 'application/json' });
