@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import { HttpError } from '../../core/http/errors.ts';
 import type { HearthRouter } from '../../core/http/types.ts';
+import { refuseUnknownSite } from '../lighting/routes/unknown-site.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { Registry } from './registry.ts';
 
@@ -46,7 +47,7 @@ export function mountSiteRoutes(
   };
 
   main.get('/mqtt/site/:key', (ctx) => {
-    siteOf(ctx);
+    if (!d.lighting.sites.resolveKey(param(ctx, 'key'))) return refuseUnknownSite(ctx);
     ctx.set(PAGE_HEADERS);
     ctx.type = FILES['devices.html']!;
     ctx.body = d.files.get('devices.html');
@@ -54,7 +55,8 @@ export function mountSiteRoutes(
 
   main.get('/mqtt-devices/ui/:file', (ctx) => {
     const name = param(ctx, 'file');
-    const type = FILES[name];
+    // Own entries only: a file named `constructor` must not find Object's.
+    const type = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
     if (!type || name.endsWith('.html')) throw new HttpError(404, 'not_found', 'not found');
     ctx.set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
     ctx.type = type;

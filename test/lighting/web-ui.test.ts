@@ -72,7 +72,7 @@ describe('web UI at /site/<key>', () => {
     expect(await page.locator('[data-light]').count()).toBe(2);
     await page.locator(`[data-scene="${scene._id}"]`).waitFor();
     await page.locator(`[data-group="${group._id}"]`).waitFor();
-    await page.locator('#events li', { hasText: 'Wall switch: 1' }).waitFor();
+    await page.locator('#events li', { hasText: 'Wall switch: button 1 pressed' }).waitFor();
     await page.locator('[data-connection="td"]', { hasText: 'connected' }).waitFor();
     expect(blocked).toEqual([]); // no CDN or other third-party requests
   });
@@ -114,7 +114,7 @@ describe('web UI at /site/<key>', () => {
       await page.locator('#toast', { hasText: 'Could not switch Desk, Hall' }).waitFor();
       const before = await card(hall._id).getByRole('switch').isChecked();
       await card(hall._id).getByRole('switch').click();
-      await page.locator('#toast', { hasText: 'could not send the command to light "Hall"' }).waitFor();
+      await page.locator('#toast', { hasText: '“Hall” did not respond' }).waitFor();
       // The switch goes back to the confirmed state.
       await expect.poll(() => card(hall._id).getByRole('switch').isChecked()).toBe(before);
       await page.locator('#toast').click(); // a tap dismisses the message
@@ -158,7 +158,7 @@ describe('web UI at /site/<key>', () => {
     await h.call('PUT', '/light', { _id: found._id, new: false });
     await card(found._id).locator('.badge.new').waitFor({ state: 'hidden' });
     h.driver.press('b1', 'long');
-    await page.locator('#events li', { hasText: 'Wall switch: long' }).waitFor();
+    await page.locator('#events li', { hasText: 'Wall switch: held' }).waitFor();
     h.driver.setConnected(false);
     await page.locator('[data-connection="td"].disconnected').waitFor();
     expect(navigations).toEqual([]);
@@ -175,12 +175,12 @@ describe('web UI at /site/<key>', () => {
     await empty.locator('#live', { hasText: 'live' }).waitFor();
     for (const text of ['No lights yet', 'No scenes yet', 'No groups yet', 'No sensor events yet'])
       await empty.getByText(text).waitFor();
-    await empty.getByText('No drivers are running for this site').waitFor();
+    await empty.getByText('Nothing is connected to this home yet').waitFor();
     await empty.screenshot({ path: path.join(OUT, 'lighting-web-ui-empty.png'), fullPage: true });
     await empty.close();
   });
 
-  it('answers an unknown key with 404 and no page', async () => {
+  it('answers an unknown key with 404 and a page saying the link does not work', async () => {
     const res = await page.goto(`${h.t.url}/site/not-a-key`);
     expect(res?.status()).toBe(404);
   });
@@ -190,6 +190,6 @@ describe('web UI at /site/<key>', () => {
     await page.locator('#live', { hasText: 'live' }).waitFor();
     expect((await h.t.admin('POST', `/admin/sites/${h.siteid}/rotate-key`)).status).toBe(200);
     await page.locator('#live', { hasText: 'link expired' }).waitFor();
-    await page.locator('#toast', { hasText: 'no longer works (site key changed)' }).waitFor();
+    await page.locator('#toast', { hasText: 'link no longer works' }).waitFor();
   });
 });

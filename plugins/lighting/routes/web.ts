@@ -6,14 +6,16 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { notFound } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';
-import { type AccessControl, unknownSite } from '../access.ts';
+import type { AccessControl } from '../access.ts';
 import { param } from './context.ts';
+import { refuseUnknownSite } from './unknown-site.ts';
 
 const WEB = fileURLToPath(new URL('../web/', import.meta.url));
 const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'view.js': 'text/javascript; charset=utf-8',
+  'words.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 // The key is in the URL: keep it out of Referer headers and caches.
@@ -32,7 +34,7 @@ export async function loadWebFiles(): Promise<Map<string, string>> {
 
 export function mountWebPage(r: HearthRouter, access: AccessControl, files: Map<string, string>): void {
   r.get('/:key', async (ctx) => {
-    if (!(await access.resolve(param(ctx, 'key'), null))) throw unknownSite();
+    if (!(await access.resolve(param(ctx, 'key'), null))) return refuseUnknownSite(ctx);
     ctx.set(PAGE_HEADERS);
     ctx.type = TYPES['index.html']!;
     ctx.body = files.get('index.html');

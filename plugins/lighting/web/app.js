@@ -8,11 +8,24 @@ import {
   syncLightCards,
   syncSceneButtons,
 } from './view.js';
+import { actionProblem, lightProblem } from './words.js';
 
 const key = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
 const api = `/api/site/${encodeURIComponent(key)}`;
-const state = { name: '', lights: new Map(), scenes: [], groups: [], events: [], connections: new Map() };
+const state = {
+  name: '',
+  lights: new Map(),
+  scenes: [],
+  groups: [],
+  events: [],
+  connections: new Map(),
+  /** Light id → `{level, seq}`: a command sent and not confirmed yet. */
+  pending: new Map(),
+};
 const $ = (id) => document.getElementById(id);
+// How long a light may stay "switching…" without a report from the hub: longer than the hub's own wait
+// for a silent device (3 s by default, then a read-back), after which the hub has told all it knows.
+const PENDING_MS = 8000;
 
 /** Shows a message at the bottom; it goes away after 4 s unless it is `sticky`, or when tapped. */
 function toast(text, sticky = false) {
@@ -21,58 +34,109 @@ function toast(text, sticky = false) {
 }
 $('toast').addEventListener('click', () => toast(''));
 
-/** Server messages name lights by `_id`; a person knows them by name. */
-const readable = (message) =>
-  [...state.lights.values()].reduce((m, l) => m.replaceAll(l._id, `"${l.name}"`), message);
+/** A refused call: `status` for the hub's answers, `offline` when the hub could not be reached at all. */
+class CallError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+    this.offline = status === 0;
+  }
+}
 
 async function call(method, path, body) {
-  const res = await fetch(api + path, {
-    method,
-    headers: body ? { 'Content-Type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  let res;
+  try {
+    res = await fetch(api + path, {
+      method,
+      headers: body ? { 'Content-Type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new CallError(0, 'hub not reachable');
+  }
   const data = res.status === 204 ? null : await res.json().catch(() => null);
-  if (!res.ok) throw new Error(data?.message ?? `HTTP ${res.status}`);
+  if (!res.ok) throw new CallError(res.status, data?.message ?? `HTTP ${res.status}`);
   return data;
 }
 
-// A refused command shows the server's message and puts the controls back to the confirmed state.
-const run = (p) =>
-  p.catch((err) => {
-    toast(readable(err.message));
-    render();
-  });
-
 /** Scene apply and group toggle answer 200 with the lights that failed; say which ones. */
 function reportFailed(result) {
-  const names = (result?.failed ?? []).map((f) => state.lights.get(f._id)?.name ?? f._id);
+  const names = (result?.failed ?? []).map((f) => state.lights.get(f._id)?.name ?? 'a light');
   if (names.length) toast(`Could not switch ${names.join(', ')}`);
+}
+
+let seq = 0;
+/**
+ * Sends a level and shows the light as pending until the hub confirms it: in the answer (`confirmed`), by a
+ * `setLightState` push, or not at all — then, after PENDING_MS, the card shows what the hub last confirmed.
+ */
+function command(id, level) {
+  const name = state.lights.get(id)?.name ?? 'The light';
+  const mine = ++seq;
+  clearTimeout(state.pending.get(id)?.timer);
+  const timer = setTimeout(() => {
+    if (state.pending.get(id)?.seq !== mine) return;
+    state.pending.delete(id);
+    toast(`“${name}” did not confirm the change; it is shown as it last reported.`);
+    render();
+  }, PENDING_MS);
+  state.pending.set(id, { level, seq: mine, timer });
+  render();
+  call('PUT', '/light/state', { _id: id, ...level })
+    .then((answer) => {
+      if (!answer?.confirmed || state.pending.get(id)?.seq !== mine) return;
+      settle(id);
+      const light = state.lights.get(id);
+      if (light) keepLight({ ...light, on: answer.on, bri: answer.bri });
+      render();
+    })
+    .catch((err) => {
+      if (state.pending.get(id)?.seq === mine) settle(id);
+      toast(lightProblem(err, name));
+      render();
+    });
+}
+
+function settle(id) {
+  clearTimeout(state.pending.get(id)?.timer);
+  state.pending.delete(id);
 }
 
 const act = {
   toggle(id, on) {
     const light = state.lights.get(id);
-    run(call('PUT', '/light/state', { _id: id, on, bri: on ? light?.lastBri || 255 : 0 }));
+    command(id, { on, bri: on ? light?.lastBri || 255 : 0 });
   },
-  dim: (id, bri) => run(call('PUT', '/light/state', { _id: id, on: bri > 0, bri })),
+  dim: (id, bri) => command(id, { on: bri > 0, bri }),
 };
+
+const onAction = (what) => (p) =>
+  p.then(reportFailed).catch((err) => {
+    toast(actionProblem(err, what));
+    render();
+  });
 
 function render() {
   $('site-name').textContent = state.name || 'Lights';
   document.title = `${state.name} · Hearth`;
-  syncLightCards($('lights'), [...state.lights.values()], act);
+  const lights = [...state.lights.values()].map((l) => ({ ...l, pending: state.pending.get(l._id)?.level }));
+  syncLightCards($('lights'), lights, act);
   syncSceneButtons($('scenes'), state.scenes, (id) =>
-    run(call('PUT', '/scene/apply', { _id: id }).then(reportFailed)),
+    onAction('scene')(call('PUT', '/scene/apply', { _id: id })),
   );
   syncGroupButtons(
     $('groups'),
     state.groups,
     (g) => g.lights.some((id) => state.lights.get(id)?.on),
-    (id) => run(call('PUT', '/light/group/toggle', { _id: id }).then(reportFailed)),
+    (id) => onAction('group')(call('PUT', '/light/group/toggle', { _id: id })),
   );
   $('events').replaceChildren(...orEmpty(state.events.slice(0, 10).map(eventItem), 'No sensor events yet'));
+  const connections = [...state.connections.values()];
   $('connections').replaceChildren(
-    ...orEmpty([...state.connections.values()].map(connectionItem), 'No drivers are running for this site'),
+    ...orEmpty(
+      connections.map((c) => connectionItem(c, connections)),
+      'Nothing is connected to this home yet',
+    ),
   );
 }
 
@@ -92,6 +156,7 @@ const handlers = {
       l.lastBri = l.on ? l.bri : before.get(l._id)?.lastBri;
       state.lights.set(l._id, l);
     }
+    for (const id of state.pending.keys()) if (!state.lights.has(id)) settle(id);
     state.scenes = d.scenes;
     state.groups = d.groups;
     state.connections = new Map(d.connections.map((c) => [c._id, c]));
@@ -99,11 +164,14 @@ const handlers = {
   siteChanged(d) {
     handlers.hello({ ...d, connections: [...state.connections.values()] });
   },
-  setLightState: keepLight,
+  // The hub confirmed a level: that is what the light shows, pending or not.
+  setLightState(light) {
+    settle(light._id);
+    keepLight(light);
+  },
   connection: (c) => state.connections.set(c._id, c),
   eventSourceKey: (e) => state.events.unshift(e),
   sceneApplied: () => {},
-  error: (d) => toast(readable(d.message)),
 };
 
 function setLive(live) {
@@ -118,16 +186,16 @@ function connect() {
   ws.onopen = () => {
     retry = 500;
     setLive(true);
-    run(
-      call('GET', '/sensor/event').then((list) => {
+    call('GET', '/sensor/event')
+      .then((list) => {
         state.events = list;
         render();
-      }),
-    );
+      })
+      .catch(() => {});
   };
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
-    handlers[msg.command]?.(msg.data);
+    if (Object.hasOwn(handlers, msg.command)) handlers[msg.command](msg.data);
     render();
   };
   ws.onclose = (ev) => {
@@ -136,10 +204,7 @@ function connect() {
       $('live').textContent = 'link expired';
       $('live').className = 'badge off';
       document.body.classList.add('offline');
-      toast(
-        `This page's link no longer works (${ev.reason || 'site key changed'}). Ask for the new link.`,
-        true,
-      );
+      toast('This page’s link no longer works. Ask for the new link to this home.', true);
       return;
     }
     setLive(false);

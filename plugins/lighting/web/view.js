@@ -1,5 +1,6 @@
 // DOM pieces of the lighting page. Light cards are kept and updated in place, keyed by light id, so a
 // live update never replaces the slider or switch under a finger that is using it.
+import { eventText, vendorName } from './words.js';
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -17,6 +18,15 @@ export const orEmpty = (items, text, tag = 'li') =>
 
 const percent = (bri) => `${Math.max(1, Math.round((bri * 100) / 255))} %`;
 const levelText = (light) => (light.on ? (light.type === 'dimmable' ? percent(light.bri) : 'on') : 'off');
+/** What a command not confirmed yet is doing. */
+const pendingText = (light, level) =>
+  !level.on
+    ? 'switching off…'
+    : light.type === 'dimmable' && light.on
+      ? `setting ${percent(level.bri)}…`
+      : 'switching on…';
+/** A slider's value for screen readers: a percentage, as the label shows it. */
+const sliderText = (bri) => (bri > 0 ? percent(bri) : 'off');
 
 /**
  * A light card: name, level, an on/off switch and, for dimmable lights, a brightness slider.
@@ -55,7 +65,8 @@ export function lightCard(light, act) {
         card.dataset.dragging = '1';
       },
       oninput: (e) => {
-        level.textContent = Number(e.target.value) > 0 ? percent(Number(e.target.value)) : 'off';
+        level.textContent = sliderText(Number(e.target.value));
+        e.target.setAttribute('aria-valuetext', sliderText(Number(e.target.value)));
       },
       onchange: (e) => {
         delete card.dataset.dragging;
@@ -71,15 +82,27 @@ export function lightCard(light, act) {
   return card;
 }
 
+/**
+ * Shows the level the hub confirmed; while a command waits for confirmation (`light.pending`), the controls
+ * show the level asked for, marked busy, and go back to the confirmed level if it never comes.
+ */
 export function updateLightCard(card, light) {
+  const shown = light.pending ?? light;
   card.classList.toggle('lit', light.on);
+  card.classList.toggle('pending', Boolean(light.pending));
+  card.setAttribute('aria-busy', String(Boolean(light.pending)));
   card.querySelector('.name').textContent = light.name;
   card.querySelector('.badge.new').hidden = !light.new;
-  card.querySelector('input[role=switch]').checked = light.on;
+  card.querySelector('input[role=switch]').checked = shown.on;
   const slider = card.querySelector('input[type=range]');
   if (!card.dataset.dragging) {
-    card.querySelector('.level').textContent = levelText(light);
-    if (slider) slider.value = String(light.bri);
+    card.querySelector('.level').textContent = light.pending
+      ? pendingText(light, light.pending)
+      : levelText(light);
+    if (slider) {
+      slider.value = String(shown.bri);
+      slider.setAttribute('aria-valuetext', sliderText(shown.bri));
+    }
   }
 }
 
@@ -112,7 +135,7 @@ export function syncLightCards(list, lights, act) {
     update: updateLightCard,
     // A changed type (binary ↔ dimmable) needs a different card: rebuild it.
     fits: (card, light) => Boolean(card.querySelector('input[type=range]')) === (light.type === 'dimmable'),
-    empty: 'No lights yet. Add one through the site API or a driver’s pairing.',
+    empty: 'No lights yet. Lights show up here once they are added to this home.',
   });
 }
 
@@ -129,7 +152,11 @@ export function syncSceneButtons(list, scenes, apply) {
   });
 }
 
-/** Group buttons with their on/off state (any member on); `toggle(id)` toggles one. */
+/**
+ * Group buttons with their on/off state (any member on); `toggle(id)` toggles one. The accessible name is the
+ * group's name alone; its state is `aria-pressed` (the visible "on"/"off" line is hidden from screen
+ * readers, which would otherwise read "Downstairson").
+ */
 export function syncGroupButtons(list, groups, isOn, toggle) {
   const update = (node, g) => {
     const on = isOn(g);
@@ -145,7 +172,7 @@ export function syncGroupButtons(list, groups, isOn, toggle) {
         'button',
         { 'data-group': g._id, onclick: () => toggle(g._id) },
         el('span'),
-        el('small'),
+        el('small', { 'aria-hidden': 'true' }),
       );
       update(node, g);
       return node;
@@ -156,17 +183,22 @@ export function syncGroupButtons(list, groups, isOn, toggle) {
   });
 }
 
-export function connectionItem(c) {
-  const up = c.connected ? 'connected' : 'disconnected';
+/**
+ * A driver's link, named by what it connects ("MQTT devices"), numbered when a home has several of a kind;
+ * its id is for the hub, not for the household.
+ */
+export function connectionItem(c, all = [c]) {
+  const same = all.filter((x) => x.vendor === c.vendor);
+  const nth = same.length > 1 ? ` ${same.indexOf(c) + 1}` : '';
   return el(
     'li',
-    { 'data-connection': c._id, class: up },
+    { 'data-connection': c._id, class: c.connected ? 'connected' : 'disconnected' },
     el('span', { class: 'dot', 'aria-hidden': 'true' }),
-    `${c._id} (${c.vendor}): ${up}`,
+    `${vendorName(c.vendor)}${nth}: ${c.connected ? 'connected' : 'not connected'}`,
   );
 }
 
 export function eventItem(e) {
   const at = new Date(e.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  return el('li', {}, el('time', { datetime: e.at }, at), ` ${e.name}: ${e.event}`);
+  return el('li', {}, el('time', { datetime: e.at }, at), ` ${e.name}: ${eventText(e.event)}`);
 }
