@@ -10,6 +10,7 @@ import { EventBus } from './bus/bus.ts';
 import type { HearthConfig } from './config/types.ts';
 import { contextFactory, Notices } from './context.ts';
 import { mountHealth, storageStatus } from './http/health.ts';
+import type { RouteInfo } from './http/listener.ts';
 import { createRouter } from './http/router.ts';
 import { adminGuard, HttpService } from './http/service.ts';
 import { loadTls } from './http/tls.ts';
@@ -303,6 +304,11 @@ export class Hub {
       storage: storageStatus(this.store?.writeProblem ?? null),
       notices: this.notices.list(),
     };
+  }
+
+  /** Every HTTP route of every listener, by listener name (the torture fuzzer probes them all). */
+  routes(): Record<string, RouteInfo[]> {
+    return this.http.routes();
   }
 
   storeRoot(): StoreRoot {

@@ -19,6 +19,12 @@ export interface Mount {
   routes: HearthMiddleware;
 }
 
+export interface RouteInfo {
+  owner: string;
+  methods: string[];
+  path: string;
+}
+
 /** `/site` serves `/site` and `/site/...`, not `/sites`. */
 const under = (path: string, prefix: string): boolean =>
   path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
@@ -97,6 +103,15 @@ export class Listener {
       errorBody: opts.errorBody,
       routes: router.routes() as HearthMiddleware,
     });
+  }
+
+  /** Every route mounted here (method, path as @koa/router matches it, owner), for tools that probe them all. */
+  routes(): RouteInfo[] {
+    return this.mounts.flatMap((m) =>
+      m.router.stack
+        .filter((layer) => layer.methods.length > 0)
+        .map((layer) => ({ owner: m.owner, methods: [...layer.methods], path: String(layer.path) })),
+    );
   }
 
   unmount(owner: string): void {

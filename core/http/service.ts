@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Histogram } from '../metrics/types.ts';
 import { HttpError } from './errors.ts';
-import { Listener } from './listener.ts';
+import { Listener, type RouteInfo } from './listener.ts';
 import { createRouter } from './router.ts';
 import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
 
@@ -61,6 +61,11 @@ export class HttpService {
 
   infos(): ListenerInfo[] {
     return [...this.listeners.values()].flatMap((l) => l.info() ?? []);
+  }
+
+  /** Every listener's routes, by listener name. */
+  routes(): Record<string, RouteInfo[]> {
+    return Object.fromEntries([...this.listeners].map(([name, l]) => [name, l.routes()]));
   }
 
   forOwner(owner: string): HttpApi & { dispose(): Promise<void> } {
