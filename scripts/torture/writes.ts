@@ -45,7 +45,15 @@ export class WriteModel {
     return `${prefix}-${this.seq}`;
   }
 
-  private refused(route: string, status: number): void {
+  /** Names of creates that were answered with an error: none of them may ever be visible. */
+  readonly refusedCreates = new Set<string>();
+  /** Errors answered without a JSON body. */
+  readonly notJson: string[] = [];
+
+  private refused(route: string, status: number, res?: { body: unknown; text: string }, name?: string): void {
+    if (name) this.refusedCreates.add(name);
+    if (res && res.body === undefined && this.notJson.length < 5)
+      this.notJson.push(`${route} → ${status} ${res.text.slice(0, 80)}`);
     this.stats.refused += 1;
     const k = `${route} → ${status}`;
     this.refusals.set(k, (this.refusals.get(k) ?? 0) + 1);
@@ -70,7 +78,7 @@ export class WriteModel {
       if (!site || r < 0.08) {
         const name = this.next('site');
         const res = await h.admin('POST', '/admin/sites', { name });
-        if (res.status !== 201) return this.refused('POST /admin/sites', res.status);
+        if (res.status !== 201) return this.refused('POST /admin/sites', res.status, res, name);
         this.entities.set(`site:${res.body.siteid}`, {
           kind: 'site',
           owner: worker,
@@ -91,7 +99,7 @@ export class WriteModel {
           vendor: 'virtual',
           virtualid: name,
         });
-        if (res.status !== 201) return this.refused('POST /light', res.status);
+        if (res.status !== 201) return this.refused('POST /light', res.status, res, name);
         this.entities.set(`light:${res.body._id}`, {
           kind: 'light',
           owner: worker,
@@ -110,7 +118,8 @@ export class WriteModel {
       } else if (r < 0.55) {
         const name = this.next('scene');
         const res = await h.call('main', 'POST', `${api}/scene`, { name, state: [] });
-        if (res.status !== 201 && res.status !== 200) return this.refused('POST /scene', res.status);
+        if (res.status !== 201 && res.status !== 200)
+          return this.refused('POST /scene', res.status, res, name);
         this.entities.set(`scene:${res.body._id}`, {
           kind: 'scene',
           owner: worker,
@@ -135,7 +144,7 @@ export class WriteModel {
       } else if (r < 0.82) {
         const name = this.next('client');
         const res = await h.admin('POST', '/admin/clients', clientBody(name));
-        if (res.status !== 201) return this.refused('POST /admin/clients', res.status);
+        if (res.status !== 201) return this.refused('POST /admin/clients', res.status, res, name);
         this.entities.set(`client:${res.body.client_id}`, {
           kind: 'client',
           owner: worker,
@@ -154,7 +163,7 @@ export class WriteModel {
           { authorization: `DeepL-Auth-Key ${h.adminKey}` },
         );
         if (res.status !== 200 && res.status !== 201)
-          return this.refused('POST /v2/admin/developer-keys', res.status);
+          return this.refused('POST /v2/admin/developer-keys', res.status, res, label);
         this.entities.set(`devkey:${res.body.key_id}`, {
           kind: 'devkey',
           owner: worker,
@@ -185,7 +194,7 @@ export class WriteModel {
   private async update(
     e: Entity,
     route: string,
-    send: (value: string) => Promise<{ status: number }>,
+    send: (value: string) => Promise<{ status: number; body: unknown; text: string }>,
   ): Promise<void> {
     const value = this.next(e.kind);
     e.allowed.add(value);
@@ -195,7 +204,7 @@ export class WriteModel {
       this.stats.acked += 1;
     } else {
       e.allowed.delete(value);
-      this.refused(route, res.status);
+      this.refused(route, res.status, res);
     }
   }
 
@@ -219,6 +228,10 @@ export class WriteModel {
       authorization: `DeepL-Auth-Key ${h.adminKey}`,
     });
     for (const k of Array.isArray(keys.body) ? keys.body : []) seen.set(`devkey:${k.key_id}`, k.label);
+    for (const [key, value] of seen) {
+      if (this.refusedCreates.has(value))
+        problems.push(`${key} "${value}" is there although its create was refused`);
+    }
     let checked = 0;
     for (const [key, e] of this.entities) {
       if (!e.acked) continue;
