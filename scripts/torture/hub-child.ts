@@ -12,7 +12,10 @@ const hub = new Hub({
   plugins: loaded.plugins,
   adminKey: process.env.HEARTH_ADMIN_KEY,
 });
-exitOnSignals(hub, loaded.config.lifecycle.shutdownGraceMs, (l) => process.stderr.write(`${l}\n`));
+exitOnSignals(hub, {
+  graceMs: loaded.config.lifecycle.shutdownGraceMs,
+  err: (l) => process.stderr.write(`${l}\n`),
+});
 const info = await hub.start();
 process.send?.({ type: 'ready', urls: info.urls, mqttPort: info.mqttPort, routes: hub.routes() });
 
