@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import { recoverStaging } from './admin/backup.ts';
 import { mountBackup } from './admin/backup-routes.ts';
 import { hashSecret, newSecret, secretMatches } from './admin/key.ts';
 import { AdminKey } from './admin/key-store.ts';
@@ -9,6 +10,7 @@ import { basicAuthChecker, mountCoreAdmin } from './admin/routes.ts';
 import { EventBus } from './bus/bus.ts';
 import type { HearthConfig } from './config/types.ts';
 import { contextFactory, Notices } from './context.ts';
+import { unavailable } from './http/availability.ts';
 import { mountHealth, storageStatus } from './http/health.ts';
 import type { RouteInfo } from './http/listener.ts';
 import { createRouter } from './http/router.ts';
@@ -141,6 +143,7 @@ export class Hub {
 
   private async boot(t0: number): Promise<HubInfo> {
     const cfg = this.config;
+    await recoverStaging(this.dataDir, this.log);
     const generated = await this.openStore();
     const controlToken = newSecret();
     this.controlHash = hashSecret(controlToken);
@@ -154,7 +157,7 @@ export class Hub {
     mountHealth(health, {
       plugins: () => this.manager,
       notices: () => this.notices.list(),
-      started: () => this.state === 'running',
+      phase: () => this.http.availability.phase,
       storage: () => this.store?.writeProblem ?? null,
     });
     main.mount('core', health);
@@ -178,7 +181,7 @@ export class Hub {
       log: this.rootLog.child({ name: 'mqtt' }),
     });
     if (cfg.mqtt.external?.password) this.redactor.addValue(cfg.mqtt.external.password);
-    this.ws = new WsHub(main.server, this.rootLog.child({ name: 'ws' }));
+    this.ws = new WsHub(main.server, this.rootLog.child({ name: 'ws' }), this.http.availability);
     const broker = this.broker;
     this.ws.add('core', {
       path: '/mqtt',
@@ -194,6 +197,7 @@ export class Hub {
     const urls = Object.fromEntries(this.http.infos().map((l) => [l.name, l.url]));
     this.runFile.write({ pid: process.pid, adminUrl: urls.admin as string, controlToken, version: VERSION });
     this.state = 'running';
+    this.http.availability.phase = 'ready';
     this.startedAt = Date.now();
     this.bus.emit('core.ready', { urls });
     const ms = Math.round(performance.now() - t0);
@@ -317,23 +321,35 @@ export class Hub {
   }
 
   /**
-   * Replaces the data files: stops every plugin (flushing their stores), lets `swap` rewrite the data
-   * directory, then opens the store again and starts the plugins on the new data.
+   * Replaces the data files: refuses new requests (503, Retry-After) and waits for those in flight, stops
+   * every plugin (flushing their stores), lets `swap` rewrite the data directory, then opens the store
+   * again and starts the plugins on the new data. `own` is how many in-flight requests are the caller's.
    */
-  async reload(swap: () => Promise<void>): Promise<void> {
-    await this.plugins.stopAll(this.config.lifecycle.shutdownGraceMs);
-    await this.storeRoot().close();
+  async reload(swap: () => Promise<void>, own = 0): Promise<void> {
+    const availability = this.http.availability;
+    if (availability.phase !== 'ready') throw unavailable(availability.phase);
+    availability.phase = 'restoring';
     try {
-      await swap();
+      const grace = this.config.lifecycle.shutdownGraceMs;
+      if (!(await availability.drain(own, grace)))
+        this.log.warn('restore: requests still running after the grace period; their writes may fail');
+      await this.plugins.stopAll(grace);
+      await this.storeRoot().close();
+      try {
+        await swap();
+      } finally {
+        await this.openStore();
+        for (const line of await this.startPlugins()) this.print(line);
+      }
     } finally {
-      await this.openStore();
-      for (const line of await this.startPlugins()) this.print(line);
+      if (availability.phase === 'restoring') availability.phase = 'ready';
     }
   }
 
   async stop(): Promise<void> {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.state = 'stopping';
+    this.http.availability.phase = 'stopping';
     this.bus.emit('core.stopping', {});
     await this.sd.stopping();
     try {

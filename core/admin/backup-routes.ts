@@ -31,7 +31,8 @@ export function mountBackup(router: HearthRouter, hub: Hub): void {
       if (err instanceof BackupError) throw new HttpError(400, 'invalid_backup', err.message);
       throw err;
     }
-    await hub.reload(() => swapIn(hub.dataDir, staged));
+    // This request is the one in flight the restore does not wait for.
+    await hub.reload(() => swapIn(hub.dataDir, staged), 1);
     ctx.body = { restored: staged.files };
   });
 }

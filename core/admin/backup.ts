@@ -1,7 +1,9 @@
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import { fsyncDir, writeFileAtomic } from '../store/atomic-write.ts';
 import { VERSION } from '../version.ts';
 
 export const MANIFEST = 'hearth-backup.json';
@@ -89,16 +91,100 @@ export async function unpackBackup(
   }
 }
 
-/** Replaces the live state files by the staged ones (rename within one filesystem). */
-export async function swapIn(dataDir: string, staged: { dir: string; files: string[] }): Promise<void> {
-  for (const rel of new Set([...(await stateFiles(dataDir)), ...staged.files])) {
+/** In a restore's staging dir: the list of files to move in, written once the live files may be touched. */
+const SWAP_MARKER = '.swap-ready.json';
+
+const exists = (file: string): Promise<boolean> =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
+
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Moves the staged files in: live state files the backup does not have go, staged ones replace theirs.
+ * Idempotent, so a swap cut short (kill -9, power cut) is finished by running it again.
+ */
+export async function finishSwap(
+  dataDir: string,
+  stagingDir: string,
+  files: readonly string[],
+): Promise<void> {
+  const keep = new Set(files);
+  for (const rel of await stateFiles(dataDir)) {
+    if (keep.has(rel)) continue;
     await rm(path.join(dataDir, rel), { force: true });
-    // A pre-restore .bak must never be what recovery falls back to.
     await rm(path.join(dataDir, `${rel}.bak`), { force: true });
   }
-  for (const rel of staged.files) {
+  for (const rel of files) {
+    const from = path.join(stagingDir, rel);
+    if (!(await exists(from))) continue; // moved before the interruption
+    // A pre-restore .bak must never be what recovery falls back to.
+    await rm(path.join(dataDir, `${rel}.bak`), { force: true });
     await mkdir(path.dirname(path.join(dataDir, rel)), { recursive: true, mode: 0o700 });
-    await rename(path.join(staged.dir, rel), path.join(dataDir, rel));
+    await rename(from, path.join(dataDir, rel));
   }
-  await rm(staged.dir, { recursive: true, force: true });
+  for (const dir of new Set(files.map((rel) => path.dirname(path.join(dataDir, rel))))) await fsyncDir(dir);
+  await rm(stagingDir, { recursive: true, force: true });
+}
+
+/**
+ * Replaces the live state files by the staged ones (rename within one filesystem). The staged files are
+ * made durable and listed in a marker first: from then on a restart completes the swap rather than leaving
+ * a mix of old and restored files.
+ */
+export async function swapIn(dataDir: string, staged: { dir: string; files: string[] }): Promise<void> {
+  await markSwapReady(staged);
+  await finishSwap(dataDir, staged.dir, staged.files);
+}
+
+/** Makes the staged files durable and writes the marker after which a restart finishes the swap. */
+export async function markSwapReady(staged: { dir: string; files: string[] }): Promise<void> {
+  for (const rel of staged.files) await fsyncFile(path.join(staged.dir, rel));
+  await writeFileAtomic(path.join(staged.dir, SWAP_MARKER), JSON.stringify({ files: staged.files }));
+}
+
+/**
+ * At start, before the store opens: what an interrupted backup or restore left behind. A backup's staging
+ * copy is removed; a restore that had not started swapping is removed (the live data was never touched);
+ * one that had is finished, so the data is the restored backup as a whole.
+ */
+export async function recoverStaging(dataDir: string, log: Logger): Promise<void> {
+  const entries = await readdir(dataDir, { withFileTypes: true });
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const dir = path.join(dataDir, e.name);
+    if (e.name.startsWith('.backup-')) {
+      await rm(dir, { recursive: true, force: true });
+      log.warn({ dir: e.name }, 'removed the staging copy of an interrupted backup');
+    } else if (e.name.startsWith('.restore-')) {
+      let files: string[] | null = null;
+      try {
+        const marker = JSON.parse(await readFile(path.join(dir, SWAP_MARKER), 'utf8')) as { files?: unknown };
+        if (Array.isArray(marker.files) && marker.files.every((f) => typeof f === 'string'))
+          files = marker.files;
+      } catch {}
+      if (files) {
+        await finishSwap(dataDir, dir, files);
+        log.warn(
+          { dir: e.name, files: files.length },
+          'finished a restore that was interrupted while swapping files in',
+        );
+      } else {
+        await rm(dir, { recursive: true, force: true });
+        log.warn(
+          { dir: e.name },
+          'removed the staging folder of an interrupted restore; the data was not touched',
+        );
+      }
+    }
+  }
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import { Availability, alwaysServed, unavailable } from './availability.ts';
 import { HttpError } from './errors.ts';
 import { frame } from './middleware/frame.ts';
 import { allowedMethods } from './router.ts';
@@ -41,6 +42,7 @@ export class Listener {
   private readonly scheme: 'http' | 'https';
   private readonly mounts: Mount[] = [];
   private bound: ListenerInfo | null = null;
+  private readonly availability: Availability;
 
   constructor(
     name: string,
@@ -50,23 +52,37 @@ export class Listener {
       tls?: TlsMaterial | null;
       scrub?: (text: string) => string;
       observe?: (ctx: Parameters<HearthMiddleware>[0], seconds: number) => void;
+      /** The hub's phase (shared by every listener); a new one says `ready` (a listener on its own). */
+      availability?: Availability;
     } = {},
   ) {
     const { guard, tls } = opts;
     const scrub = opts.scrub ?? ((t: string) => t);
     this.name = name;
+    this.availability = opts.availability ?? Object.assign(new Availability(), { phase: 'ready' as const });
     const app = new Koa();
     app.proxy = false;
     // Errors are answered by frame(); Koa's own handler would print them to stderr.
     app.silent = true;
     app.use(frame(log, opts.observe));
     if (guard) app.use(guard);
-    app.use((ctx, next) => this.dispatch(ctx, ctx.path, next, 0));
+    app.use(async (ctx, next) => {
+      const phase = this.availability.phase;
+      // Restoring or stopping: nothing but the probes may reach a router (a write now would be dropped).
+      if ((phase === 'restoring' || phase === 'stopping') && !alwaysServed.has(ctx.path)) {
+        this.useShapeOf(ctx.path, ctx.state);
+        throw unavailable(phase);
+      }
+      // Counted, so a restore can wait for the requests already inside to finish.
+      this.availability.enter();
+      try {
+        await this.dispatch(ctx, ctx.path, next, 0);
+      } finally {
+        this.availability.leave();
+      }
+    });
     app.use((ctx) => {
-      const mine = this.mounts.filter((m) => serves(m, ctx.path));
-      // The unmatched request is answered in the shape of the router that owns its path (spec shapes).
-      const shape = mine.find((m) => m.paths !== null && m.errorBody)?.errorBody;
-      if (shape) ctx.state.errorBody = shape;
+      const mine = this.useShapeOf(ctx.path, ctx.state);
       // The path may carry a secret (a site key); the caller gets it back scrubbed like a log line.
       const shown = scrub(ctx.path);
       const allow = allowedMethods(
@@ -78,6 +94,9 @@ export class Listener {
           headers: { Allow: allow.join(', ') },
         });
       }
+      // Before the hub is ready the path may belong to a plugin that has not started yet.
+      const phase = this.availability.phase;
+      if (phase !== 'ready') throw unavailable(phase);
       throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${shown}`);
     });
     this.scheme = tls ? 'https' : 'http';
@@ -88,6 +107,14 @@ export class Listener {
     this.server.headersTimeout = 20_000;
     this.server.requestTimeout = 60_000;
     this.server.keepAliveTimeout = 65_000;
+  }
+
+  /** Answers errors on `path` in the shape of the router that owns it (spec shapes); returns the mounts serving it. */
+  private useShapeOf(path: string, state: Record<string, unknown>): Mount[] {
+    const mine = this.mounts.filter((m) => serves(m, path));
+    const shape = mine.find((m) => m.paths !== null && m.errorBody)?.errorBody;
+    if (shape) state.errorBody = shape;
+    return mine;
   }
 
   mount(

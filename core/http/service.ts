@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Histogram } from '../metrics/types.ts';
+import { Availability } from './availability.ts';
 import { HttpError } from './errors.ts';
 import { Listener, type RouteInfo } from './listener.ts';
 import { createRouter } from './router.ts';
@@ -29,6 +30,8 @@ function observeRequest(latency: Histogram, listener: string) {
 export class HttpService {
   private readonly listeners = new Map<string, Listener>();
   private readonly owners = new Map<string, string>();
+  /** The hub's phase, shared by every listener (plugin listeners included). */
+  readonly availability = new Availability();
 
   constructor(
     private readonly log: Logger,
@@ -45,6 +48,7 @@ export class HttpService {
     const listener = new Listener(name, this.log.child({ listener: name }), {
       guard,
       tls: this.tls,
+      availability: this.availability,
       ...(this.defaults.scrub ? { scrub: this.defaults.scrub } : {}),
       ...(this.latency ? { observe: observeRequest(this.latency, name) } : {}),
     });

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { type Availability, RETRY_AFTER_S } from '../http/availability.ts';
 import { wrapSocket } from './socket.ts';
 import type { WsApi, WsParams, WsRoute } from './types.ts';
 
@@ -29,8 +30,11 @@ function compile(path: string): { pattern: RegExp; keys: string[] } {
 }
 
 function refuse(socket: Duplex, status: number): void {
-  const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const text =
+    { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' }[status] ??
+    'Bad Request';
+  const retry = status === 503 ? `Retry-After: ${RETRY_AFTER_S}\r\n` : '';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${retry}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /** WebSocket upgrades on the main listener, routed by path to the plugin that owns them. */
@@ -53,6 +57,8 @@ export class WsHub {
   constructor(
     server: Server,
     private readonly log: Logger,
+    /** Until the hub is ready (and while it restores), unknown paths answer 503, not 404. */
+    private readonly availability?: Availability,
   ) {
     server.on('upgrade', (req, socket, head) => {
       this.upgrade(req, socket, head).catch((err: unknown) => {
@@ -82,6 +88,9 @@ export class WsHub {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const phase = this.availability?.phase ?? 'ready';
+    // Restoring or stopping: no plugin takes a new connection (its writes would be dropped).
+    if (phase === 'restoring' || phase === 'stopping') return refuse(socket, 503);
     for (const entry of this.entries) {
       const m = entry.pattern.exec(path);
       if (!m) continue;
@@ -99,7 +108,7 @@ export class WsHub {
       });
       return;
     }
-    refuse(socket, 404);
+    refuse(socket, phase === 'ready' ? 404 : 503);
   }
 
   private track(ws: WebSocket, owner: string): void {
