@@ -15,6 +15,12 @@ interface Normalised {
   body: Record<string, unknown> | undefined;
 }
 
+/** An error of a zlib decompression stream: the body does not decode as its Content-Encoding says. */
+function isDecodeError(err: unknown): boolean {
+  const { code, errno } = err as { code?: unknown; errno?: unknown };
+  return typeof code === 'string' && typeof errno === 'number' && /^(Z_|ERR__ERROR_)/.test(code);
+}
+
 /** Maps whatever was thrown to a status, a stable code and a message safe to show. */
 function normalise(err: unknown): Normalised {
   if (err instanceof HttpError) {
@@ -48,13 +54,26 @@ function normalise(err: unknown): Normalised {
       body: undefined,
     };
   }
-  // zlib's stream errors (Z_DATA_ERROR…): a body sent with Content-Encoding gzip/deflate that is not.
-  if (typeof (err as { code?: unknown }).code === 'string' && /^Z_/.test((err as { code: string }).code)) {
+  // zlib's stream errors: Z_DATA_ERROR… for gzip/deflate, ERR__ERROR_… (BrotliDecoderErrorCode names) for br.
+  if (isDecodeError(err)) {
     return {
       status: 400,
       code: 'malformed_body',
       message: 'Request body does not match its Content-Encoding',
       headers: {},
+      body: undefined,
+    };
+  }
+  if (
+    status === 415 &&
+    typeof e.message === 'string' &&
+    e.message.startsWith('Unsupported Content-Encoding')
+  ) {
+    return {
+      status: 415,
+      code: 'unsupported_encoding',
+      message: 'Content-Encoding must be gzip, deflate, br or identity',
+      headers: { 'Accept-Encoding': 'gzip, deflate, br' },
       body: undefined,
     };
   }
