@@ -222,12 +222,14 @@ export class Hub {
         if (!problem) this.log.info('data disk writable again; pending changes saved');
       },
     });
-    const { admin, generated } = await AdminKey.open(
+    const { admin, generated, warning } = await AdminKey.open(
       this.store.forOwner('core'),
       this.opts.adminKey,
       this.log,
     );
     this.adminKey = admin;
+    // Shown in /ready and the admin status until HEARTH_ADMIN_KEY is removed or replaced.
+    this.notices.forOwner('core').set('admin_key_env_ignored', warning);
     return generated;
   }
 

@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+/** A real hub process on `dataDir` with HEARTH_ADMIN_KEY set to `envKey`. */
+async function startProcess(dataDir: string, envKey: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/core/fixtures/run-hub.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_HOST: '127.0.0.1',
+      HEARTH_PORT: '0',
+      HEARTH_ADMIN_PORT: '0',
+      HEARTH_MQTT_PORT: '0',
+      HEARTH_ADMIN_KEY: envKey,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  const collect = (c: Buffer) => {
+    out += c.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('READY-FOR-TEST')) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 20);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`hub exited early (${code}): ${out}`));
+    });
+  });
+  const run = JSON.parse(readFileSync(path.join(dataDir, 'run', 'control.json'), 'utf8')) as {
+    adminUrl: string;
+  };
+  return {
+    adminUrl: run.adminUrl,
+    output: () => out,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const verify = async (adminUrl: string, key: string) =>
+  (
+    await fetch(`${adminUrl}/admin/auth/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).status;
+
+describe('HEARTH_ADMIN_KEY and a rotated admin key across a real restart', () => {
+  it('a key rotated away never comes back from HEARTH_ADMIN_KEY: the rotated key stays, with a notice (restart undid the rotation)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-key-env-'));
+    const envKey = 'env-admin-key-set-by-automation';
+    const first = await startProcess(dataDir, envKey);
+    expect(await verify(first.adminUrl, envKey)).toBe(200);
+    const rotated = await fetch(`${first.adminUrl}/admin/admin-key/rotate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${envKey}` },
+    });
+    const { key } = (await rotated.json()) as { key: string };
+    expect(await verify(first.adminUrl, envKey)).toBe(401);
+    await first.stop();
+
+    // Same environment file, real restart.
+    const second = await startProcess(dataDir, envKey);
+    expect(await verify(second.adminUrl, envKey)).toBe(401);
+    expect(await verify(second.adminUrl, key)).toBe(200);
+    expect(second.output()).toContain('HEARTH_ADMIN_KEY is ignored');
+    expect(second.output()).not.toContain(envKey);
+    const status = await fetch(`${second.adminUrl}/admin/hub`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(((await status.json()) as { notices: Array<{ id: string }> }).notices.map((n) => n.id)).toContain(
+      'admin_key_env_ignored',
+    );
+    await second.stop();
+
+    // A new key in the environment is the operator's decision: it replaces the current one.
+    const fresh = 'a-brand-new-env-admin-key-0001';
+    const third = await startProcess(dataDir, fresh);
+    expect(await verify(third.adminUrl, fresh)).toBe(200);
+    expect(await verify(third.adminUrl, key)).toBe(401);
+    expect(third.output()).not.toContain('HEARTH_ADMIN_KEY is ignored');
+    await third.stop();
+
+    // ...and neither replaced key can be brought back by the environment.
+    const back = await startProcess(dataDir, envKey);
+    expect(await verify(back.adminUrl, envKey)).toBe(401);
+    expect(await verify(back.adminUrl, fresh)).toBe(200);
+    await back.stop();
+    // Four real starts and stops.
+  }, 120_000);
+});
