@@ -12,6 +12,8 @@ import { redirectUriMatches, redirectUriProblem } from '../../plugins/auth/domai
 import { hashSecret, verifySecret } from '../../plugins/auth/domain/secrets.ts';
 import { SignBatch } from '../../plugins/auth/domain/sign-batch.ts';
 import { emptyDict, own, toDict } from '../../plugins/auth/state/collections.ts';
+import { createIssuanceRegistry } from '../../plugins/auth/state/issuances.ts';
+import type { Issuance, Revocation } from '../../plugins/auth/state/model.ts';
 import { tokenFilter } from '../../plugins/auth/state/token-filter.ts';
 
 const dirs: string[] = [];
@@ -324,5 +326,30 @@ describe('prototype-safe collections and cascade filters', () => {
     const match = tokenFilter({ client_id: 'a' })!;
     expect(match({ client_id: 'a', user_id: 'u' })).toBe(true);
     expect(match({ client_id: 'b', user_id: 'u' })).toBe(false);
+  });
+});
+
+describe('revocation that races a token being signed', () => {
+  test('a cascade that started after the mark covers the issuance; earlier ones and other tokens do not', () => {
+    const memoryLog = <T>() => {
+      const items: T[] = [];
+      return {
+        items,
+        append: async (x: T) => {
+          items.push(x);
+        },
+        prune: () => 0,
+        flush: async () => {},
+      };
+    };
+    const reg = createIssuanceRegistry(memoryLog<string>(), memoryLog<Revocation>(), 86_400_000);
+    const issuance = (client_id: string) =>
+      ({ client_id, subject_user_id: 'u', family_id: 'f' }) as unknown as Issuance;
+    reg.noteCascade((i) => i.client_id === 'a');
+    const mark = reg.cascadeMark();
+    expect(reg.revokedSince(mark, issuance('a'))).toBe(false); // ran before signing began: it saw the token
+    reg.noteCascade((i) => i.family_id === 'f' && i.client_id === 'b');
+    expect(reg.revokedSince(mark, issuance('b'))).toBe(true);
+    expect(reg.revokedSince(mark, issuance('c'))).toBe(false);
   });
 });

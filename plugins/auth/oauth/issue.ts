@@ -31,6 +31,7 @@ export interface TokenResponse {
 
 /** Mints an access token and records its issuance (bounded log, coalesced write). */
 export async function issueAccessToken(s: AuthServices, input: IssueInput) {
+  const mark = s.issuances.cascadeMark();
   const { token, claims } = await s.signer.mint({
     sub: input.userId ?? input.client.id,
     aud: input.resource.uri,
@@ -57,7 +58,8 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
   };
   await s.issuances.record(issuance);
-  if (input.stillValid && !input.stillValid()) {
+  // A revocation that ran while the token was being signed could not see it: apply it now.
+  if (s.issuances.revokedSince(mark, issuance) || (input.stillValid && !input.stillValid())) {
     await revokeJti(s, claims.jti);
     throw invalidGrant('the grant was revoked while the token was issued');
   }
@@ -130,6 +132,7 @@ export function announceSuspended(s: AuthServices, filter: TokenFilter): void {
 export async function revokeFamily(s: AuthServices, familyId: string): Promise<number> {
   // An empty id would match every token that has no family (all machine tokens).
   if (!familyId) return 0;
+  s.issuances.noteCascade((i) => i.family_id === familyId);
   const now = Date.now();
   let n = 0;
   s.refresh.update((d) => {
@@ -148,6 +151,7 @@ export async function revokeFamily(s: AuthServices, familyId: string): Promise<n
 export async function revokeWhere(s: AuthServices, filter: TokenFilter): Promise<number> {
   const match = tokenFilter(filter);
   if (!match) return 0;
+  s.issuances.noteCascade((i) => match({ ...i, user_id: i.subject_user_id }));
   const now = Date.now();
   let n = 0;
   s.refresh.update((d) => {

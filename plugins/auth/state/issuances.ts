@@ -41,6 +41,11 @@ export function createIssuanceRegistry(
   };
   index();
 
+  // Revocation cascades of the last minute, numbered: a token being signed while one ran could not be seen
+  // by it, so issuance checks the cascades that started since it began (see `revokedSince`).
+  let cascadeSeq = 0;
+  const cascades: Array<{ seq: number; at: number; match: (i: Issuance) => boolean }> = [];
+
   const view = (i: Issuance): IssuanceView => {
     const { family_id: _f, consent_grant_id: _c, t: _t, ...rest } = i;
     const at = revoked.get(i.jti);
@@ -106,6 +111,21 @@ export function createIssuanceRegistry(
         out.push(view(i));
       }
       return out;
+    },
+    /** Records that a cascade revoking every token `match` accepts has started. */
+    noteCascade(match: (i: Issuance) => boolean): void {
+      const now = Date.now();
+      while (cascades.length > 0 && cascades[0]!.at < now - 60_000) cascades.shift();
+      cascades.push({ seq: ++cascadeSeq, at: now, match });
+    },
+    /** A mark to pass to `revokedSince` later. */
+    cascadeMark: (): number => cascadeSeq,
+    /** Whether a cascade that started after `mark` covers this issuance. */
+    revokedSince(mark: number, i: Issuance): boolean {
+      // Newest first, and only those after the mark: on the hot path this is usually no iteration at all.
+      for (let n = cascades.length - 1; n >= 0 && cascades[n]!.seq > mark; n--)
+        if (cascades[n]!.match(i)) return true;
+      return false;
     },
     count: () => byJti.size,
     revokedCount: () => revoked.size,
