@@ -48,7 +48,14 @@ export class LightControl {
   }
 
   entry(lightId: string): LevelEntry {
-    return this.#d.state.data.levels[lightId] ?? { reported: OFF, desired: OFF, lastOnBri: 0 };
+    const levels = this.#d.state.data.levels;
+    return (
+      (Object.hasOwn(levels, lightId) ? levels[lightId] : undefined) ?? {
+        reported: OFF,
+        desired: OFF,
+        lastOnBri: 0,
+      }
+    );
   }
 
   /** spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. */

@@ -67,6 +67,8 @@ export class Registry {
   constructor(doc: DocStore<RegistryDoc>, levels: DocStore<LevelsDoc>) {
     this.#doc = doc;
     this.#levels = levels;
+    // Keyed by protocol ids from the network: a null prototype, so `__proto__` is a key like any other.
+    levels.data.levels = Object.assign(Object.create(null) as LevelsDoc['levels'], levels.data.levels);
     this.#reindex();
   }
 
@@ -85,7 +87,8 @@ export class Registry {
   }
 
   levelOf(protocolid: string): LightLevel | null {
-    return this.#levels.data.levels[protocolid] ?? null;
+    const levels = this.#levels.data.levels;
+    return Object.hasOwn(levels, protocolid) ? (levels[protocolid] ?? null) : null;
   }
 
   view(r: DeviceRecord) {
