@@ -42,7 +42,7 @@ cat > /usr/local/bin/hearth <<'SH'
 set -a
 [ -r /etc/hearth/hearth.env ] && . /etc/hearth/hearth.env
 set +a
-exec runuser -u hearth -- env HEARTH_DATA_DIR=/var/lib/hearth node /opt/hearth/dist/core/cli/main.js "$@"
+exec runuser -u hearth -- env HEARTH_DATA_DIR=/var/lib/hearth node --max-semi-space-size=2 --max-old-space-size=128 /opt/hearth/dist/core/cli/main.js "$@"
 SH
 chmod 0755 /usr/local/bin/hearth
 

@@ -21,21 +21,25 @@ async function startOnce(env: Record<string, string>): Promise<{ ms: number; rss
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-'));
   const t0 = performance.now();
   // Exactly what `npm start` and the systemd unit run (after the build step).
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', 'dist/core/cli/main.js', 'start'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HEARTH_DATA_DIR: dataDir,
-      HEARTH_HOST: '127.0.0.1',
-      HEARTH_PORT: '0',
-      HEARTH_ADMIN_PORT: '0',
-      HEARTH_MQTT_PORT: '0',
-      HEARTH_LOG_LEVEL: 'warn',
-      HEARTH_ADMIN_KEY: 'bench-admin-key-0123456789',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=2', '--max-old-space-size=128', 'dist/core/cli/main.js', 'start'],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HEARTH_DATA_DIR: dataDir,
+        HEARTH_HOST: '127.0.0.1',
+        HEARTH_PORT: '0',
+        HEARTH_ADMIN_PORT: '0',
+        HEARTH_MQTT_PORT: '0',
+        HEARTH_LOG_LEVEL: 'warn',
+        HEARTH_ADMIN_KEY: 'bench-admin-key-0123456789',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  );
   const ms = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
