@@ -1,61 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type HubProcess, startHubProcess } from '../helpers/hub-process.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
+const children: HubProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) await c.kill();
 });
 
-/** A real hub process on `dataDir` with HEARTH_ADMIN_KEY set to `envKey`. */
-async function startProcess(dataDir: string, envKey: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/core/fixtures/run-hub.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HEARTH_DATA_DIR: dataDir,
-      HEARTH_HOST: '127.0.0.1',
-      HEARTH_PORT: '0',
-      HEARTH_ADMIN_PORT: '0',
-      HEARTH_MQTT_PORT: '0',
-      HEARTH_ADMIN_KEY: envKey,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  const collect = (c: Buffer) => {
-    out += c.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes('READY-FOR-TEST')) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 20);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`hub exited early (${code}): ${out}`));
-    });
-  });
-  const run = JSON.parse(readFileSync(path.join(dataDir, 'run', 'control.json'), 'utf8')) as {
-    adminUrl: string;
-  };
-  return {
-    adminUrl: run.adminUrl,
-    output: () => out,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+async function startProcess(dataDir: string, envKey: string): Promise<HubProcess> {
+  const p = await startHubProcess(dataDir, { HEARTH_ADMIN_KEY: envKey });
+  children.push(p);
+  return p;
 }
 
 const verify = async (adminUrl: string, key: string) =>

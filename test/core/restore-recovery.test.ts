@@ -1,9 +1,19 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { markSwapReady, unpackBackup } from '../../core/admin/backup.ts';
 import { startTestHub } from '../helpers/hub.ts';
+import { type HubProcess, startHubProcess } from '../helpers/hub-process.ts';
 import { kvPlugin } from './fixtures/kv-plugin.ts';
 
 const staging = (dir: string) => readdirSync(dir).filter((n) => /^\.(restore|backup)-/.test(n));
@@ -60,4 +70,37 @@ describe('a restore or backup killed midway (kill -9) is cleaned up at the next 
       await again.stop();
     }
   });
+});
+
+describe('a real hub killed with SIGKILL in the middle of a restore', () => {
+  it('starts again with no staging folder left and every data file readable, wherever the kill fell', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-restore-kill-'));
+    const key = 'restore-kill-admin-key-0123456789';
+    const auth = { authorization: `Bearer ${key}` };
+    let hub: HubProcess = await startHubProcess(dataDir, { HEARTH_ADMIN_KEY: key });
+    try {
+      const archive = Buffer.from(
+        await (await fetch(`${hub.adminUrl}/admin/backup`, { headers: auth })).arrayBuffer(),
+      );
+      // Kill points from before the request arrives to after the swap.
+      for (const delayMs of [0, 5, 20, 60, 150]) {
+        const restoring = fetch(`${hub.adminUrl}/admin/restore`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/gzip' },
+          body: new Uint8Array(archive),
+        }).catch(() => null);
+        await new Promise((r) => setTimeout(r, delayMs));
+        await hub.kill();
+        await restoring;
+        hub = await startHubProcess(dataDir, { HEARTH_ADMIN_KEY: key });
+        expect(staging(dataDir)).toEqual([]);
+        for (const f of readdirSync(dataDir).filter((n) => n.endsWith('.json')))
+          expect(() => JSON.parse(readFileSync(path.join(dataDir, f), 'utf8'))).not.toThrow();
+        const verify = await fetch(`${hub.adminUrl}/admin/auth/verify`, { method: 'POST', headers: auth });
+        expect(verify.status).toBe(200);
+      }
+    } finally {
+      await hub.kill();
+    }
+  }, 120_000);
 });
