@@ -17,14 +17,21 @@ const isStateFile = (rel: string): boolean => {
   return !/\.(tmp|bak)$|\.tmp-|\.corrupt-/.test(base);
 };
 
+/** Folders never walked: the run dir, and staging folders another request may be removing right now. */
+const skipDir = (name: string): boolean =>
+  name === 'run' || name.startsWith('.restore-') || name.startsWith('.backup-');
+
 /** Relative paths of every state file under `dir` (plugin subfolders included). */
 export async function stateFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .filter(isStateFile)
-    .sort();
+  const found: string[] = [];
+  for (const top of await readdir(dir, { withFileTypes: true })) {
+    if (top.isFile()) found.push(top.name);
+    if (!top.isDirectory() || skipDir(top.name)) continue;
+    for (const e of await readdir(path.join(dir, top.name), { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) found.push(path.relative(dir, path.join(e.parentPath, e.name)));
+    }
+  }
+  return found.filter(isStateFile).sort();
 }
 
 /**
