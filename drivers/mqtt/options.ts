@@ -101,6 +101,9 @@ function haTopics(raw: unknown, id: string): HaTopics {
 /** A device entry: a full device (as remembered by the plugin) or `{protocolid, kind?, name?, ...}`. */
 export function parseDevice(raw: unknown, defaults: AddressDefaults): MqttDevice {
   if (!isObj(raw) || typeof raw.protocolid !== 'string') throw new Error('mqtt device needs a protocolid');
+  // `<profile>:<address>`: an id is never a bare word like `constructor` or `__proto__`.
+  if (!/^[a-z][a-z0-9-]*:./.test(raw.protocolid))
+    throw new Error(`mqtt device ${raw.protocolid}: the id must be <profile>:<address>`);
   const full =
     typeof raw.profile === 'string' &&
     PROFILES.includes(raw.profile as MqttDevice['profile']) &&

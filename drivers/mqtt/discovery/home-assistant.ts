@@ -49,9 +49,11 @@ const DEFAULT_SCHEMA_TEMPLATES = [
 
 function expand(raw: Record<string, unknown>): Record<string, unknown> {
   const base = typeof raw['~'] === 'string' ? raw['~'] : undefined;
-  const out: Record<string, unknown> = {};
+  // Keys come from a device's config: no inherited members, and `__proto__` is just dropped.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(raw)) {
-    const key = ABBREVIATIONS[k] ?? k;
+    if (k === '__proto__') continue;
+    const key = (Object.hasOwn(ABBREVIATIONS, k) ? ABBREVIATIONS[k] : undefined) ?? k;
     let value = v;
     if (base && typeof v === 'string' && key.endsWith('topic'))
       value = v.startsWith('~') ? base + v.slice(1) : v.endsWith('~') ? v.slice(0, -1) + base : v;

@@ -9,15 +9,15 @@ import type { MqttDevice } from '../device.ts';
 import { jsonObject, onOff, optBool, optNumber, optString, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';
 
-/** Gen1 input event codes → Hearth event names. */
-const PRESS: Record<string, string> = {
-  S: 'single',
-  SS: 'double',
-  SSS: 'triple',
-  L: 'long',
-  SL: 'short-long',
-  LS: 'long-short',
-};
+/** Gen1 input event codes → Hearth event names (a Map: a device's `constructor` is no code). */
+const PRESS = new Map([
+  ['S', 'single'],
+  ['SS', 'double'],
+  ['SSS', 'triple'],
+  ['L', 'long'],
+  ['SL', 'short-long'],
+  ['LS', 'long-short'],
+]);
 
 const base = (d: MqttDevice) => `${d.address}/${d.component ?? 'relay'}/${d.channel ?? 0}`;
 
@@ -54,7 +54,7 @@ export const shellyGen1: Profile = {
     if (topic.startsWith(`${d.address}/input_event/`)) {
       const code = optString(jsonObject(payload), 'event');
       if (!code) return []; // an empty event follows every press
-      const name = PRESS[code];
+      const name = PRESS.get(code);
       if (!name) throw new PayloadError(`unknown input event ${code}`);
       return [{ type: 'event', event: `input${d.channel ?? 0}-${name}` }];
     }
