@@ -4,7 +4,7 @@ import { fileLabel } from './atomic-write.ts';
 import { StoreError } from './errors.ts';
 import { DurableJsonFile } from './json-file-adapter.ts';
 import type { DocStore } from './types.ts';
-import { applyUndo, takeSnapshot, type Undo, undoFor } from './undo.ts';
+import { applyUndo, takeSnapshot, undoFor } from './undo.ts';
 import type { WriteGate } from './write-gate.ts';
 
 export interface DocStoreDeps {
@@ -37,7 +37,7 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
   /** Commits applied in memory whose write has not succeeded yet, oldest first: undone if it fails. */
-  #pending: Array<{ version: number; undo: Undo }> = [];
+  #pending: Array<{ version: number; revert: () => void }> = [];
   /** The highest version a failed write covered: a waiter at or below it failed with that write. */
   #failedUpTo = 0;
   /** The version of the latest `update` (coalesced change). */
@@ -106,13 +106,31 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
     try {
       mutate(this.#low.data);
     } catch (err) {
+      const clean = !this.owed && this.#inFlight === null;
       applyUndo(this.#low.data, undoFor(snapshot, this.#low.data));
       this.#version += 1;
+      // Back to what the disk has: no write is owed for a change that never happened.
+      if (clean) this.#durable = this.#version;
       throw err;
     }
+    const undo = undoFor(snapshot, this.#low.data);
+    await this.#commitApplied(() => applyUndo(this.#low.data, undo));
+  }
+
+  /**
+   * A commit whose caller knows how to take its change back (a log append: remove the entry), so no copy
+   * of the whole document is needed. `revert` runs if the write fails.
+   */
+  async commitReversible(mutate: (data: T) => void, revert: (data: T) => void): Promise<void> {
+    this.#assertOpen();
+    mutate(this.#low.data);
+    await this.#commitApplied(() => revert(this.#low.data));
+  }
+
+  async #commitApplied(revert: () => void): Promise<void> {
     this.#version += 1;
     const version = this.#version;
-    this.#pending.push({ version, undo: undoFor(snapshot, this.#low.data) });
+    this.#pending.push({ version, revert });
     await this.#durableUpTo(version);
   }
 
@@ -184,7 +202,7 @@ export class JsonDocStore<T extends object> implements DocStore<T> {
     const failed = this.#pending.filter((p) => p.version <= coveredVersion);
     if (failed.length === 0) return;
     this.#pending = this.#pending.filter((p) => p.version > coveredVersion);
-    for (const p of failed.reverse()) applyUndo(this.#low.data, p.undo);
+    for (const p of failed.reverse()) p.revert();
     this.#version += 1;
     // Nothing left but what the disk already has: no write is owed.
     if (this.#pending.length === 0 && this.#lastUpdate <= this.#durable) this.#durable = this.#version;

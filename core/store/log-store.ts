@@ -41,7 +41,12 @@ export class BoundedLogStore<T> implements LogStore<T> {
       d.items.push(item);
       this.#dropOldestFrom(d.items);
     };
-    if (opts.durable) return this.#doc.commit(mutate);
+    // Taken back by removing the entry if its write fails (entries it pushed out of a full log stay out).
+    const revert = (d: LogFile<T>) => {
+      const at = d.items.lastIndexOf(item);
+      if (at >= 0) d.items.splice(at, 1);
+    };
+    if (opts.durable) return this.#doc.commitReversible(mutate, revert);
     this.#doc.update(mutate);
     return Promise.resolve();
   }

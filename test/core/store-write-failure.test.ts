@@ -147,6 +147,25 @@ describe('a write that fails leaves nothing behind', () => {
   });
 });
 
+describe('a durable log append that fails', () => {
+  it('is taken out again; entries appended without waiting stay and are written later', async () => {
+    const { root } = await openRoot(disk.dir, 0);
+    const log = await root.forOwner('auth').openLog<string>('revocations', { max: 100 });
+    await log.append('kept', { durable: true });
+    await disk.breakWrites();
+    const failing = log.append('never acknowledged', { durable: true });
+    await log.append('coalesced');
+    await expect(failing).rejects.toMatchObject({ code: disk.mode });
+    expect(log.items).toEqual(['kept', 'coalesced']);
+    await disk.heal();
+    await log.flush();
+    expect(JSON.parse(await readFile(join(disk.dir, 'auth.revocations.json'), 'utf8'))).toEqual({
+      items: ['kept', 'coalesced'],
+    });
+    await root.close();
+  });
+});
+
 describe('disk health', () => {
   it('reports a full disk once in the log and through writeProblem, and clears it on the next good write', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
