@@ -53,6 +53,7 @@ export const coreCommands: CliCommand[] = [
     usage: 'hearth backup <file.tar.gz>',
     summary: 'Write a consistent archive of the data directory (works while the hub runs)',
     positionals: [1, 1],
+    readsOnly: true,
     check: ({ positionals: [file] }) => unwritable(file as string),
     async run({ positionals: [file] }, io) {
       const res = await io.admin.request('GET', '/admin/backup');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { ConfigError } from '../config/types.ts';
 import { Hub } from '../hub.ts';
 import { exitAfterOutput, exitOnSignals, tolerateBrokenStdio } from '../lifecycle/signals.ts';
@@ -131,6 +132,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) return printUsageError(e, all);
     throw e;
+  }
+  if (command.readsOnly && !existsSync(loaded.config.dataDir)) {
+    err(`hearth: no data directory at ${loaded.config.dataDir} (set HEARTH_DATA_DIR or --config)`);
+    return 1;
   }
   const session = await openAdmin(loaded, err);
   // An interrupted command still stops its temporary hub, so its data files are flushed.

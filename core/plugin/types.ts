@@ -76,6 +76,8 @@ export interface CliCommand {
   options?: Record<string, CliOption>;
   /** How many words may follow the name: [min, max]; max omitted = no limit. Default: none. */
   positionals?: [number, number?];
+  /** Only reads data: with no hub running and no data directory yet, it fails rather than create one. */
+  readsOnly?: boolean;
   /** Further checks of the arguments (a value's form, an environment variable): the problem, or null. */
   check?(input: CliInput): string | null;
   /** Returns the process exit code. */

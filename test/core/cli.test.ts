@@ -110,6 +110,16 @@ describe('hearth argument errors are found before anything starts', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it('`hearth backup FILE` with no hub and no data directory fails instead of creating one', async () => {
+    const dir = fresh();
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'hearth-bk-')), 'b.tar.gz');
+    const r = await hearth(['backup', out], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no data directory at ${dir}`);
+    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('unknown options, extra words and unreadable files are usage errors (exit 2, nothing created)', async () => {
     const dir = fresh();
     const cases = [
