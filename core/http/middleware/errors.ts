@@ -21,6 +21,11 @@ function isDecodeError(err: unknown): boolean {
   return typeof code === 'string' && typeof errno === 'number' && /^(Z_|ERR__ERROR_)/.test(code);
 }
 
+/** A write the data disk refused (full, over quota, read-only): the store has undone the change. */
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+const isStorageError = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && STORAGE_CODES.has(String((err as { code?: unknown }).code));
+
 /** Maps whatever was thrown to a status, a stable code and a message safe to show. */
 function normalise(err: unknown): Normalised {
   if (err instanceof HttpError) {
@@ -64,6 +69,16 @@ function normalise(err: unknown): Normalised {
       body: undefined,
     };
   }
+  // RFC 9110 §15.6.4: a temporary condition; the change was undone, so the client may simply retry.
+  if (isStorageError(err)) {
+    return {
+      status: 503,
+      code: 'storage_unavailable',
+      message: 'The change was not saved: the data disk is full or read-only. Nothing was changed.',
+      headers: { 'Retry-After': '60' },
+      body: undefined,
+    };
+  }
   if (
     status === 415 &&
     typeof e.message === 'string' &&
@@ -102,7 +117,10 @@ function normalise(err: unknown): Normalised {
 /** Answers whatever was thrown with a JSON body in the shape of the router that handled the request; 5xx never leak. */
 export function answerError(log: Logger, ctx: Context, err: unknown): void {
   const n = normalise(err);
-  if (n.status >= 500) log.error({ err, reqId: ctx.state.reqId }, 'request failed');
+  // A full disk is reported once by the store's notice; each refused request is a short line, not a stack.
+  if (n.code === 'storage_unavailable')
+    log.warn({ reqId: ctx.state.reqId }, 'request refused: data disk not writable');
+  else if (n.status >= 500) log.error({ err, reqId: ctx.state.reqId }, 'request failed');
   const shape = (ctx.state.errorBody as ErrorBody | undefined) ?? defaultBody;
   ctx.status = n.status;
   ctx.set(n.headers);
