@@ -2,7 +2,7 @@
  * The devices one driver instance serves, indexed by the exact topics they publish on, with what each
  * last reported (level, presence). A message is routed by one map lookup, whatever the number of devices.
  */
-import type { LightLevel } from '../../plugins/lighting/driver.ts';
+import type { LightLevel } from '../lighting/index.ts';
 import type { MqttDevice } from './device.ts';
 import { profiles } from './profiles/index.ts';
 

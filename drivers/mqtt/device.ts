@@ -5,7 +5,7 @@
  * `mqttid` works without any other configuration; Home Assistant devices need their topics (discovery or
  * a registered device).
  */
-import type { DeviceInfo, DeviceKind } from '../../plugins/lighting/driver.ts';
+import type { DeviceInfo, DeviceKind } from '../lighting/index.ts';
 
 export type ProfileName = 'zigbee2mqtt' | 'ha-json' | 'tasmota' | 'shelly1' | 'shelly2';
 export const PROFILES: readonly ProfileName[] = ['zigbee2mqtt', 'ha-json', 'tasmota', 'shelly1', 'shelly2'];

@@ -9,7 +9,7 @@ import {
   type LightingDriver,
   type LightLevel,
   type LightTarget,
-} from '../../plugins/lighting/driver.ts';
+} from '../lighting/index.ts';
 import { deviceFromProtocolId, deviceInfo, type MqttDevice } from './device.ts';
 import { type DeviceSource, DeviceTable, type Entry, mergeLevel } from './device-table.ts';
 import { Discovery } from './discovery/discovery.ts';

@@ -1,5 +1,5 @@
 /** What the plugin hosting the driver wants to hear besides the lighting sink (registry, Hearth topics). */
-import type { LightLevel } from '../../plugins/lighting/driver.ts';
+import type { LightLevel } from '../lighting/index.ts';
 import type { MqttDevice } from './device.ts';
 import type { DeviceSource } from './device-table.ts';
 import type { MqttLink } from './link.ts';

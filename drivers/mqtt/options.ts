@@ -1,5 +1,5 @@
 /** The driver's options (`addDriver({ type: 'mqtt', options })`), checked once at construction. */
-import type { DeviceKind } from '../../plugins/lighting/driver.ts';
+import type { DeviceKind } from '../lighting/index.ts';
 import {
   type AddressDefaults,
   deviceFromProtocolId,

@@ -4,7 +4,13 @@
  * gets its own child logger `drv:<type>` and a sink that routes its reports into the plugin.
  */
 import type { Logger } from 'pino';
-import type { ConnectionStatus, DeviceInfo, DriverFactory, LightingDriver, LightLevel } from './driver.ts';
+import type {
+  ConnectionStatus,
+  DeviceInfo,
+  DriverFactory,
+  LightingDriver,
+  LightLevel,
+} from '../../drivers/lighting/index.ts';
 import type { LightRecord } from './types.ts';
 
 // A Map: a driver type comes from the config, and `constructor` must not find Object's.

@@ -7,11 +7,11 @@
 import type { Logger } from 'pino';
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
+import { ForeignDeviceError, type LightLevel } from '../../drivers/lighting/index.ts';
 import type { Catalog } from './catalog.ts';
 import { LateError, withDeadline } from './domain/deadline.ts';
 import { LatestWins } from './domain/latest-wins.ts';
 import { normalizeLevel, OFF, sameLevel } from './domain/level.ts';
-import { ForeignDeviceError, type LightLevel } from './driver.ts';
 import type { DriverHost, DriverInstance } from './drivers-host.ts';
 import type { Live } from './live.ts';
 import type { LevelEntry, LightRecord, LightView, StateDoc } from './types.ts';

@@ -4,10 +4,10 @@
  * command under 2 ms p99, README "Benchmark").
  */
 import type { Logger } from 'pino';
+import type { LightLevel } from '../../drivers/lighting/index.ts';
 import type { Catalog } from './catalog.ts';
 import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
 import { actionsFor } from './domain/sensor-events.ts';
-import type { LightLevel } from './driver.ts';
 import type { LightControl } from './light-control.ts';
 import type { Live } from './live.ts';
 import type { GroupRecord, SceneRecord, SensorEventRecord, SensorRecord } from './types.ts';

@@ -1,5 +1,5 @@
 /** The lighting domain's records, as stored and as the site API returns them. `_id`s are opaque strings. */
-import type { DriverFactory, LightingDriver, LightLevel } from './driver.ts';
+import type { DriverFactory, LightingDriver, LightLevel } from '../../drivers/lighting/index.ts';
 
 export type LightType = 'dimmable' | 'binary';
 

@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { MqttApi, MqttMessage } from '../../core/mqtt/types.ts';
-import type { LightLevel } from '../lighting/driver.ts';
+import type { LightLevel } from '../../drivers/lighting/index.ts';
 
 const MAX_IN = 1024;
 

@@ -4,9 +4,9 @@
  * restarted when its site's device list changes (registration, a device moved between sites).
  */
 import type { Logger } from 'pino';
+import type { LightingDriver } from '../../drivers/lighting/index.ts';
 import { deviceFromProtocolId, type MqttDevice } from '../../drivers/mqtt/device.ts';
 import type { MqttLightingDriver } from '../../drivers/mqtt/driver.ts';
-import type { LightingDriver } from '../lighting/driver.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { MqttDevicesConfig } from './config.ts';
 import type { Ownership } from './ownership.ts';

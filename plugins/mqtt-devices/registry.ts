@@ -7,9 +7,9 @@
 
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
+import type { LightLevel } from '../../drivers/lighting/index.ts';
 import type { MqttDevice } from '../../drivers/mqtt/device.ts';
 import type { DeviceSource } from '../../drivers/mqtt/device-table.ts';
-import type { LightLevel } from '../lighting/driver.ts';
 
 export interface DeviceRecord {
   protocolid: string;

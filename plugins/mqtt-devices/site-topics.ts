@@ -4,7 +4,7 @@
  * events feed the topics, lighting's `setLightState` takes the commands (hearth-topics.ts). Keyed by the
  * lighting `_id`. MQTT lights also get their device's presence on `…/availability`.
  */
-import type { LightLevel } from '../lighting/driver.ts';
+import type { LightLevel } from '../../drivers/lighting/index.ts';
 import type { LightingExports, LightView } from '../lighting/types.ts';
 import type { HaPublisher } from './ha-publish.ts';
 import type { HearthTopics } from './hearth-topics.ts';

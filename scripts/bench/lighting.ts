@@ -12,7 +12,7 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import WebSocket from 'ws';
 import type { PluginDefinition } from '../../core/plugin/types.ts';
-import type { DriverFactory, DriverSink } from '../../plugins/lighting/driver.ts';
+import type { DriverFactory, DriverSink } from '../../drivers/lighting/index.ts';
 import type { LightingExports } from '../../plugins/lighting/types.ts';
 import { startTestHub } from '../../test/helpers/hub.ts';
 import { pinLoadGenerator, pinningNote, pinServer } from './pin.ts';

@@ -1,7 +1,7 @@
 /**
  * The shared lighting-driver conformance suite (STYLE.md: one suite runs against every driver). A driver
  * test calls `describeDriverConformance(name, makeSubject)`; the suite builds the driver through its
- * factory with a recording sink and checks the contract of plugins/lighting/driver.ts.
+ * factory with a recording sink and checks the contract of drivers/lighting/contract.ts.
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import type {
   DriverSink,
   LightingDriver,
   LightLevel,
-} from '../../plugins/lighting/driver.ts';
+} from '../../drivers/lighting/index.ts';
 
 export interface ConformanceSubject {
   factory: DriverFactory;

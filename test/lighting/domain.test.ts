@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../core/http/errors.ts';
+import { briToLevel254, briToPercent, level254ToBri, percentToBri } from '../../drivers/lighting/index.ts';
 import {
   parseActionAdd,
   parseLightCreate,
@@ -11,7 +12,6 @@ import { groupLevel, togglePlan } from '../../plugins/lighting/domain/groups.ts'
 import { LatestWins } from '../../plugins/lighting/domain/latest-wins.ts';
 import { normalizeLevel, parseLevel } from '../../plugins/lighting/domain/level.ts';
 import { nextSubdef } from '../../plugins/lighting/domain/subdef.ts';
-import { briToLevel254, briToPercent, level254ToBri, percentToBri } from '../../plugins/lighting/driver.ts';
 
 const message = (fn: () => unknown) => {
   try {

@@ -3,7 +3,7 @@
  * through `instances` so a test can watch commands, hold the link busy, make devices silent, press
  * buttons and drop the connection.
  */
-import type { DeviceInfo, DriverFactory, DriverSink, LightLevel } from '../../plugins/lighting/driver.ts';
+import type { DeviceInfo, DriverFactory, DriverSink, LightLevel } from '../../drivers/lighting/index.ts';
 
 export type Behaviour = 'report' | 'silent' | 'fail';
 

@@ -1,8 +1,8 @@
 /** Builds an MQTT driver against a test broker with a recording sink (the conformance suite's). */
 import pino from 'pino';
+import type { LightingDriver } from '../../drivers/lighting/index.ts';
 import { createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
 import type { MqttDriverDeps } from '../../drivers/mqtt/observer.ts';
-import type { LightingDriver } from '../../plugins/lighting/driver.ts';
 import { RecordingSink } from '../drivers/conformance.ts';
 
 export interface DriverRig {

@@ -5,7 +5,7 @@
  * (`swc`, with `SetOption114`). Only the default full topic `%prefix%/%topic%/` is supported. An empty
  * payload removes the device.
  */
-import type { DeviceKind } from '../../../plugins/lighting/driver.ts';
+import type { DeviceKind } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { jsonObject, optString, PayloadError } from '../payload.ts';
 

@@ -3,7 +3,7 @@
  * says whether it is a light (with or without brightness), a switch, or something with an `action`
  * (buttons, remotes). The coordinator, disabled and unsupported devices are skipped.
  */
-import type { DeviceKind } from '../../../plugins/lighting/driver.ts';
+import type { DeviceKind } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { json, MAX_LIST_PAYLOAD, PayloadError } from '../payload.ts';
 

@@ -5,12 +5,7 @@
  * of HA's default schema, whose brightness is a plain number on topics of its own. Device triggers
  * (device_automation) become sensor events. There is no read command: state is expected retained.
  */
-import {
-  briToLevel254,
-  briToPercent,
-  level254ToBri,
-  percentToBri,
-} from '../../../plugins/lighting/driver.ts';
+import { briToLevel254, briToPercent, level254ToBri, percentToBri } from '../../lighting/index.ts';
 import type { HaTopics, MqttDevice } from '../device.ts';
 import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';

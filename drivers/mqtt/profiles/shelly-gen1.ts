@@ -4,7 +4,7 @@
  * `{"turn":"on","brightness":0..100}` on `…/light/<n>/set`. `…/online` is the last will, `…/command`
  * `update` asks for a fresh report, `…/input_event/<n>` carries button presses.
  */
-import { briToPercent, percentToBri } from '../../../plugins/lighting/driver.ts';
+import { briToPercent, percentToBri } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { jsonObject, onOff, optBool, optNumber, optString, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';

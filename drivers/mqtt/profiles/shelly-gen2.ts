@@ -5,7 +5,7 @@
  * `<prefix>/online` is the last will. Light brightness is 0..100.
  */
 import { randomInt } from 'node:crypto';
-import { briToPercent, percentToBri } from '../../../plugins/lighting/driver.ts';
+import { briToPercent, percentToBri } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { jsonObject, optBool, optNumber, PayloadError } from '../payload.ts';
 import { shellyOnline } from './shelly-gen1.ts';

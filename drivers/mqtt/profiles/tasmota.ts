@@ -4,7 +4,7 @@
  * 0..100 and setting it switches the light on (`stat/<topic>/POWER` duplicates RESULT and is ignored). Buttons and switches with detached actions report
  * `{"Button1":{"Action":"SINGLE"}}` / `{"Switch1":{"Action":"ON"}}` in RESULT.
  */
-import { briToPercent, percentToBri } from '../../../plugins/lighting/driver.ts';
+import { briToPercent, percentToBri } from '../../lighting/index.ts';
 import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';
 

@@ -1,5 +1,5 @@
 /** What a device profile does: which topics to watch, how to command, how to ask, how to read. */
-import type { LightLevel } from '../../../plugins/lighting/driver.ts';
+import type { LightLevel } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 
 /** What one device message means. A state may be partial (Tasmota `POWER` alone carries no level). */

@@ -2,7 +2,7 @@
  * zigbee2mqtt (docs/mqtt-devices.md#zigbee2mqtt): state JSON on `<base>/<name>`, commands on `<base>/<name>/set`, reads on
  * `<base>/<name>/get`, presence on `<base>/<name>/availability`. Brightness is 0..254 on the wire.
  */
-import { briToLevel254, level254ToBri } from '../../../plugins/lighting/driver.ts';
+import { briToLevel254, level254ToBri } from '../../lighting/index.ts';
 import { jsonObject, onOff, optNumber, optString, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';
 

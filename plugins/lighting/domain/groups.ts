@@ -1,5 +1,5 @@
 /** Group level and toggle rules (docs/lighting.md#the-designed-methods; deCONZ any_on semantics). */
-import type { LightLevel } from '../driver.ts';
+import type { LightLevel } from '../../../drivers/lighting/index.ts';
 
 export interface MemberLevel {
   _id: string;

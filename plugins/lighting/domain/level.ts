@@ -1,5 +1,5 @@
 /** Light level rules from the spec, applied to every level that is stored, sent or returned. */
-import type { LightLevel } from '../driver.ts';
+import type { LightLevel } from '../../../drivers/lighting/index.ts';
 import type { LightType } from '../types.ts';
 import { type Body, bool, bri } from './check.ts';
 

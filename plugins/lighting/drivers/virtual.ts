@@ -3,7 +3,12 @@
  * For trying Hearth without hardware (`plugins.lighting.drivers: [{ id: "demo", type: "virtual",
  * site: "Home" }]`) and for demos; any protocol id becomes a device on first use.
  */
-import type { ConnectionStatus, DeviceInfo, DriverFactory, LightLevel } from '../driver.ts';
+import type {
+  ConnectionStatus,
+  DeviceInfo,
+  DriverFactory,
+  LightLevel,
+} from '../../../drivers/lighting/index.ts';
 
 interface VirtualOptions {
   /** Delay before a device "reports" its new level, in ms (default 0). */

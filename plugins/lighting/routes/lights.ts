@@ -1,9 +1,9 @@
 /** Lights: the two documented calls (spec §Endpoints) and create/modify/delete (docs/lighting.md#the-designed-methods, 2.0 paths). */
 import type { HearthRouter } from '../../../core/http/types.ts';
+import type { LightLevel } from '../../../drivers/lighting/index.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';
 import { parseLevel, sameLevel } from '../domain/level.ts';
-import type { LightLevel } from '../driver.ts';
 import type { LightStateAnswer } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
 

@@ -1,0 +1,111 @@
+/**
+ * The one interface every lighting driver implements (Hue, Zigbee, MQTT, the virtual driver, test drivers),
+ * shared by the drivers and the plugins that use them (a driver never imports a plugin).
+ * The plugin owns the truth: drivers are treated as eventually consistent (docs/lighting.md#desired-and-reported-state). They take
+ * commands, and report what devices actually did through the sink they are given.
+ */
+import type { Logger } from 'pino';
+import type { LightCapabilities, LightColour } from './capabilities.ts';
+
+/** A light level on the site API's scale. spec: bri 0..255, on is false exactly when bri is 0. */
+export interface LightLevel {
+  on: boolean;
+  bri: number;
+}
+
+/**
+ * A light's whole state: its level and, for lights that have them, colour temperature and colour. A report
+ * may carry only what the device said; a command carries only what should change besides the level.
+ */
+export type LightState = LightLevel & LightColour;
+
+/** A command: the state to reach and, optionally, how long the change should take. */
+export interface LightCommand extends LightState {
+  /** Seconds to fade over (zigbee2mqtt and Home Assistant `transition`); absent: the device's default. */
+  transition?: number;
+}
+
+export type DeviceKind = 'dimmable' | 'binary' | 'sensor';
+
+/** What the plugin knows about the light a command is for: its `type` says whether it can dim at all. */
+export interface LightTarget {
+  type: 'dimmable' | 'binary';
+  /** What the light can show besides its level (from the device, or set on the light). */
+  capabilities?: LightCapabilities;
+}
+
+/** A device as a driver knows it. `protocolid` is the driver's own address (topic, IEEE/ep, Hue id...). */
+export interface DeviceInfo {
+  protocolid: string;
+  kind: DeviceKind;
+  name?: string;
+  /** Sensor events the device can emit (`1`, `2`, `long`, `motion`...). */
+  events?: string[];
+  /** Colour temperature and colour the device says it can show. */
+  capabilities?: LightCapabilities;
+}
+
+export interface ConnectionStatus {
+  connected: boolean;
+  /** ISO time of the last change of `connected`. */
+  since: string;
+  /** Driver-specific, never secret (no keys, no passwords). */
+  detail?: Record<string, unknown>;
+}
+
+/** What a driver calls to tell the plugin what happened. Safe to call at any time, from any callback. */
+export interface DriverSink {
+  /** A device reported its level (after a command or on its own). */
+  reportState(protocolid: string, level: LightState): void;
+  /** A sensor (button, motion, contact...) emitted a named event. */
+  reportSensorEvent(protocolid: string, event: string): void;
+  /** The link to the bridge/stick/broker went up or down. */
+  reportConnection(status: Omit<ConnectionStatus, 'since'>): void;
+  /** New devices showed up (pairing, a bridge listing). */
+  reportDevices(devices: DeviceInfo[]): void;
+}
+
+/**
+ * Thrown by `setState` for a device the driver's site does not own (one MQTT broker serves every site):
+ * the command is refused, never sent to another household's device.
+ */
+export class ForeignDeviceError extends Error {
+  constructor(protocolid: string) {
+    super(`${protocolid} is a device of another site`);
+    this.name = 'ForeignDeviceError';
+  }
+}
+
+export interface LightingDriver {
+  /** Opens the link (bridge, serial port, broker). Must not throw for a link that is merely down. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Opens pairing / permit-join for about `durationMs` and resolves with the devices found meanwhile. */
+  discover(opts: { durationMs: number }): Promise<DeviceInfo[]>;
+  listDevices(): Promise<DeviceInfo[]>;
+  /**
+   * Sends a level to one device. Resolves once the command is handed to the device or bridge; the
+   * confirmed level arrives later through `sink.reportState`. Rejects when the command cannot be sent.
+   * `light` is the light's own description: a `binary` light must be switched, never dimmed, whatever the
+   * driver guessed about the device from its id.
+   */
+  setState(protocolid: string, level: LightCommand, light?: LightTarget): Promise<void>;
+  /** Reads a device's level, for reconciliation when no report arrived. Optional: some links cannot read. */
+  readState?(protocolid: string): Promise<LightState | null>;
+  connection(): ConnectionStatus;
+  /** Smallest-free sender-id base for radio vendors that allocate them (EnOcean Base ID), else absent. */
+  subdefBase?(): string;
+}
+
+export interface DriverInit<O = Record<string, unknown>> {
+  /** Instance id from config (`plugins.lighting.drivers[].id`). */
+  id: string;
+  options: O;
+  sink: DriverSink;
+  /** A child logger namespaced `drv:<type>`; drivers never pick their own sink. */
+  log: Logger;
+  signal: AbortSignal;
+}
+
+/** Builds a driver; does no I/O (that belongs in `start`). */
+export type DriverFactory = (init: DriverInit) => LightingDriver;
