@@ -177,6 +177,12 @@ export class Hub {
       host: cfg.mqtt.host ?? cfg.host,
       port: cfg.mqtt.port,
       allowAnonymous: cfg.mqtt.allowAnonymous,
+      limits: {
+        maxPacketSize: cfg.mqtt.maxPacketSize,
+        clientQueueBytes: cfg.mqtt.clientQueueBytes,
+        connectTimeoutMs: cfg.mqtt.connectTimeoutMs,
+        maxPendingConnections: cfg.mqtt.maxPendingConnections,
+      },
       external: cfg.mqtt.external,
       log: this.rootLog.child({ name: 'mqtt' }),
     });
@@ -187,6 +193,8 @@ export class Hub {
       path: '/mqtt',
       // MQTT authenticates inside the protocol (CONNECT), like the TCP listener.
       authenticate: () => ({}),
+      // One WebSocket message can carry a whole MQTT packet: the same limit as the TCP listener.
+      maxPayload: cfg.mqtt.maxPacketSize,
       onConnection: (socket) => broker.handleWebSocket(socket.raw),
     });
 

@@ -137,9 +137,45 @@ export const coreSchema: JsonSchema = {
         },
         allowAnonymous: {
           title: 'Allow anonymous clients',
-          description: 'Accept clients no plugin recognised. Only for a trusted LAN.',
+          description:
+            'Accept clients that present no user name and no password. Only for a trusted LAN; credentials that are presented are always checked.',
           type: 'boolean',
           default: false,
+        },
+        maxPacketSize: {
+          title: 'Largest MQTT packet (bytes)',
+          description:
+            "Largest packet the embedded broker accepts, header included, over TCP and /mqtt alike; a larger one closes the connection. zigbee2mqtt's retained bridge/devices of a large network can need more than the default.",
+          type: 'integer',
+          minimum: 65536,
+          maximum: 268435455,
+          default: 1048576,
+        },
+        clientQueueBytes: {
+          title: 'Outgoing queue per client (bytes)',
+          description:
+            'Unsent bytes a client may fall behind by: past it its QoS 0 messages are dropped and a QoS 1/2 message disconnects it, so a stuck subscriber never slows the others.',
+          type: 'integer',
+          minimum: 16384,
+          maximum: 268435455,
+          default: 262144,
+        },
+        connectTimeoutMs: {
+          title: 'CONNECT timeout (ms)',
+          description: 'A connection that has not sent its CONNECT within this time is closed.',
+          type: 'integer',
+          minimum: 1000,
+          maximum: 120000,
+          default: 10000,
+        },
+        maxPendingConnections: {
+          title: 'Connections awaiting CONNACK',
+          description:
+            'Connections not yet accepted (CONNECT not received or being authenticated) at once; more are closed at once.',
+          type: 'integer',
+          minimum: 1,
+          maximum: 100000,
+          default: 256,
         },
         external: {
           title: 'External broker',

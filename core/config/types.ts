@@ -36,6 +36,10 @@ export interface HearthConfig {
     port: number;
     host?: string;
     allowAnonymous: boolean;
+    maxPacketSize: number;
+    clientQueueBytes: number;
+    connectTimeoutMs: number;
+    maxPendingConnections: number;
     external: ExternalBrokerConfig | null;
   };
   store: { coalesceMs: number };

@@ -10,12 +10,13 @@ export interface ClientState {
 
 /** CONNACK return codes of MQTT 3.1.1 §3.2.2.3 (Table 3.1) that the broker uses to refuse a client. */
 export const ConnackCode = {
+  identifierRejected: 2,
   serverUnavailable: 3,
   badUsernameOrPassword: 4,
   notAuthorized: 5,
 } as const;
 
-export type AuthOutcome = { ok: true; state: ClientState } | { ok: false; returnCode: 3 | 4 | 5 };
+export type AuthOutcome = { ok: true; state: ClientState } | { ok: false; returnCode: 2 | 3 | 4 | 5 };
 
 type TopicHook = 'authorizePublish' | 'authorizeSubscribe';
 
@@ -45,19 +46,32 @@ export class HookChain {
 
   add(owner: string, hooks: MqttAuthHooks): void {
     this.#entries.push({ owner, hooks });
+    this.#refresh();
   }
 
   removeOwner(owner: string): void {
     for (let i = this.#entries.length - 1; i >= 0; i--) {
       if (this.#entries[i]?.owner === owner) this.#entries.splice(i, 1);
     }
+    this.#refresh();
+  }
+
+  /** Whether any plugin asks about deliveries (else the broker skips the call per message). */
+  checksDeliveries = false;
+
+  #refresh(): void {
+    this.checksDeliveries = this.#entries.some((e) => e.hooks.authorizeDelivery !== undefined);
   }
 
   /** Runs the authenticators; a throwing hook refuses the client with "server unavailable" (fail closed). */
   async authenticate(clientId: string, username: string | undefined, password: Buffer | undefined) {
     const info: MqttClientInfo = username === undefined ? { id: clientId } : { id: clientId, username };
     // MQTT 3.1.1 §3.2.2.3: 4 = bad user name or password (credentials presented), 5 = not authorized.
-    const refusal = username !== undefined || password !== undefined ? 4 : 5;
+    const presented = username !== undefined || password !== undefined;
+    const refusal = presented ? 4 : 5;
+    // [MQTT-3.1.2-22]: no password without a user name.
+    if (username === undefined && password !== undefined)
+      return { ok: false, returnCode: ConnackCode.badUsernameOrPassword } satisfies AuthOutcome;
     for (const { owner, hooks } of [...this.#entries]) {
       if (!hooks.authenticate) continue;
       let decision: Awaited<ReturnType<NonNullable<MqttAuthHooks['authenticate']>>>;
@@ -72,7 +86,8 @@ export class HookChain {
       if (decision.identity !== undefined) info.identity = decision.identity;
       return { ok: true, state: { info, authenticated: true } } satisfies AuthOutcome;
     }
-    if (this.#allowAnonymous)
+    // Credentials nobody recognised are wrong credentials, never a way in as anonymous.
+    if (this.#allowAnonymous && !presented)
       return { ok: true, state: { info, authenticated: false } } satisfies AuthOutcome;
     return { ok: false, returnCode: refusal } satisfies AuthOutcome;
   }
@@ -122,11 +137,29 @@ export class HookChain {
     return this.#fallback(state);
   }
 
+  /** Whether a message on `topic` may reach this client; synchronous, asked per delivered message. */
+  authorizeDelivery(state: ClientState, topic: string): boolean {
+    const entries = this.#entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const hook = entry.hooks.authorizeDelivery;
+      if (!hook) continue;
+      let decision: MqttTopicDecision;
+      try {
+        decision = hook.call(entry.hooks, state.info, topic);
+      } catch (err) {
+        return this.#threw('authorizeDelivery', entry.owner, state, err);
+      }
+      if (decision !== 'pass') return decision === 'allow';
+    }
+    return true;
+  }
+
   #fallback(state: ClientState): boolean {
     return state.authenticated || this.#allowAnonymous;
   }
 
-  #threw(kind: TopicHook, owner: string, state: ClientState, err: unknown): false {
+  #threw(kind: TopicHook | 'authorizeDelivery', owner: string, state: ClientState, err: unknown): false {
     this.#log.error({ err, owner, clientId: state.info.id }, `mqtt ${kind} hook threw; denying`);
     return false;
   }

@@ -1,16 +1,45 @@
-import type { AedesOptions, AuthenticateError, Client } from 'aedes';
+import type { AedesOptions, AedesPublishPacket, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
 import type { ClientState, HookChain } from './access.ts';
 
-type Handlers = Required<Pick<AedesOptions, 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
+type Handlers = Required<
+  Pick<
+    AedesOptions,
+    'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe' | 'authorizeForward'
+  >
+>;
+
+/** Decides whether a message may join a client's outgoing queue (the slow-consumer policy, embedded.ts). */
+export type QueueCheck = (client: Client, packet: AedesPublishPacket) => boolean;
+
+const refuse = (returnCode: number, message: string) =>
+  Object.assign(new Error(message), { returnCode }) as AuthenticateError;
 
 /**
- * aedes' authenticate/authorizePublish/authorizeSubscribe, answered by the plugins' hook chain.
- * `states` remembers what authentication decided for each live client (identity, authenticated or not).
+ * aedes' connect and ACL handlers, answered by the plugins' hook chain. `states` remembers what
+ * authentication decided for each live client (identity, authenticated or not); `mayQueue` is asked
+ * before every delivery.
  */
-export function aedesHandlers(chain: HookChain, states: WeakMap<Client, ClientState>, log: Logger): Handlers {
+export function aedesHandlers(
+  chain: HookChain,
+  states: WeakMap<Client, ClientState>,
+  log: Logger,
+  mayQueue: QueueCheck,
+): Handlers {
+  // aedes replaces an empty client id by a generated one before authenticate() runs; remember it here.
+  const emptyIdKeepingSession = new WeakSet<Client>();
   return {
+    preConnect(client, packet, done) {
+      if (packet.clientId === '' && packet.clean === false) emptyIdKeepingSession.add(client);
+      done(null, true);
+    },
+
     authenticate(client, username, password, done) {
+      // [MQTT-3.1.3-8]: a zero-byte client id with CleanSession 0 gets CONNACK 2 (aedes 1.x accepts it).
+      if (emptyIdKeepingSession.has(client)) {
+        log.info({ returnCode: 2 }, 'mqtt client refused: empty client id without a clean session');
+        return done(refuse(2, 'identifier rejected'), false);
+      }
       chain.authenticate(client.id, username, password).then(
         (outcome) => {
           if (outcome.ok) {
@@ -26,15 +55,11 @@ export function aedesHandlers(chain: HookChain, states: WeakMap<Client, ClientSt
             { clientId: client.id, withUsername: username !== undefined, returnCode: outcome.returnCode },
             'mqtt client refused',
           );
-          const err = Object.assign(new Error('mqtt connection refused'), { returnCode: outcome.returnCode });
-          done(err as AuthenticateError, false);
+          done(refuse(outcome.returnCode, 'mqtt connection refused'), false);
         },
         (err: unknown) => {
           log.error({ err, clientId: client.id }, 'mqtt authentication failed');
-          done(
-            Object.assign(new Error('mqtt authentication failed'), { returnCode: 3 }) as AuthenticateError,
-            false,
-          );
+          done(refuse(3, 'mqtt authentication failed'), false);
         },
       );
     },
@@ -62,6 +87,12 @@ export function aedesHandlers(chain: HookChain, states: WeakMap<Client, ClientSt
         // null makes aedes answer 0x80 (Failure) for this filter in the SUBACK (MQTT 3.1.1 §3.9.3).
         done(null, allowed ? subscription : null);
       });
+    },
+
+    authorizeForward(client, packet) {
+      const state = states.get(client);
+      if (state && chain.checksDeliveries && !chain.authorizeDelivery(state, packet.topic)) return null;
+      return mayQueue(client, packet) ? packet : null;
     },
   };
 }

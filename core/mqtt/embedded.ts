@@ -5,6 +5,13 @@ import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { type ClientState, HookChain } from './access.ts';
 import { aedesHandlers } from './aedes-handlers.ts';
+import {
+  type BrokerLimits,
+  DEFAULT_LIMITS,
+  guardReads,
+  PacketSizeScanner,
+  raiseWriteMark,
+} from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
 import { hidesDollarTopic } from './topics.ts';
 import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
@@ -12,12 +19,51 @@ import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
 /** aedes in this process: TCP on opts.host:opts.port, MQTT over WebSocket via handleWebSocket(). */
 export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerService> {
   const log = opts.log;
+  const limits: BrokerLimits = { ...DEFAULT_LIMITS, ...opts.limits };
   const chain = new HookChain(opts.allowAnonymous, log);
   const states = new WeakMap<Client, ClientState>();
-  const aedes = await Aedes.createBroker(aedesHandlers(chain, states, log));
+  const links = new WeakMap<Client, Link>();
+  const aedes = await Aedes.createBroker({
+    ...aedesHandlers(chain, states, log, (client, packet) => mayQueue(client, packet)),
+    connectTimeout: limits.connectTimeoutMs,
+  });
   // Connections not yet past CONNECT are not aedes clients; stop() must still close them.
   const connections = new Set<Duplex>();
+  /** Connections without a successful CONNACK yet: what an unauthenticated crowd can hold. */
+  const pending = new Set<Duplex>();
+  const overCrowd = warnOncePer(60_000);
   let stopped = false;
+
+  /**
+   * The slow-consumer policy, asked before each delivery: a client more than `clientQueueBytes` behind
+   * loses its live QoS 0 messages, and a QoS 1/2 message for a QoS 1/2 subscription disconnects it
+   * (a persistent session queues the following ones while it is away). Retained messages sent on SUBSCRIBE are paced by the socket instead.
+   */
+  const mayQueue = (client: Client, packet: AedesPublishPacket): boolean => {
+    const link = links.get(client);
+    if (!link || packet.retain || link.stream.writableLength <= limits.clientQueueBytes) return true;
+    const queued = link.stream.writableLength;
+    if (packet.qos > 0 && link.keepsQos) {
+      if (!link.closing) {
+        link.closing = true;
+        log.warn({ clientId: client.id, queued }, 'mqtt client too slow for QoS 1 messages; disconnected');
+        setImmediate(() => client.close());
+      }
+      return false;
+    }
+    link.dropped += 1;
+    if (!link.dropping) {
+      link.dropping = true;
+      log.warn({ clientId: client.id, queued }, 'mqtt client too slow; dropping its QoS 0 messages');
+      // Past 16 KiB a write has returned false, so 'drain' comes once the client has read everything.
+      link.stream.once('drain', () => {
+        link.dropping = false;
+        log.info({ clientId: client.id, dropped: link.dropped }, 'mqtt client caught up');
+        link.dropped = 0;
+      });
+    }
+    return false;
+  };
 
   aedes.on('clientError', (client, err) =>
     log.debug({ clientId: client.id, err: err.message }, 'mqtt client error'),
@@ -27,16 +73,62 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
   );
   aedes.on('clientDisconnect', (client) => log.debug({ clientId: client.id }, 'mqtt client disconnected'));
 
-  const accept = (stream: Duplex): void => {
+  aedes.on('subscribe', (subscriptions, client) => {
+    const link = links.get(client);
+    if (link && subscriptions.some((s) => s.qos > 0)) link.keepsQos = true;
+  });
+  aedes.on('connackSent', (packet, client) => {
+    const link = links.get(client);
+    if (link && packet.returnCode === 0) {
+      link.accepted = true;
+      pending.delete(link.stream);
+    }
+  });
+
+  const accept = (stream: Duplex, transport: 'tcp' | 'ws'): void => {
+    if (pending.size >= limits.maxPendingConnections) {
+      if (overCrowd())
+        log.warn(
+          { pending: pending.size, limit: limits.maxPendingConnections },
+          'mqtt: too many connections awaiting CONNACK; closing new ones',
+        );
+      stream.destroy();
+      return;
+    }
     connections.add(stream);
-    stream.once('close', () => connections.delete(stream));
-    aedes.handle(stream);
+    pending.add(stream);
+    stream.once('close', () => {
+      connections.delete(stream);
+      pending.delete(stream);
+    });
+    raiseWriteMark(stream, limits.clientQueueBytes + limits.maxPacketSize);
+    const link: Link = {
+      stream,
+      accepted: false,
+      keepsQos: false,
+      dropping: false,
+      closing: false,
+      dropped: 0,
+    };
+    const scanner = new PacketSizeScanner(limits.maxPacketSize, () => link.accepted);
+    let client: Client | undefined;
+    guardReads(
+      stream,
+      (chunk) => scanner.feed(chunk),
+      (reason) =>
+        log.warn(
+          { transport, clientId: client?.id ?? undefined, reason },
+          'mqtt limit exceeded; connection closed',
+        ),
+    );
+    client = aedes.handle(stream);
+    links.set(client, link);
   };
 
   let server: net.Server | null = null;
   let port = 0;
   if (opts.enabled !== false) {
-    server = net.createServer(accept);
+    server = net.createServer((socket) => accept(socket, 'tcp'));
     server.listen(opts.port, opts.host);
     try {
       await once(server, 'listening');
@@ -68,6 +160,15 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
     },
     addHooks: (owner, hooks) => chain.add(owner, hooks),
     removeHooks: (owner) => chain.removeOwner(owner),
+    async retained(filter) {
+      assertRunning();
+      const found: MqttMessage[] = [];
+      for await (const packet of retainedStore(aedes).createRetainedStreamCombi([filter])) {
+        if (hidesDollarTopic(filter, packet.topic)) continue;
+        found.push({ topic: packet.topic, payload: asBuffer(packet.payload), retain: true });
+      }
+      return found;
+    },
     disconnect(match) {
       let closed = 0;
       for (const client of Object.values(connectedClients(aedes))) {
@@ -91,10 +192,11 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
     get port() {
       return port;
     },
+    maxPacketSize: limits.maxPacketSize,
     forOwner: (owner) => createOwnerApi(transport, owner, log.child({ mqttOwner: owner })),
     handleWebSocket(socket: WebSocket) {
       if (stopped) return socket.terminate();
-      accept(createWebSocketStream(socket));
+      accept(createWebSocketStream(socket), 'ws');
     },
     async stop() {
       if (stopped) return;
@@ -107,6 +209,33 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       await closed;
       log.info('mqtt broker stopped');
     },
+  };
+}
+
+/** One connection as the broker's limits see it. */
+interface Link {
+  stream: Duplex;
+  /** CONNACK 0 sent: the full packet size applies, and the connection no longer counts as pending. */
+  accepted: boolean;
+  /**
+   * Holds a QoS 1/2 subscription (aedes asks before it downgrades a message to the subscription's QoS, so
+   * the message's own QoS alone does not say whether this delivery must not be lost).
+   */
+  keepsQos: boolean;
+  /** Over `clientQueueBytes`: live QoS 0 messages are being dropped until the client catches up. */
+  dropping: boolean;
+  closing: boolean;
+  dropped: number;
+}
+
+/** true at most once per `ms`: a flood of refused connections must not flood the log (an SD card) too. */
+function warnOncePer(ms: number): () => boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = Date.now();
+    if (now - last < ms) return false;
+    last = now;
+    return true;
   };
 }
 

@@ -134,6 +134,8 @@ export function createExternalBroker(
     removeHooks() {},
     // Connections to an external broker are its to close (its own authentication and ACLs apply).
     disconnect: () => 0,
+    retained: () =>
+      Promise.reject(new Error('mqtt: retained messages live on the external broker; ask it directly')),
     addConnectHandler(handler) {
       connectHandlers.add(handler);
       if (client.connected) setImmediate(() => connectHandlers.has(handler) && handler());
@@ -144,6 +146,7 @@ export function createExternalBroker(
   const service: BrokerService = {
     mode: 'external',
     port: 0,
+    maxPacketSize: 0,
     forOwner: (owner) => createOwnerApi(transport, owner, log.child({ mqttOwner: owner })),
     handleWebSocket(socket: WebSocket) {
       // 1011: the hub has no embedded broker to serve MQTT over WebSocket (RFC 6455 §7.4.1).

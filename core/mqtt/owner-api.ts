@@ -13,6 +13,7 @@ export interface Transport {
   /** Registers a handler run after each (re)connection; returns its remover. */
   addConnectHandler(handler: () => void): () => void;
   disconnect(match: (client: MqttClientInfo) => boolean): number;
+  retained(filter: string): Promise<MqttMessage[]>;
 }
 
 export type OwnedMqttApi = MqttApi & { dispose(): Promise<void> };
@@ -88,6 +89,11 @@ export function createOwnerApi(transport: Transport, owner: string, log: Logger)
     disconnect(match) {
       assertLive('disconnect()');
       return transport.disconnect(match);
+    },
+
+    retained(filter) {
+      assertTopicFilter(filter);
+      return transport.retained(filter);
     },
 
     async dispose() {

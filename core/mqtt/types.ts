@@ -21,6 +21,12 @@ export interface MqttAuthHooks {
   ): Promise<MqttAuthDecision> | MqttAuthDecision;
   authorizePublish?(client: MqttClientInfo, topic: string): Promise<MqttTopicDecision> | MqttTopicDecision;
   authorizeSubscribe?(client: MqttClientInfo, topic: string): Promise<MqttTopicDecision> | MqttTopicDecision;
+  /**
+   * Asked for every message about to reach a client through a subscription it was granted (live and
+   * retained): a wildcard granted once may still match topics that must not reach this client. Synchronous
+   * and on the hot path; 'pass' everywhere delivers.
+   */
+  authorizeDelivery?(client: MqttClientInfo, topic: string): MqttTopicDecision;
 }
 
 export interface MqttMessage {
@@ -56,6 +62,12 @@ export interface MqttApi {
    * subscription already granted). Returns how many were closed. External: 0, the broker's own job.
    */
   disconnect(match: (client: MqttClientInfo) => boolean): number;
+  /**
+   * Embedded: the retained messages whose topics match `filter` (`$` topics only for a filter starting
+   * with `$`). Clear one by publishing an empty retained message to its topic. External: rejects (ask the
+   * external broker).
+   */
+  retained(filter: string): Promise<MqttMessage[]>;
 }
 
 /** The core's broker service (embedded aedes or an external broker client). */
@@ -63,6 +75,8 @@ export interface BrokerService {
   readonly mode: 'embedded' | 'external';
   /** TCP port the embedded broker listens on (0 when external or disabled). */
   readonly port: number;
+  /** Largest MQTT packet accepted (embedded); `/mqtt` WebSocket messages get the same limit. */
+  readonly maxPacketSize: number;
   /** The API scoped to one plugin; `dispose()` removes its subscriptions and hooks. */
   forOwner(owner: string): MqttApi & { dispose(): Promise<void> };
   /** Hands an accepted WebSocket (path `/mqtt` on the main listener) to the broker. */
@@ -76,8 +90,13 @@ export interface BrokerOptions {
   port: number;
   /** Embedded: `false` starts no TCP listener (MQTT over WebSocket and in-process still work). Default true. */
   enabled?: boolean;
-  /** Embedded: whether a client that every authenticate hook passes on may connect (and then publish/subscribe). */
+  /**
+   * Embedded: whether a client that presents no credentials and that every authenticate hook passes on may
+   * connect (and then publish/subscribe). Presented credentials are never downgraded to anonymous.
+   */
   allowAnonymous: boolean;
+  /** Embedded: what one connection may cost (defaults in `DEFAULT_LIMITS`). */
+  limits?: Partial<import('./connection-guard.ts').BrokerLimits>;
   /**
    * When set, the core connects to this broker instead of embedding aedes; hooks are then ignored (the
    * external broker's own authentication and ACLs apply). `caFile`: PEM file of the CA for `mqtts://`/`wss://`.

@@ -14,6 +14,8 @@ interface Entry {
 }
 
 const HEARTBEAT_MS = 30_000;
+/** The UI sockets' messages are small JSON commands. */
+const DEFAULT_MAX_PAYLOAD = 64 * 1024;
 
 /** Compiles `/api/site/:key/ws` to a regexp with named segments. */
 function compile(path: string): { pattern: RegExp; keys: string[] } {
@@ -41,14 +43,8 @@ function refuse(socket: Duplex, status: number): void {
 export class WsHub {
   /** The route each upgrade in progress matched, so the subprotocol is chosen by that route. */
   private readonly upgrading = new WeakMap<IncomingMessage, WsRoute<unknown>>();
-  private readonly wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: 64 * 1024,
-    handleProtocols: (offered, req) => {
-      const select = this.upgrading.get(req)?.selectProtocol;
-      return select ? select(offered) : (offered.values().next().value ?? false);
-    },
-  });
+  /** One server per message-size limit: ws applies `maxPayload` per server. */
+  private readonly servers = new Map<number, WebSocketServer>();
   private readonly entries: Entry[] = [];
   private readonly sockets = new Map<WebSocket, string>();
   private readonly alive = new WeakSet<WebSocket>();
@@ -102,8 +98,8 @@ export class WsHub {
       const denied = entry.route.authorize?.(auth);
       if (denied) return refuse(socket, denied);
       this.upgrading.set(req, entry.route);
-      this.wss.handleUpgrade(req, socket, head, (ws) => {
-        this.track(ws, entry.owner);
+      this.server(entry.route.maxPayload ?? DEFAULT_MAX_PAYLOAD).handleUpgrade(req, socket, head, (ws) => {
+        this.track(ws, entry.owner, path);
         entry.route.onConnection(wrapSocket(ws), auth, req);
       });
       return;
@@ -111,12 +107,36 @@ export class WsHub {
     refuse(socket, phase === 'ready' ? 404 : 503);
   }
 
-  private track(ws: WebSocket, owner: string): void {
+  private server(maxPayload: number): WebSocketServer {
+    let wss = this.servers.get(maxPayload);
+    if (!wss) {
+      wss = new WebSocketServer({
+        noServer: true,
+        maxPayload,
+        handleProtocols: (offered, req) => {
+          const select = this.upgrading.get(req)?.selectProtocol;
+          return select ? select(offered) : (offered.values().next().value ?? false);
+        },
+      });
+      this.servers.set(maxPayload, wss);
+    }
+    return wss;
+  }
+
+  private track(ws: WebSocket, owner: string, path: string): void {
     this.sockets.set(ws, owner);
     this.alive.add(ws);
     ws.on('pong', () => this.alive.add(ws));
     ws.on('close', () => this.sockets.delete(ws));
-    ws.on('error', (err) => this.log.debug({ err }, 'websocket error'));
+    ws.on('error', (err: Error & { code?: string }) => {
+      // A client whose message exceeds the route's limit is cut off (1009): worth an operator's eye.
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
+        this.log.warn(
+          { path: redactPath(path), owner, err: err.message },
+          'websocket message too large; closed',
+        );
+      else this.log.debug({ err }, 'websocket error');
+    });
   }
 
   private ping(): void {
@@ -133,8 +153,14 @@ export class WsHub {
   close(): void {
     clearInterval(this.heartbeat);
     for (const ws of this.sockets.keys()) ws.terminate();
-    this.wss.close();
+    for (const wss of this.servers.values()) wss.close();
   }
+}
+
+/** Paths carry site keys (`/api/site/<key>/ws`): only the first segment is logged. */
+function redactPath(path: string): string {
+  const first = path.split('/')[1] ?? '';
+  return path.split('/').length > 2 ? `/${first}/…` : path;
 }
 
 function decodeParams(keys: string[], m: RegExpExecArray): WsParams | null {

@@ -22,6 +22,11 @@ export interface WsRoute<A> {
    * Without it the first offered one is echoed.
    */
   selectProtocol?(offered: ReadonlySet<string>): string | false;
+  /**
+   * Largest message accepted from the client, in bytes (default 64 KiB); a larger one closes the socket
+   * with 1009 and a warning in the log.
+   */
+  maxPayload?: number;
 }
 
 /** A ws socket with a bounded send: a client whose buffer exceeds the limit is dropped. */

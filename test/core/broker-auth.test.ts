@@ -72,6 +72,19 @@ describe('embedded broker: authentication', () => {
     expect(await got.promise).toBe('hi');
   });
 
+  it('anonymous on: wrong or unknown credentials are refused with CONNACK 4, never let in as anonymous', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    broker.forOwner('auth').hooks(passwordHooks());
+    // A user name no plugin knows, with or without a password.
+    expect(await refusalCode(url, { username: 'stranger', password: 'x' })).toBe(4);
+    expect(await refusalCode(url, { username: 'stranger' })).toBe(4);
+    // A known user with a wrong password.
+    expect(await refusalCode(url, { username: 'bulb', password: 'wrong' })).toBe(4);
+    // No credentials at all: anonymous, as configured.
+    const anon = await client(url);
+    expect(anon.connected).toBe(true);
+  });
+
   it('asks hooks in registration order; the first answer other than pass decides', async () => {
     const { broker, url } = await start({ allowAnonymous: false });
     const asked: string[] = [];

@@ -72,6 +72,29 @@ describe('broker inside the real hub', () => {
     expect((await ack).payload).toBe('off');
   });
 
+  it('/mqtt carries packets of 256 KiB both ways (a large retained bridge/devices), like TCP', async () => {
+    const wsUrl = `${hub.url.replace(/^http/, 'ws').replace(/\/$/, '')}/mqtt`;
+    const c = await device(wsUrl);
+    const big = Buffer.alloc(256 * 1024, 0x61);
+    await c.subscribeAsync('dev/7/ack');
+    const ack = new Promise<Buffer>((resolve) => c.once('message', (_t, payload) => resolve(payload)));
+    // In: the device publishes 256 KiB; out: the plugin echoes it back through the broker.
+    await c.publishAsync('dev/7/state', big, { qos: 1 });
+    expect(received.at(-1)?.payload.length).toBe(big.length);
+    expect((await ack).equals(big)).toBe(true);
+    expect(c.connected).toBe(true);
+  });
+
+  it('/mqtt closes a client whose packet exceeds mqtt.maxPacketSize, with a warning in the log', async () => {
+    const wsUrl = `${hub.url.replace(/^http/, 'ws').replace(/\/$/, '')}/mqtt`;
+    const c = await device(wsUrl);
+    const gone = closed(c);
+    c.publish('dev/7/state', Buffer.alloc(1024 * 1024 + 1), { qos: 1 });
+    await gone;
+    const warnings = hub.logs.filter((l) => (l as { level?: number }).level === 40);
+    expect(JSON.stringify(warnings)).toMatch(/too large|limit exceeded/);
+  });
+
   it('refuses bad credentials and anonymous clients, and enforces the plugin ACL', async () => {
     expect(await refusalCode(hub.mqttUrl, { username: DEVICE.username, password: 'nope' })).toBe(4);
     expect(await refusalCode(hub.mqttUrl)).toBe(5);

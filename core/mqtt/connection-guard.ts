@@ -1,0 +1,121 @@
+import type { Duplex } from 'node:stream';
+
+/** What one connection may cost the broker. */
+export interface BrokerLimits {
+  /** Largest packet accepted, fixed header included (MQTT 3.1.1 §2.2.3 allows up to 256 MiB). */
+  maxPacketSize: number;
+  /** Unsent bytes a client may fall behind by before its live messages are dropped or it is disconnected. */
+  clientQueueBytes: number;
+  /** A connection must send its CONNECT within this time. */
+  connectTimeoutMs: number;
+  /** Connections not yet accepted by a CONNACK at once; more are closed on arrival. */
+  maxPendingConnections: number;
+}
+
+export const DEFAULT_LIMITS: BrokerLimits = {
+  maxPacketSize: 1024 * 1024,
+  clientQueueBytes: 256 * 1024,
+  connectTimeoutMs: 10_000,
+  maxPendingConnections: 256,
+};
+
+/**
+ * Bytes a connection may send before its CONNACK: the CONNECT (client id, will, user name, password) and
+ * anything a client pipelines behind it. Nobody has been authenticated yet, so this stays small whatever
+ * `maxPacketSize` is.
+ */
+export const PRE_CONNACK_BYTES = 64 * 1024;
+
+/**
+ * Follows the MQTT fixed headers (§2.2) of what aedes reads from a connection, without copying: a header
+ * announcing a packet over the limit stops the connection before any of its body is buffered (aedes'
+ * parser would otherwise collect the whole announced length).
+ */
+export class PacketSizeScanner {
+  /** Bytes of the current packet's body still to skip; -1 while reading a fixed header. */
+  #bodyLeft = -1;
+  #length = 0;
+  #lengthBytes = 0;
+  #inHeader = false;
+  /** Bytes received so far while `limitFor` applied the pre-CONNACK budget. */
+  #preConnack = 0;
+
+  constructor(
+    private readonly maxPacketSize: number,
+    private readonly accepted: () => boolean,
+  ) {}
+
+  /** Returns a reason when `chunk` breaks a limit, else null. */
+  feed(chunk: Buffer): string | null {
+    if (!this.accepted()) {
+      this.#preConnack += chunk.length;
+      if (this.#preConnack > PRE_CONNACK_BYTES) return `more than ${PRE_CONNACK_BYTES} bytes before CONNACK`;
+    }
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.#bodyLeft > 0) {
+        const skip = Math.min(this.#bodyLeft, chunk.length - i);
+        this.#bodyLeft -= skip;
+        i += skip;
+        continue;
+      }
+      if (!this.#inHeader) {
+        // The first byte: packet type and flags.
+        this.#inHeader = true;
+        this.#length = 0;
+        this.#lengthBytes = 0;
+        i += 1;
+        continue;
+      }
+      // Remaining Length: up to four bytes, seven bits each, least significant first (§2.2.3).
+      const byte = chunk[i++]!;
+      this.#length += (byte & 0x7f) * 128 ** this.#lengthBytes;
+      this.#lengthBytes += 1;
+      if (byte & 0x80) {
+        if (this.#lengthBytes === 4) return 'malformed remaining length';
+        continue;
+      }
+      this.#inHeader = false;
+      const total = 1 + this.#lengthBytes + this.#length;
+      const limit = this.accepted() ? this.maxPacketSize : Math.min(this.maxPacketSize, PRE_CONNACK_BYTES);
+      if (total > limit) return `a packet of ${total} bytes (limit ${limit})`;
+      this.#bodyLeft = this.#length;
+    }
+    return null;
+  }
+}
+
+/**
+ * Runs `check` on every chunk aedes takes from `stream` (it calls `read()` on 'readable'); a chunk that
+ * breaks a limit is never handed over and the connection is destroyed.
+ */
+export function guardReads(
+  stream: Duplex,
+  check: (chunk: Buffer) => string | null,
+  refused: (reason: string) => void,
+) {
+  const read = stream.read;
+  stream.read = function guardedRead(this: Duplex, size?: number) {
+    const chunk: unknown = read.call(this, size);
+    if (!Buffer.isBuffer(chunk)) return chunk;
+    const reason = check(chunk);
+    if (reason === null) return chunk;
+    refused(reason);
+    this.destroy();
+    return null;
+  };
+}
+
+/**
+ * Lets `stream` buffer up to `mark` unsent bytes before `write()` reports backpressure (instead of the
+ * 16 KiB default). aedes holds a delivery slot shared by every client while it waits for a socket to
+ * drain, so a subscriber that stops reading would stall everyone; the broker drops or disconnects such a
+ * client by its queued bytes first (`clientQueueBytes`), and the mark only has to stay above that.
+ */
+export function raiseWriteMark(stream: Duplex, mark: number): void {
+  const write = stream.write;
+  stream.write = function markedWrite(this: Duplex, ...args: Parameters<Duplex['write']>) {
+    const ok = write.apply(this, args);
+    return ok || this.writableLength < mark;
+  } as Duplex['write'];
+}
