@@ -1,19 +1,27 @@
 /**
  * Who may use the embedded broker, for the clients this plugin recognises: device credentials (user name
- * + password) and site keys (as the password, for `hearth/<siteid>/#` only, until site tokens replace them
- * — the auth plugin's hook answers for tokens). Everything else is 'pass', so other plugins decide.
- * One site can never reach another's `hearth/<site>/…` topics, not even through a wildcard.
+ * + password), operator credentials, and site keys (as the password, for `hearth/<siteid>/#` only, until
+ * site tokens replace them — the auth plugin's hook answers for tokens). Everything else is 'pass', so
+ * other plugins decide.
+ *
+ * A site's credential reaches only its own site: `hearth/<site>/…`, the topics of its site's devices
+ * (whatever their profile, `TopicOwners`), the discovery topics when it is the discovery site, and topics
+ * of no known device. A wildcard subscription is granted when it can match topics the client may read;
+ * each message is then checked on delivery, so `stat/#` carries only the client's own site's devices.
  */
 import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../core/mqtt/types.ts';
-import type { Credentials } from './credentials.ts';
+import type { Credentials, OperatorAccess } from './credentials.ts';
+import type { TopicOwner, TopicOwners } from './topic-owners.ts';
 
 const KIND = 'mqtt-devices';
 
 interface Identity {
   kind: typeof KIND;
-  site: string;
-  /** Set for a device credential; absent for a site key. */
+  /** Absent for an operator. */
+  site?: string;
+  /** Set for a credential; absent for a site key. */
   username?: string;
+  operator?: OperatorAccess;
 }
 
 const identityOf = (c: MqttClientInfo): Identity | null =>
@@ -39,37 +47,101 @@ export function filterWithin(allowed: string, requested: string): boolean {
 const reachesHearth = (topic: string) =>
   topic === 'hearth' || topic.startsWith('hearth/') || topic.startsWith('#') || topic.startsWith('+');
 
-/** The decision for one topic or filter of a client this plugin authenticated. */
-export function decide(id: Identity, topics: string[] | null, topic: string): MqttTopicDecision {
+export type Action = 'publish' | 'subscribe' | 'deliver';
+
+/** Whether a client of `site` may do `action` on a topic of this owner. */
+export function ownerAllows(
+  owner: TopicOwner,
+  site: string,
+  discoverySite: () => string | null,
+  action: Action,
+): boolean {
+  if (owner === null) return true;
+  if (owner === 'discovery') return site === discoverySite();
+  if (owner === 'announce') return action === 'publish';
+  if (owner === 'broadcast') return action !== 'publish';
+  return owner.sites.has(site);
+}
+
+export interface SiteScope {
+  owners: TopicOwners;
+  /** The site whose lights discovered devices become; null when discovery is off. */
+  discoverySite(): string | null;
+}
+
+/** The decision for one topic or filter of a client this plugin authenticated for a site. */
+export function decide(
+  id: { site: string; username?: string },
+  topics: string[] | null,
+  topic: string,
+  scope: SiteScope,
+  action: Exclude<Action, 'deliver'>,
+): MqttTopicDecision {
   const own = `hearth/${id.site}/`;
+  // `$SYS/…` lists every client of every site; `$` topics are the broker's own.
+  if (topic.startsWith('$')) return 'deny';
   // [MQTT-4.7.2-1] aside, a leading wildcard would reach every site's topics.
   if (topic.startsWith('#') || topic.startsWith('+')) return 'deny';
   if (topic === 'hearth' || topic.startsWith('hearth/')) return topic.startsWith(own) ? 'allow' : 'deny';
   if (!id.username) return 'deny'; // a site key opens the site's hearth topics, nothing else
-  if (topics === null) return 'allow';
-  return topics.some((f) => filterWithin(f, topic)) ? 'allow' : 'deny';
+  if (topics !== null && !topics.some((f) => filterWithin(f, topic))) return 'deny';
+  const owner = action === 'publish' ? scope.owners.ofTopic(topic) : scope.owners.ofFilter(topic);
+  return ownerAllows(owner, id.site, scope.discoverySite, action) ? 'allow' : 'deny';
+}
+
+export interface AccessLog {
+  info(obj: Record<string, unknown>, msg: string): void;
 }
 
 export function brokerHooks(
   creds: Credentials,
   resolveSiteKey: (key: string) => string | null,
+  scope: SiteScope,
+  log: AccessLog,
 ): MqttAuthHooks {
-  const check = (client: MqttClientInfo, topic: string): MqttTopicDecision => {
-    const id = identityOf(client);
-    // An anonymous client (`mqtt.allowAnonymous`) authenticated for no site: it keeps the device topics
-    // but never reaches `hearth/<site>/…` (README "Device credentials and the hub broker"). Other plugins' clients carry their own identity.
-    if (!id) return client.identity === undefined && reachesHearth(topic) ? 'deny' : 'pass';
-    if (!id.username) return decide(id, null, topic);
-    // Removing a credential takes effect at the device's next publish or subscribe.
-    const c = creds.get(id.username);
-    if (!c || c.site !== id.site) return 'deny';
-    return decide(id, c.topics, topic);
-  };
+  const check =
+    (action: Exclude<Action, 'deliver'>) =>
+    (client: MqttClientInfo, topic: string): MqttTopicDecision => {
+      const id = identityOf(client);
+      // An anonymous client (`mqtt.allowAnonymous`) authenticated for no site: it keeps the shared device
+      // topics but never reaches `hearth/<site>/…` nor `$SYS/…` (other clients' ids). Other plugins'
+      // clients carry their own identity.
+      if (!id)
+        return client.identity === undefined && (reachesHearth(topic) || topic.startsWith('$'))
+          ? 'deny'
+          : 'pass';
+      if (id.operator) {
+        // Removing the credential takes effect at the next publish or subscribe, as for devices.
+        const c = id.username ? creds.get(id.username) : undefined;
+        if (!c?.operator) return 'deny';
+        return action === 'subscribe' || c.operator === 'readwrite' ? 'allow' : 'deny';
+      }
+      if (id.site === undefined) return 'deny';
+      if (!id.username) return decide({ site: id.site }, null, topic, scope, action);
+      // Removing a credential takes effect at the device's next publish or subscribe.
+      const c = creds.get(id.username);
+      if (!c || c.site !== id.site) return 'deny';
+      return decide({ site: id.site, username: id.username }, c.topics, topic, scope, action);
+    };
   return {
-    async authenticate(_client, username, password) {
+    async authenticate(client, username, password) {
       if (username !== undefined && creds.get(username)) {
         const c = password ? await creds.verify(username, password) : null;
         if (!c) return { allow: false };
+        if (c.operator) {
+          log.info(
+            {
+              audit: 'mqtt.operator.connected',
+              username: c.username,
+              clientId: client.id,
+              access: c.operator,
+            },
+            'MQTT operator connected',
+          );
+          const identity: Identity = { kind: KIND, username: c.username, operator: c.operator };
+          return { allow: true, identity: identity as unknown as Record<string, unknown> };
+        }
+        if (c.site === null) return { allow: false };
         const identity: Identity = { kind: KIND, site: c.site, username: c.username };
         return { allow: true, identity: identity as unknown as Record<string, unknown> };
       }
@@ -78,7 +150,14 @@ export function brokerHooks(
       const identity: Identity = { kind: KIND, site };
       return { allow: true, identity: identity as unknown as Record<string, unknown> };
     },
-    authorizePublish: check,
-    authorizeSubscribe: check,
+    authorizePublish: check('publish'),
+    authorizeSubscribe: check('subscribe'),
+    // A wildcard granted once (`stat/#`, `zigbee2mqtt/+`) carries only the topics of the client's own site.
+    authorizeDelivery(client, topic) {
+      const id = identityOf(client);
+      if (!id?.username || id.operator || id.site === undefined) return 'pass';
+      const owner = scope.owners.ofTopic(topic);
+      return ownerAllows(owner, id.site, scope.discoverySite, 'deliver') ? 'pass' : 'deny';
+    },
   };
 }

@@ -19,8 +19,9 @@ const jsonOption = { json: { type: 'boolean', description: 'Print JSON' } } as c
 
 interface CredentialOut {
   username: string;
-  site: string;
+  site: string | null;
   topics: string[] | null;
+  operator?: 'read' | 'readwrite';
   password?: string;
   created?: string;
 }
@@ -28,22 +29,37 @@ interface CredentialOut {
 export const mqttCommands: CliCommand[] = [
   {
     name: 'mqtt credentials add',
-    usage: 'hearth mqtt credentials add <username> --site <site id or name> [--topic <filter>]... [--json]',
-    summary: 'Creates a device credential for the hub broker and prints its password (shown once)',
+    usage:
+      'hearth mqtt credentials add <username> (--site <site id or name> [--topic <filter>]... | --operator read|readwrite) [--json]',
+    summary:
+      'Creates a device credential (or an operator one that sees the whole bus) and prints its password (shown once)',
     options: {
       ...jsonOption,
-      site: { type: 'string', description: 'Site id or name (required)' },
+      site: { type: 'string', description: 'Site id or name (a device credential)' },
       topic: { type: 'string', multiple: true, description: 'Topic filter the device may use' },
+      operator: {
+        type: 'string',
+        description: 'read or readwrite: an operator credential for the whole bus (no site, no topics)',
+      },
     },
     positionals: [1, 1],
-    check: ({ values }) => (typeof values.site === 'string' && values.site ? null : '--site is required'),
+    check: ({ values }) => {
+      const site = typeof values.site === 'string' && values.site !== '';
+      const operator = values.operator;
+      if (operator !== undefined && operator !== 'read' && operator !== 'readwrite')
+        return '--operator must be read or readwrite';
+      if (site === (operator !== undefined)) return 'give either --site or --operator';
+      if (operator !== undefined && values.topic !== undefined) return '--topic needs --site';
+      return null;
+    },
     async run({ positionals: words, values }, io) {
-      const site = values.site as string;
+      const site = values.site as string | undefined;
+      const operator = values.operator as string | undefined;
       const json = values.json === true;
       const topics = values.topic as string[] | undefined;
       const c = (await call(io, 'POST', '/admin/mqtt/credentials', {
         username: words[0],
-        site,
+        ...(operator ? { operator } : { site }),
         ...(topics ? { topics } : {}),
       })) as CredentialOut | null;
       if (!c) return 1;
@@ -51,8 +67,11 @@ export const mqttCommands: CliCommand[] = [
       else {
         io.out(`username: ${c.username}`);
         io.out(`password: ${c.password}`);
-        io.out(`site:     ${c.site}`);
-        io.out(`topics:   ${c.topics ? c.topics.join(' ') : '(any device topic, and hearth/<site>/#)'}`);
+        if (c.operator) io.out(`operator: ${c.operator} (every topic, wildcards included)`);
+        else {
+          io.out(`site:     ${c.site}`);
+          io.out(`topics:   ${c.topics ? c.topics.join(' ') : "(the site's devices and hearth/<site>/#)"}`);
+        }
       }
       return 0;
     },
@@ -68,7 +87,11 @@ export const mqttCommands: CliCommand[] = [
       if (values.json === true) io.out(JSON.stringify(list));
       else
         for (const c of list)
-          io.out(`${c.username}  site ${c.site}  ${c.topics ? c.topics.join(' ') : 'per-site'}`);
+          io.out(
+            c.operator
+              ? `${c.username}  operator ${c.operator}`
+              : `${c.username}  site ${c.site}  ${c.topics ? c.topics.join(' ') : 'per-site'}`,
+          );
       return 0;
     },
   },
@@ -81,6 +104,51 @@ export const mqttCommands: CliCommand[] = [
       if ((await call(io, 'DELETE', `/admin/mqtt/credentials/${encodeURIComponent(name)}`)) === null)
         return 1;
       io.out(`removed ${name}`);
+      return 0;
+    },
+  },
+  {
+    name: 'mqtt retained clear',
+    usage: 'hearth mqtt retained clear (--topic <topic> | --filter <filter>)',
+    summary: 'Clears retained messages of the hub broker (one topic, or every topic a filter matches)',
+    options: {
+      topic: { type: 'string', description: 'The topic to clear' },
+      filter: { type: 'string', description: 'Clear every retained topic this filter matches' },
+    },
+    check: ({ values }) =>
+      (values.topic === undefined) === (values.filter === undefined)
+        ? 'give either --topic or --filter'
+        : null,
+    async run({ values }, io) {
+      const topic = values.topic as string | undefined;
+      const q =
+        topic !== undefined
+          ? `topic=${encodeURIComponent(topic)}`
+          : `filter=${encodeURIComponent(values.filter as string)}`;
+      const res = (await call(io, 'DELETE', `/admin/mqtt/retained?${q}`)) as { cleared?: number } | null;
+      if (!res) return 1;
+      io.out(`cleared ${res.cleared ?? 1}`);
+      return 0;
+    },
+  },
+  {
+    name: 'mqtt retained',
+    usage: 'hearth mqtt retained [--filter <filter>] [--json]',
+    summary: 'Lists the retained messages of the hub broker (topic, size, short text payloads)',
+    options: { ...jsonOption, filter: { type: 'string', description: 'Only topics this filter matches' } },
+    async run({ values }, io) {
+      const filter = values.filter as string | undefined;
+      const q = filter ? `?filter=${encodeURIComponent(filter)}` : '';
+      const list = (await call(io, 'GET', `/admin/mqtt/retained${q}`)) as Array<{
+        topic: string;
+        bytes: number;
+        text?: string;
+      }> | null;
+      if (!list) return 1;
+      if (values.json === true) io.out(JSON.stringify(list));
+      else
+        for (const m of list)
+          io.out(`${m.topic}  ${m.bytes} B${m.text !== undefined ? `  ${m.text.slice(0, 60)}` : ''}`);
       return 0;
     },
   },

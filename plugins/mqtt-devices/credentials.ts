@@ -1,7 +1,8 @@
 /**
- * Device credentials for the embedded broker: a user name, a site, and optionally the topic filters the
- * device may use (a per-device credential); without filters it is a per-site credential. Only a salted
- * scrypt hash of the password is stored; the password is shown once, when it is created.
+ * Credentials for the embedded broker: a user name, a site, and optionally the topic filters the device
+ * may use (a per-device credential); without filters it is a per-site credential. An operator credential
+ * has no site: it may read the whole bus (and write it, when created read-write). Only a salted scrypt
+ * hash of the password is stored; the password is shown once, when it is created.
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -10,11 +11,17 @@ import type { DocStore } from '../../core/store/types.ts';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
 
+/** An operator's view of the whole bus: `read` (the default) or `readwrite`. */
+export type OperatorAccess = 'read' | 'readwrite';
+
 export interface CredentialRecord {
   username: string;
-  site: string;
+  /** null for an operator credential. */
+  site: string | null;
   /** Topic filters outside `hearth/` a per-device credential may use; null = any device topic. */
   topics: string[] | null;
+  /** Set only on an operator credential. */
+  operator?: OperatorAccess;
   salt: string;
   hash: string;
   created: string;
@@ -47,7 +54,13 @@ export class Credentials {
     return this.#doc.data.credentials.find((c) => c.username === username);
   }
 
-  async add(spec: { username: string; site: string; topics: string[] | null; password?: string }) {
+  async add(spec: {
+    username: string;
+    site: string | null;
+    topics: string[] | null;
+    operator?: OperatorAccess;
+    password?: string;
+  }) {
     if (!USERNAME.test(spec.username))
       throw new HttpError(
         400,
@@ -64,6 +77,7 @@ export class Credentials {
       username: spec.username,
       site: spec.site,
       topics: spec.topics,
+      ...(spec.operator ? { operator: spec.operator } : {}),
       salt: salt.toString('base64url'),
       hash: (await scryptAsync(password, salt, 32)).toString('base64url'),
       created: new Date().toISOString(),

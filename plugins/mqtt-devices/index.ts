@@ -23,6 +23,7 @@ import { type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
 import { mountRoutes } from './routes.ts';
 import { loadPages, mountSiteRoutes } from './site-routes.ts';
 import { SiteTopics } from './site-topics.ts';
+import { TopicOwners } from './topic-owners.ts';
 
 export default definePlugin<MqttDevicesConfig, Record<string, never>>({
   name: 'mqtt-devices',
@@ -63,7 +64,15 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       const r = vendor === 'mqtt' ? registry.get(protocolid) : undefined;
       if (r?.new && r.site === siteId) await registry.patch(protocolid, { new: false });
     });
-    ctx.mqtt.hooks(brokerHooks(credentials, (key) => lighting.sites.resolveKey(key)));
+    const owners = new TopicOwners(registry, config);
+    ctx.mqtt.hooks(
+      brokerHooks(
+        credentials,
+        (key) => lighting.sites.resolveKey(key),
+        { owners, discoverySite: () => instances.discoverySite() },
+        log,
+      ),
+    );
 
     const siteName = (site: string) => lighting.sites.get(site)?.name ?? site;
     const topics = new HearthTopics(ctx.mqtt, log, {
@@ -183,6 +192,8 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       credentials,
       registry,
       ownership,
+      mqtt: ctx.mqtt,
+      log,
       zigbee2mqttBase: config.zigbee2mqttBase,
       async devicesChanged(sites) {
         for (const s of new Set(sites)) await instances.restart(s);

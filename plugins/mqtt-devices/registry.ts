@@ -61,6 +61,8 @@ export class Registry {
   readonly #levels: DocStore<LevelsDoc>;
   /** protocol id → record, rebuilt on every membership change (looked up on every device report). */
   #index = new Map<string, DeviceRecord>();
+  /** Bumped whenever a device, its site or its topics change (the broker ACLs rebuild their topic index). */
+  version = 0;
   /** Told when a device marked new is accepted here, so the light made from it is accepted too. */
   onAccepted: (r: DeviceRecord) => void = () => {};
 
@@ -117,7 +119,10 @@ export class Registry {
     if (known) {
       this.#doc.update(() => {
         // An operator's registration keeps its own topics; discovery refreshes its own.
-        if (known.source !== 'registered' && source !== 'implicit') known.device = device;
+        if (known.source !== 'registered' && source !== 'implicit') {
+          known.device = device;
+          this.version += 1;
+        }
         known.gone = false;
         known.lastSeen = now;
       });
@@ -138,6 +143,7 @@ export class Registry {
       d.devices.push(record);
       this.#index.set(record.protocolid, record);
     });
+    this.version += 1;
     return record.new;
   }
 
@@ -160,6 +166,7 @@ export class Registry {
       d.devices.push(record);
       this.#index.set(record.protocolid, record);
     });
+    this.version += 1;
     return record;
   }
 
@@ -174,6 +181,7 @@ export class Registry {
       if (change.new !== undefined) r.new = change.new;
       if (change.name !== undefined) r.device = { ...r.device, name: change.name };
     });
+    this.version += 1;
     if (accepting) this.onAccepted(r);
     return r;
   }
@@ -193,6 +201,7 @@ export class Registry {
       d.devices = d.devices.filter((x) => x.protocolid !== protocolid);
       this.#index.delete(protocolid);
     });
+    this.version += 1;
     this.#levels.update((d) => {
       delete d.levels[protocolid];
     });
@@ -206,6 +215,7 @@ export class Registry {
       d.devices = d.devices.filter((x) => x.site !== site);
       for (const id of gone) this.#index.delete(id);
     });
+    this.version += 1;
     this.#levels.update((d) => {
       for (const id of gone) delete d.levels[id];
     });
