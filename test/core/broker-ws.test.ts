@@ -77,6 +77,34 @@ describe('embedded broker: MQTT over WebSocket', () => {
     expect(ok.connected).toBe(true);
   });
 
+  it('anonymous on: credentials are still checked over WebSocket (CONNACK 4, never anonymous)', async () => {
+    running = await startEmbedded({ allowAnonymous: true });
+    running.broker.forOwner('auth').hooks({
+      authenticate: (_c, username) => (username === 'ui' ? { allow: true } : 'pass'),
+    });
+    const wsUrl = await serveMqttOverWs(running.broker);
+    expect(await refusalCode(wsUrl, { username: 'stranger', password: 'x' })).toBe(4);
+    const anon = await connect(wsUrl);
+    clients.push(anon);
+    expect(anon.connected).toBe(true);
+  });
+
+  it('MQTT 5 clients are refused with "unacceptable protocol version" over TCP and WebSocket (aedes 1.x)', async () => {
+    running = await startEmbedded({ allowAnonymous: true });
+    const wsUrl = await serveMqttOverWs(running.broker);
+    for (const url of [running.url, wsUrl]) {
+      const err = await connect(url, { protocolVersion: 5 }).then(
+        async (c) => {
+          await c.endAsync(true);
+          return null;
+        },
+        (e: unknown) => e as { code?: number },
+      );
+      // A 3.1.1 CONNACK with return code 1, read by mqtt.js as MQTT 5's reason code 1.
+      expect(err?.code, url).toBe(1);
+    }
+  });
+
   it('stop() closes WebSocket clients too', async () => {
     running = await startEmbedded();
     const wsUrl = await serveMqttOverWs(running.broker);
