@@ -20,6 +20,10 @@ export type AuthOutcome = { ok: true; state: ClientState } | { ok: false; return
 
 type TopicHook = 'authorizePublish' | 'authorizeSubscribe';
 
+/** true = allowed, false = denied, 'drop' = a PUBLISH acknowledged and delivered to nobody. */
+export type Verdict = boolean | 'drop';
+const verdict = (d: Exclude<MqttTopicDecision, 'pass'>): Verdict => (d === 'drop' ? 'drop' : d === 'allow');
+
 interface Entry {
   owner: string;
   hooks: MqttAuthHooks;
@@ -93,7 +97,7 @@ export class HookChain {
   }
 
   /** true = allowed. Returns a plain boolean when no hook answered with a promise. */
-  authorize(kind: TopicHook, state: ClientState, topic: string): boolean | Promise<boolean> {
+  authorize(kind: TopicHook, state: ClientState, topic: string): Verdict | Promise<Verdict> {
     const entries = this.#entries;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
@@ -108,7 +112,7 @@ export class HookChain {
       if (isThenable<MqttTopicDecision>(decision)) {
         return this.#authorizeAsync(kind, state, topic, i, decision);
       }
-      if (decision !== 'pass') return decision === 'allow';
+      if (decision !== 'pass') return verdict(decision);
     }
     return this.#fallback(state);
   }
@@ -119,7 +123,7 @@ export class HookChain {
     topic: string,
     from: number,
     pending: PromiseLike<MqttTopicDecision>,
-  ): Promise<boolean> {
+  ): Promise<Verdict> {
     // A snapshot: a plugin that stops meanwhile must not shift the indexes under us.
     const entries = this.#entries.slice(from);
     for (let i = 0; i < entries.length; i++) {
@@ -132,7 +136,7 @@ export class HookChain {
       } catch (err) {
         return this.#threw(kind, entry.owner, state, err);
       }
-      if (decision !== 'pass') return decision === 'allow';
+      if (decision !== 'pass') return verdict(decision);
     }
     return this.#fallback(state);
   }

@@ -1,6 +1,6 @@
 import type { AedesOptions, AedesPublishPacket, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
-import type { ClientState, HookChain } from './access.ts';
+import type { ClientState, HookChain, Verdict } from './access.ts';
 
 type Handlers = Required<
   Pick<
@@ -71,6 +71,14 @@ export function aedesHandlers(
       const state = client ? states.get(client) : undefined;
       if (!state) return done(new Error('mqtt publish from an unknown client'));
       settle(chain.authorize('authorizePublish', state, packet.topic), (allowed) => {
+        if (allowed === 'drop') {
+          log.info({ clientId: state.info.id, topic: packet.topic }, 'mqtt publish dropped');
+          // aedes 1.x cannot acknowledge a PUBLISH without publishing it: send it where nobody listens
+          // (`$` topics: no wildcard subscription matches them, and the ACLs refuse them to devices).
+          packet.topic = DROPPED_TOPIC;
+          packet.retain = false;
+          return done(null);
+        }
         if (allowed) return done(null);
         log.info({ clientId: state.info.id, topic: packet.topic }, 'mqtt publish denied');
         // MQTT 3.1.1 has no negative PUBACK; aedes closes the connection instead [MQTT-3.3.5-2].
@@ -81,7 +89,8 @@ export function aedesHandlers(
     authorizeSubscribe(client, subscription, done) {
       const state = states.get(client);
       if (!state) return done(null, null);
-      settle(chain.authorize('authorizeSubscribe', state, subscription.topic), (allowed) => {
+      settle(chain.authorize('authorizeSubscribe', state, subscription.topic), (verdict) => {
+        const allowed = verdict === true;
         if (!allowed)
           log.info({ clientId: state.info.id, topic: subscription.topic }, 'mqtt subscribe denied');
         // null makes aedes answer 0x80 (Failure) for this filter in the SUBACK (MQTT 3.1.1 §3.9.3).
@@ -97,8 +106,11 @@ export function aedesHandlers(
   };
 }
 
-/** Calls `then` synchronously for a plain boolean, so the common path does not wait for a microtask. */
-function settle(result: boolean | Promise<boolean>, then: (allowed: boolean) => void): void {
-  if (typeof result === 'boolean') then(result);
+/** Where a dropped PUBLISH goes (see `MqttTopicDecision`). */
+export const DROPPED_TOPIC = '$hearth/dropped';
+
+/** Calls `then` synchronously for a plain verdict, so the common path does not wait for a microtask. */
+function settle(result: Verdict | Promise<Verdict>, then: (verdict: Verdict) => void): void {
+  if (typeof result === 'boolean' || result === 'drop') then(result);
   else result.then(then, () => then(false));
 }

@@ -11,7 +11,12 @@ export type MqttAuthDecision =
   | { allow: true; identity?: Record<string, unknown> }
   | { allow: false }
   | 'pass';
-export type MqttTopicDecision = 'allow' | 'deny' | 'pass';
+/**
+ * `drop` (publish only; a subscribe takes it as `deny`): the PUBLISH is acknowledged and reaches nobody,
+ * for a device that must keep its connection although one of its messages is not welcome (MQTT 3.1.1 has
+ * no negative PUBACK, and a refused PUBLISH closes the connection).
+ */
+export type MqttTopicDecision = 'allow' | 'deny' | 'drop' | 'pass';
 
 export interface MqttAuthHooks {
   authenticate?(

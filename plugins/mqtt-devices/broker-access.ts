@@ -86,7 +86,10 @@ export function decide(
   if (!id.username) return 'deny'; // a site key opens the site's hearth topics, nothing else
   if (topics !== null && !topics.some((f) => filterWithin(f, topic))) return 'deny';
   const owner = action === 'publish' ? scope.owners.ofTopic(topic) : scope.owners.ofFilter(topic);
-  return ownerAllows(owner, id.site, scope.discoverySite, action) ? 'allow' : 'deny';
+  if (ownerAllows(owner, id.site, scope.discoverySite, action)) return 'allow';
+  // Tasmota, ESPHome and zigbee2mqtt announce themselves at every connection: on a site that is not the
+  // discovery site the announcement is acknowledged and goes nowhere, so the device keeps its connection.
+  return owner === 'discovery' && action === 'publish' ? 'drop' : 'deny';
 }
 
 export interface AccessLog {

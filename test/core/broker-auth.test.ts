@@ -197,6 +197,30 @@ describe('embedded broker: ACLs', () => {
     expect(received.map((m) => m.topic)).toEqual([]);
   });
 
+  it('drops a publish a hook answers drop: acknowledged, connection kept, delivered and retained nowhere', async () => {
+    const { broker, url } = await start({ allowAnonymous: true });
+    broker
+      .forOwner('acl')
+      .hooks({ authorizePublish: (_c, topic) => (topic.startsWith('announce/') ? 'drop' : 'pass') });
+    const received: string[] = [];
+    await broker.forOwner('watch').subscribe('#', (m) => received.push(m.topic));
+    const c = await client(url);
+    const spy = await client(url);
+    const spied: string[] = [];
+    spy.on('message', (t) => spied.push(t));
+    await spy.subscribeAsync('#');
+    await c.publishAsync('announce/me', 'config', { qos: 1, retain: true });
+    await c.publishAsync('marker', '', { qos: 1 });
+    await new Promise<void>((resolve) => {
+      const check = () => (spied.includes('marker') ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    expect(c.connected).toBe(true);
+    expect(received).toEqual(['marker']);
+    expect(spied).toEqual(['marker']);
+    expect(await broker.forOwner('p').retained('#')).toEqual([]);
+  });
+
   it('denies a subscription with SUBACK 0x80 and keeps the client connected', async () => {
     const { broker, url } = await start({ allowAnonymous: true });
     broker.forOwner('acl').hooks(aclHooks());
