@@ -1,4 +1,5 @@
 import { HttpError } from '../../core/http/errors.ts';
+import { type AbortLike, Cancellation } from './cancellation.ts';
 
 /**
  * Upstream work withdrawn before it finished: every request waiting for it has gone, or the hub is
@@ -13,26 +14,26 @@ export class Withdrawn extends HttpError {
 /**
  * One piece of upstream work shared by every request that waits for it (a text another request is already
  * translating with the same options). Each waiter joins with its own signal; when the last one leaves
- * before the work is done (its client closed the connection), the work's signal aborts, so the upstream
+ * before the work is done (its client closed the connection), the work is cancelled, so the upstream
  * call is cancelled instead of running on for nobody, and `onAbandon` lets the owner forget it at once
  * (a retry must start fresh work, not join the abandoned one).
  */
 export class SharedCall<T> {
-  readonly #controller = new AbortController();
+  readonly #work = new Cancellation();
   readonly #result: Promise<T>;
   #waiters = 0;
   #settled = false;
 
   constructor(
-    run: (signal: AbortSignal) => Promise<T>,
+    run: (signal: AbortLike) => Promise<T>,
     private readonly onAbandon: () => void,
     /** The hub stopping withdraws the work too. */
-    parent?: AbortSignal,
+    parent?: AbortLike,
   ) {
-    const stop = () => this.#controller.abort(new Withdrawn('The hub is stopping.'));
+    const stop = () => this.#work.abort(new Withdrawn('The hub is stopping.'));
     if (parent?.aborted) stop();
     else parent?.addEventListener('abort', stop, { once: true });
-    this.#result = run(this.#controller.signal);
+    this.#result = run(this.#work);
     const settle = () => {
       this.#settled = true;
       parent?.removeEventListener('abort', stop);
@@ -50,11 +51,11 @@ export class SharedCall<T> {
 
   /** Whether the work was cancelled because nobody waited for it any more. */
   get abandoned(): boolean {
-    return this.#controller.signal.aborted;
+    return this.#work.aborted;
   }
 
   /** Waits for the result on behalf of one caller; the caller's signal aborting withdraws that caller. */
-  join(caller: AbortSignal): Promise<T> {
+  join(caller: AbortLike): Promise<T> {
     if (caller.aborted) return Promise.reject(caller.reason);
     this.#waiters += 1;
     return new Promise<T>((resolve, reject) => {
@@ -63,7 +64,7 @@ export class SharedCall<T> {
         reject(caller.reason);
         if (this.#waiters === 0 && !this.#settled && !this.abandoned) {
           this.onAbandon();
-          this.#controller.abort(new Withdrawn('Every request waiting for this translation has gone.'));
+          this.#work.abort(new Withdrawn('Every request waiting for this translation has gone.'));
         }
       };
       caller.addEventListener('abort', leave, { once: true });

@@ -1,6 +1,7 @@
 import type { UsageLedger } from './accounting/usage-ledger.ts';
 import { characterCount } from './accounting/usage-ledger.ts';
 import type { CachedTranslation, TranslationCache } from './cache.ts';
+import { type AbortLike, Cancellation } from './cancellation.ts';
 import type { EngineChain } from './engines/chain.ts';
 import { invalid, keyLimitReached, notFoundError } from './errors.ts';
 import type { TranslateRequest } from './request/types.ts';
@@ -52,7 +53,10 @@ interface InFlight {
 }
 
 /** The signal of a caller that never leaves early (announcements go out whoever waits). */
-const STAYING = new AbortController().signal;
+const STAYING: AbortLike = new Cancellation();
+
+/** Why a request leaves the calls it joined once it has its answer (nobody reads it). */
+const ANSWERED = 'answered';
 
 export class TranslateService {
   /** Translations under way, by cache key. */
@@ -73,7 +77,7 @@ export class TranslateService {
     req: TranslateRequest,
     account: Account,
     tag: string,
-    caller: AbortSignal = STAYING,
+    caller: AbortLike = STAYING,
   ): Promise<TranslationOut[]> {
     if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
     if (req.glossaryIds[0]) throw notFoundError(`Glossary '${req.glossaryIds[0]}' not found.`);
@@ -120,7 +124,7 @@ export class TranslateService {
   private async resolve(
     req: TranslateRequest,
     prepared: PreparedMarkup[] | null,
-    caller: AbortSignal,
+    caller: AbortLike,
   ): Promise<CachedTranslation[]> {
     const prefix = `${optionsKey(req)}\u0000`;
     const now = Date.now();
@@ -162,20 +166,20 @@ export class TranslateService {
     if (waits.size === 0) return results as CachedTranslation[];
     // This request leaves every call it joined when its client goes, and also once it has its answer
     // (or its first error): a call it no longer needs must not count it as a waiter.
-    const leave = new AbortController();
+    const leave = new Cancellation();
     const gone = () => leave.abort(caller.reason);
     caller.addEventListener('abort', gone, { once: true });
     try {
       await Promise.all(
         [...waits].map(async ([call, places]) => {
-          const entries = await call.join(leave.signal);
+          const entries = await call.join(leave);
           for (const [at, index] of places) results[at] = entries[index];
         }),
       );
       return results as CachedTranslation[];
     } finally {
       caller.removeEventListener('abort', gone);
-      leave.abort();
+      leave.abort(ANSWERED); // a constant: an Error per request would capture a stack for nothing
     }
   }
 
@@ -185,7 +189,7 @@ export class TranslateService {
     missing: number[],
     prefix: string,
     now: number,
-    signal: AbortSignal,
+    signal: AbortLike,
   ): Promise<CachedTranslation[]> {
     const chain = this.chain!;
     const texts = missing.map((i) => req.texts[i] ?? '');

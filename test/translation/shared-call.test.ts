@@ -4,6 +4,7 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type AbortLike, Cancellation } from '../../plugins/translation/cancellation.ts';
 import { configSchema } from '../../plugins/translation/config.ts';
 import { type ChainJob, EngineChain } from '../../plugins/translation/engines/chain.ts';
 import { allPairs } from '../../plugins/translation/engines/language-support.ts';
@@ -33,7 +34,7 @@ const job = (over: Partial<ChainJob> = {}): ChainJob => ({
 
 /** An in-process engine: `hang` never answers (and records the signal it was given), otherwise it echoes. */
 function fakeEngine(id: string, opts: { hang?: boolean; timeoutMs?: number } = {}) {
-  const signals: AbortSignal[] = [];
+  const signals: AbortLike[] = [];
   const engine: Engine = {
     id,
     type: 'openai',
@@ -81,7 +82,7 @@ describe('the attempt bound (fake timers)', () => {
     expect(answer).toBe('good:Hello');
     expect(hung.signals[0]?.aborted).toBe(true);
     expect(hung.signals[0]?.reason).toBeInstanceOf(UpstreamError);
-    expect(String(hung.signals[0]?.reason.message)).toContain('4000 ms');
+    expect(String((hung.signals[0]?.reason as Error | undefined)?.message)).toContain('4000 ms');
   });
 
   it('answers a retryable 503 at the bound when no engine answers', async () => {
@@ -113,7 +114,7 @@ describe('the attempt bound (fake timers)', () => {
 
 describe('shared upstream calls', () => {
   it('keep running while any joined caller waits and are cancelled when the last one leaves', async () => {
-    let workSignal: AbortSignal | undefined;
+    let workSignal: AbortLike | undefined;
     let finish: ((v: string) => void) | undefined;
     const abandoned = vi.fn();
     const call = new SharedCall<string>((signal) => {
@@ -137,7 +138,7 @@ describe('shared upstream calls', () => {
   });
 
   it('answer every waiter, and leaving after the answer cancels nothing', async () => {
-    let workSignal: AbortSignal | undefined;
+    let workSignal: AbortLike | undefined;
     const abandoned = vi.fn();
     const call = new SharedCall<string>((signal) => {
       workSignal = signal;
@@ -152,7 +153,7 @@ describe('shared upstream calls', () => {
 
   it('withdraw the work when the hub stops', async () => {
     const hub = new AbortController();
-    let workSignal: AbortSignal | undefined;
+    let workSignal: AbortLike | undefined;
     const call = new SharedCall<string>(
       (signal) => {
         workSignal = signal;
@@ -165,5 +166,23 @@ describe('shared upstream calls', () => {
     hub.abort();
     expect(workSignal?.reason).toBeInstanceOf(Withdrawn);
     expect(waiting).toBeDefined();
+  });
+});
+
+describe('Cancellation', () => {
+  it('behaves like an AbortSignal: listeners run once, late listeners never, removed ones not at all', () => {
+    const cancel = new Cancellation();
+    const first = vi.fn();
+    const removed = vi.fn();
+    cancel.addEventListener('abort', first);
+    cancel.addEventListener('abort', removed);
+    cancel.removeEventListener('abort', removed);
+    const reason = new Error('gone');
+    cancel.abort(reason);
+    cancel.abort(new Error('again'));
+    const late = vi.fn();
+    cancel.addEventListener('abort', late);
+    expect([cancel.aborted, cancel.reason]).toEqual([true, reason]);
+    expect([first.mock.calls.length, removed.mock.calls.length, late.mock.calls.length]).toEqual([1, 0, 0]);
   });
 });

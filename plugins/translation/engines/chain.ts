@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type AbortLike, Cancellation } from '../cancellation.ts';
 import { invalid, quotaExceeded, unavailable } from '../errors.ts';
 import { rootOf } from '../languages.ts';
 import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
@@ -96,7 +97,7 @@ export class EngineChain {
     return able;
   }
 
-  async translate(job: ChainJob, signal: AbortSignal): Promise<ChainAnswer> {
+  async translate(job: ChainJob, signal: AbortLike): Promise<ChainAnswer> {
     const failures: Array<{ engine: string; error: UpstreamError }> = [];
     for (const engine of await this.candidates(job)) {
       const breaker = this.breakers.get(engine.id)!;
@@ -134,38 +135,39 @@ export class EngineChain {
   /**
    * One attempt, bounded by the engine's `timeoutMs` for all its upstream calls together, so a hung
    * upstream fails over (or answers 503, which clients retry) within a client's own timeout. The
-   * attempt's signal cancels the engine's upstream calls when the bound passes or the work is withdrawn;
-   * the attempt ends then even if an engine were slow to notice.
+   * attempt's cancellation stops the engine's upstream calls when the bound passes or the work is
+   * withdrawn; the attempt ends then even if an engine were slow to notice.
    */
-  private async attempt(engine: Engine, job: ChainJob, outer: AbortSignal): Promise<EngineResult> {
-    const controller = new AbortController();
-    const withdraw = () => controller.abort(outer.reason);
+  private async attempt(engine: Engine, job: ChainJob, outer: AbortLike): Promise<EngineResult> {
+    const cancel = new Cancellation();
+    let stop: (reason: unknown) => void = () => {};
+    const ended = new Promise<never>((_, reject) => {
+      stop = (reason) => {
+        if (cancel.aborted) return;
+        cancel.abort(reason);
+        reject(reason);
+      };
+    });
+    ended.catch(() => {}); // the race below reports it
+    const withdraw = () => stop(outer.reason);
     if (outer.aborted) withdraw();
     else outer.addEventListener('abort', withdraw, { once: true });
     const timer = setTimeout(
-      () => controller.abort(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
+      () => stop(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
       engine.timeoutMs,
     );
-    let onAbort: (() => void) | undefined;
-    const ended = new Promise<never>((_, reject) => {
-      onAbort = () => reject(controller.signal.reason);
-      if (controller.signal.aborted) onAbort();
-      else controller.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    ended.catch(() => {}); // the race below reports it
     try {
-      return await Promise.race([this.run(engine, job, controller.signal), ended]);
+      return await Promise.race([this.run(engine, job, cancel), ended]);
     } catch (err) {
-      // Once aborted, the reason is the error (the engine's own "request aborted" says less).
-      throw controller.signal.aborted ? controller.signal.reason : err;
+      // Once cancelled, the reason is the error (the engine's own "request aborted" says less).
+      throw cancel.aborted ? cancel.reason : err;
     } finally {
       clearTimeout(timer);
       outer.removeEventListener('abort', withdraw);
-      if (onAbort) controller.signal.removeEventListener('abort', onAbort);
     }
   }
 
-  private async run(engine: Engine, job: ChainJob, signal: AbortSignal): Promise<EngineResult> {
+  private async run(engine: Engine, job: ChainJob, signal: AbortLike): Promise<EngineResult> {
     if (!job.prepared || engine.capabilities.tags) return engine.translate(job, signal);
     let modelTypeUsed: EngineResult['modelTypeUsed'] = null;
     const translations = await translateMarkup(job.prepared, async (texts) => {

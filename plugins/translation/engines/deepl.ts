@@ -1,3 +1,4 @@
+import type { AbortLike } from '../cancellation.ts';
 import { resolveSource, resolveTarget } from '../languages.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
 import { allPairs, deeplDefaultSupport, LanguageCache } from './language-support.ts';
@@ -61,7 +62,7 @@ export function createDeeplEngine(config: EngineConfig): Engine {
     timeoutMs: config.timeoutMs,
     capabilities: { tags: true, formality: true, customInstructions: true, qualityModel: true },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
-    async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
+    async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
       const res = await client.request('POST', '/v2/translate', { headers, json: deeplBody(job), signal });
       if (res.status !== 200) throw failure(res);
       const body = jsonBody(res, 'DeepL') as {

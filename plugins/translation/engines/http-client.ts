@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { VERSION } from '../../../core/version.ts';
+import type { AbortLike } from '../cancellation.ts';
 import { UpstreamError } from './types.ts';
 
 /**
@@ -43,7 +44,7 @@ export class UpstreamClient {
   request(
     method: 'GET' | 'POST',
     path: string,
-    opts: { headers?: Record<string, string>; json?: unknown; signal?: AbortSignal } = {},
+    opts: { headers?: Record<string, string>; json?: unknown; signal?: AbortLike } = {},
   ): Promise<UpstreamResponse> {
     if (opts.signal?.aborted) return Promise.reject(new UpstreamError('transient', 'request aborted'));
     // Plain options instead of a URL per request (this path is in the overhead budget).

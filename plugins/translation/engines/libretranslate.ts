@@ -1,3 +1,4 @@
+import type { AbortLike } from '../cancellation.ts';
 import { resolveSource, rootOf, TARGET_LANGUAGES } from '../languages.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
 import { LanguageCache, ROUTING_WAIT_MS } from './language-support.ts';
@@ -102,7 +103,7 @@ export function createLibreEngine(config: EngineConfig): Engine {
    * With auto-detection, LT refuses a pair it lacks with a 400; asking `/detect` first turns that into a
    * clean "unsupported" so the chain fails over to the next engine.
    */
-  async function checkDetectedPair(job: EngineJob, support: LanguageSupport, signal: AbortSignal) {
+  async function checkDetectedPair(job: EngineJob, support: LanguageSupport, signal: AbortLike) {
     const body: Record<string, unknown> = { q: job.texts.join('\n') };
     if (config.apiKey) body.api_key = config.apiKey;
     const res = await client.request('POST', '/detect', { json: body, signal });
@@ -122,7 +123,7 @@ export function createLibreEngine(config: EngineConfig): Engine {
     timeoutMs: config.timeoutMs,
     capabilities: { tags: false, formality: false, customInstructions: false, qualityModel: false },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
-    async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
+    async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
       const support = await languages.within(ROUTING_WAIT_MS);
       if (job.source === null && !reachableFromAll.get(job.target))
         await checkDetectedPair(job, support, signal);

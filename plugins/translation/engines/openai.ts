@@ -1,3 +1,4 @@
+import type { AbortLike } from '../cancellation.ts';
 import { resolveSource, rootOf, SOURCE_LANGUAGES, TARGET_LANGUAGES } from '../languages.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
 import { allPairs } from './language-support.ts';
@@ -43,7 +44,7 @@ export function createOpenAiEngine(config: EngineConfig): Engine {
     timeoutMs: config.timeoutMs,
     capabilities: { tags: false, formality: true, customInstructions: true, qualityModel: false },
     languages: () => Promise.resolve(support),
-    async translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
+    async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
       const body = {
         model: config.model,
         temperature: 0,

@@ -1,3 +1,4 @@
+import type { AbortLike } from '../cancellation.ts';
 import type { Formality, ModelType, SplitSentences, TagOptions } from '../request/types.ts';
 
 /** What one engine call carries. Codes are DeepL's, upper-cased; the engine maps them to its own. */
@@ -57,7 +58,7 @@ export interface Engine {
    * waits longer than that for an upstream that has not answered yet.
    */
   languages(opts?: { maxWaitMs?: number }): Promise<LanguageSupport>;
-  translate(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
+  translate(job: EngineJob, signal: AbortLike): Promise<EngineResult>;
   close(): void;
 }
 
