@@ -96,6 +96,11 @@ it('shows discovered devices as added and new, accepts them with a click, and ad
     () => (z2m.bulb('lamp').state === 'ON' && z2m.bulb('lamp').brightness === 64) || undefined,
     'the bulb',
   );
+  // A hub that cannot be reached is said in words, not with the browser's "Failed to fetch".
+  await page.route('**/accept', (route) => route.abort('internetdisconnected'));
+  await page.locator('li[data-mqttid="zigbee2mqtt:remote"]').getByRole('button', { name: 'Accept' }).click();
+  await page.locator('#status', { hasText: 'Could not reach the hub' }).waitFor();
+  expect(await page.locator('body').innerText()).not.toContain('Failed to fetch');
   await page.close();
 });
 

@@ -13,12 +13,18 @@ function el(tag, attrs, ...children) {
 }
 
 async function call(method, path, body) {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const data = res.status === 204 ? null : await res.json();
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    // The browser's own text ("Failed to fetch") says nothing to a person.
+    throw new Error('Could not reach the hub. Check the Wi-Fi connection and try again.');
+  }
+  const data = res.status === 204 ? null : await res.json().catch(() => null);
   if (!res.ok) throw new Error(data?.message ?? `HTTP ${res.status}`);
   return data;
 }
