@@ -32,6 +32,14 @@ const client = (name: string) => ({
 const names = (body: unknown) =>
   (body as Array<{ name?: string; client_name?: string }>).map((x) => x.name ?? x.client_name);
 
+/** The translation admin API (DeepL's shape: the admin key as a DeepL-Auth-Key on the main listener). */
+const deeplAdmin = (h: TestHub) => (method: string, p: string, body?: unknown) =>
+  fetch(new URL(p, h.url), {
+    method,
+    headers: { authorization: `DeepL-Auth-Key ${h.adminKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
+
 async function ready(h: TestHub) {
   const res = await fetch(new URL('/ready', h.url));
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -79,6 +87,38 @@ describe('a full data disk', () => {
     const clients = names((await hub.admin('GET', '/admin/clients')).body);
     expect(clients).toContain('Kept');
     expect(clients).not.toContain('Never shown');
+  });
+
+  it('developer keys and MQTT credentials that fail to save answer 503 and leave nothing', async () => {
+    hub = await startTestHub({ plugins: ['lighting', 'translation', 'mqtt-devices'], dataDir: disk.dir });
+    const h = hub;
+    const deepl = deeplAdmin(h);
+    const kept = await deepl('POST', '/v2/admin/developer-keys', { label: 'kept' });
+    expect(kept.status).toBe(200);
+    const keptId = (kept.body as { key_id: string }).key_id;
+    const site = (await h.admin('POST', '/admin/sites', { name: 'Shed' })).body as { siteid: string };
+    await disk.breakWrites();
+
+    expect((await deepl('POST', '/v2/admin/developer-keys', { label: 'never shown' })).status).toBe(503);
+    expect((await deepl('PUT', '/v2/admin/developer-keys/deactivate', { key_id: keptId })).status).toBe(503);
+    expect(
+      (await h.admin('POST', '/admin/mqtt/credentials', { username: 'never-shown', site: site.siteid }))
+        .status,
+    ).toBe(503);
+
+    const keys = (await deepl('GET', '/v2/admin/developer-keys')).body as Array<{
+      label: string;
+      deactivated_time: unknown;
+    }>;
+    expect(keys.map((k) => k.label)).toEqual(['kept']);
+    expect(keys[0]?.deactivated_time).toBeNull();
+    expect((await h.admin('GET', '/admin/mqtt/credentials')).body).toEqual([]);
+
+    await disk.heal();
+    hub = await h.restart();
+    const again = (await deeplAdmin(hub)('GET', '/v2/admin/developer-keys')).body as Array<{ label: string }>;
+    expect(again.map((k) => k.label)).toEqual(['kept']);
+    expect((await hub.admin('GET', '/admin/mqtt/credentials')).body).toEqual([]);
   });
 
   it('SIGTERM whose final save fails exits non-zero and says so', async () => {
