@@ -25,6 +25,7 @@ export function aedesHandlers(
   states: WeakMap<Client, ClientState>,
   log: Logger,
   mayQueue: QueueCheck,
+  holderOf: (clientId: string) => ClientState | undefined,
 ): Handlers {
   // aedes replaces an empty client id by a generated one before authenticate() runs; remember it here.
   const emptyIdKeepingSession = new WeakSet<Client>();
@@ -43,6 +44,17 @@ export function aedesHandlers(
       chain.authenticate(client.id, username, password).then(
         (outcome) => {
           if (outcome.ok) {
+            // [MQTT-3.1.4-2] lets a new connection take over a client id; not across owners, or any
+            // client could knock another site's device off the broker by reusing its id.
+            const holder = holderOf(client.id);
+            const owner = holder?.info.identity?.sessionOwner;
+            if (holder && owner !== undefined && owner !== outcome.state.info.identity?.sessionOwner) {
+              log.info(
+                { clientId: client.id, returnCode: 2 },
+                'mqtt client refused: client id held by another owner',
+              );
+              return done(refuse(2, 'identifier rejected'), false);
+            }
             states.set(client, outcome.state);
             log.debug(
               { clientId: client.id, authenticated: outcome.state.authenticated },

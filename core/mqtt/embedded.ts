@@ -24,7 +24,16 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
   const states = new WeakMap<Client, ClientState>();
   const links = new WeakMap<Client, Link>();
   const aedes = await Aedes.createBroker({
-    ...aedesHandlers(chain, states, log, (client, packet) => mayQueue(client, packet)),
+    ...aedesHandlers(
+      chain,
+      states,
+      log,
+      (client, packet) => mayQueue(client, packet),
+      (clientId) => {
+        const holder = connectedClients(aedes)[clientId];
+        return holder ? states.get(holder) : undefined;
+      },
+    ),
     connectTimeout: limits.connectTimeoutMs,
   });
   // Connections not yet past CONNECT are not aedes clients; stop() must still close them.

@@ -2,7 +2,12 @@
 export interface MqttClientInfo {
   id: string;
   username?: string;
-  /** Set by the plugin that accepted the client; other plugins read it to authorize topics. */
+  /**
+   * Set by the plugin that accepted the client; other plugins read it to authorize topics. A string
+   * `identity.sessionOwner` (e.g. `site:<id>`) guards the client id: while a client with an owner is
+   * connected, a client of another owner (or anonymous) using the same id is refused with CONNACK 2
+   * instead of taking over its session.
+   */
   identity?: Record<string, unknown>;
 }
 

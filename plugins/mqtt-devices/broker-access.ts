@@ -22,6 +22,8 @@ interface Identity {
   /** Set for a credential; absent for a site key. */
   username?: string;
   operator?: OperatorAccess;
+  /** Who may take over this client's id (core `MqttClientInfo.identity`): the same site, or this operator. */
+  sessionOwner: string;
 }
 
 const identityOf = (c: MqttClientInfo): Identity | null =>
@@ -141,16 +143,26 @@ export function brokerHooks(
             },
             'MQTT operator connected',
           );
-          const identity: Identity = { kind: KIND, username: c.username, operator: c.operator };
+          const identity: Identity = {
+            kind: KIND,
+            username: c.username,
+            operator: c.operator,
+            sessionOwner: `operator:${c.username}`,
+          };
           return { allow: true, identity: identity as unknown as Record<string, unknown> };
         }
         if (c.site === null) return { allow: false };
-        const identity: Identity = { kind: KIND, site: c.site, username: c.username };
+        const identity: Identity = {
+          kind: KIND,
+          site: c.site,
+          username: c.username,
+          sessionOwner: `site:${c.site}`,
+        };
         return { allow: true, identity: identity as unknown as Record<string, unknown> };
       }
       const site = password && password.length <= 128 ? resolveSiteKey(password.toString('utf8')) : null;
       if (!site) return 'pass';
-      const identity: Identity = { kind: KIND, site };
+      const identity: Identity = { kind: KIND, site, sessionOwner: `site:${site}` };
       return { allow: true, identity: identity as unknown as Record<string, unknown> };
     },
     authorizePublish: check('publish'),

@@ -278,6 +278,33 @@ describe('site isolation on device topics (two sites)', () => {
     expect(await suback(k, ['$SYS/#'])).toEqual([128]);
   });
 
+  it('a client id in use by one site cannot be taken over by another (CONNACK 2), only by its own site', async () => {
+    const device = await mqtt.connectAsync(h.t.mqttUrl, {
+      username: 'home-bridge',
+      password: homePw,
+      clientId: 'DVES_1A2B3C',
+      reconnectPeriod: 0,
+    });
+    clients.push(device);
+    expect(
+      await connackCode(h.t.mqttUrl, {
+        username: 'cabin-bridge',
+        password: cabinPw,
+        clientId: 'DVES_1A2B3C',
+      }),
+    ).toBe(2);
+    expect(
+      await connackCode(h.t.mqttUrl, { username: 'k', password: cabin.sitekey, clientId: 'DVES_1A2B3C' }),
+    ).toBe(2);
+    expect(device.connected).toBe(true);
+    // The device's own site reconnecting (a half-open old session) takes it over as MQTT says.
+    const gone = new Promise<void>((resolve) => device.once('close', () => resolve()));
+    expect(
+      await connackCode(h.t.mqttUrl, { username: 'home-bridge', password: homePw, clientId: 'DVES_1A2B3C' }),
+    ).toBe(0);
+    await gone;
+  });
+
   it('a device moved to another site moves its topics with it', async () => {
     expect(await publishRefused('cabin-bridge', cabinPw, 'cmnd/home-lamp/POWER')).toBe(true);
     const moved = await h.t.admin('PATCH', '/admin/mqtt/devices/tasmota:home-lamp', { site: cabin.siteid });

@@ -14,6 +14,7 @@ interface TokenIdentity {
   exp: number;
   client_id: string;
   sub: string;
+  sessionOwner: string;
 }
 
 const identityOf = (c: MqttClientInfo): TokenIdentity | null =>
@@ -67,6 +68,8 @@ export function siteTokenMqttHooks(s: AuthServices, verify: VerifyAccessToken): 
         exp: v.exp,
         client_id: v.client_id,
         sub: v.sub,
+        // A client id in use by this site may be taken over by this site only (core broker).
+        sessionOwner: `site:${siteId}`,
       };
       return { allow: true, identity: identity as unknown as Record<string, unknown> };
     },
