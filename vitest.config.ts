@@ -1,10 +1,38 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files whose assertions measure wall-clock latency on purpose. They run on their own, one file at a
+ * time, after everything else has finished, so no other test's load skews what they measure.
+ */
+const live = ['test/lighting/latency.test.ts', 'test/lighting/key-timing.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'parallel',
+          include: ['test/**/*.test.ts'],
+          exclude: live,
+          // Most suites wait on sockets, child processes and the disk, not the CPU: one worker more than
+          // the two cores keeps both busy (vitest's default would leave one idle on a 2-core machine).
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'live',
+          include: live,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -2,8 +2,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchBrowser } from '../helpers/browser.ts';
 import { type AuthHub, adminClient, adminUser, siteResourceUri, startAuthHub } from './helpers.ts';
 
 let h: AuthHub;
@@ -20,19 +21,7 @@ beforeAll(async () => {
     res.end('<p>You can close this window.</p>');
   });
   await new Promise<void>((r) => callbackServer.listen(0, '127.0.0.1', r));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();

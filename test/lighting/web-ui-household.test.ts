@@ -3,8 +3,9 @@
  * is pending while it waits), speaks plain language, reaches WCAG AA text contrast, names its controls well,
  * and a wrong link gives a page, not JSON.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../helpers/browser.ts';
 import { type Json, type LightingHarness, request, startLighting } from './harness.ts';
 
 let h: LightingHarness;
@@ -27,16 +28,7 @@ beforeAll(async () => {
   ).body;
   for (const event of ['1', 'button1-double', 'long'])
     await h.call('POST', '/sensor/event', { _id: button._id, event });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   // The page's own timers run on a clock the test moves; the hub and the socket run in real time.
   await page.clock.install();

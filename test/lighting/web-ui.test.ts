@@ -1,8 +1,9 @@
 /** The web UI in a real browser (Debian chromium via playwright-core), live through the WebSocket. */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../helpers/browser.ts';
 import { type Json, type LightingHarness, startLighting } from './harness.ts';
 
 const OUT = path.resolve('test/output');
@@ -34,19 +35,7 @@ beforeAll(async () => {
     await h.call('POST', '/sensor', { name: 'Wall switch', vendor: 'test', testid: 'b1', type: 'button' })
   ).body;
   await h.call('POST', '/sensor/event', { _id: button._id, event: '1' });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
   // A phone-sized viewport: the page is meant for a phone on the LAN.
   page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
 });

@@ -4,9 +4,10 @@
  * registered device is added as a light with a click, and the lights work from the site API. Unknown keys
  * get the lighting plugin's 404.
  */
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { launchBrowser } from '../helpers/browser.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
 let h: MqttHub;
@@ -26,19 +27,7 @@ beforeAll(async () => {
     async () => ((await h.t.admin('GET', '/admin/mqtt/devices')).body as Json[]).length === 2 || undefined,
     'discovery',
   );
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
