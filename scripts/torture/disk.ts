@@ -93,10 +93,7 @@ export async function run(_: { budgetMs: number }): Promise<PartResult> {
       fail(r, 'not ready after space returned', `${recovered.status} ${recovered.text.slice(0, 120)}`);
 
     // SIGTERM whose last save fails: a light level (coalesced) is changed on a full disk, then SIGTERM.
-    const sites = await hub.admin('GET', '/admin/sites');
-    const site = (sites.body as Array<{ siteid: string }>)[0];
-    const keyed = site ? await hub.admin('POST', `/admin/sites/${site.siteid}/rotate-key`) : undefined;
-    const sitekey = keyed?.body?.sitekey as string | undefined;
+    const sitekey = model.anySite()?.sitekey;
     let exitNote = 'not tried';
     if (sitekey) {
       const light = await hub.call('main', 'POST', `/api/site/${sitekey}/light`, {

@@ -66,7 +66,8 @@ export async function startHub(opts: HubOptions): Promise<HubProcess> {
     log: { level: 'warn' },
     http: { main: { port: 0 }, admin: { port: 0 } },
     mqtt: { port: 0 },
-    plugins: { auth: { port: 0 }, lighting: { createHomeSite: false } },
+    // A fixed issuer: with port 0 the listener URL changes at every restart, and with it every token.
+    plugins: { auth: { port: 0, issuer: 'http://127.0.0.1:9000' }, lighting: { createHomeSite: false } },
   };
   writeFileSync(configFile, JSON.stringify(merge(base, opts.config ?? {})));
   const proc = fork(child, [], {

@@ -118,6 +118,8 @@ export function rawSocket(port: number): Promise<net.Socket> {
 /** Resolves when the socket closes, or after `ms` (then false). */
 export function closedWithin(s: net.Socket, ms: number): Promise<boolean> {
   if (s.destroyed) return Promise.resolve(true);
+  // Read (and drop) what the broker answers: an unread CONNACK would hold back the close behind it.
+  s.resume();
   return new Promise((resolve) => {
     const t = setTimeout(() => resolve(false), ms);
     s.once('close', () => {

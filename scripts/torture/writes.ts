@@ -40,6 +40,11 @@ export class WriteModel {
     this.hub = hub;
   }
 
+  /** A site whose writes were acknowledged, with its key (for parts that need one more light). */
+  anySite(): { siteid: string; sitekey: string } | undefined {
+    return this.sites[0];
+  }
+
   private next(prefix: string): string {
     this.seq += 1;
     return `${prefix}-${this.seq}`;
