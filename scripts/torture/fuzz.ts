@@ -457,7 +457,7 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
   if (crashes > 0) r.figures.push(`${crashes} crashes (restarted)`);
   r.figures.push(
     `${routes.length} routes on ${Object.keys(hub.urls).length} listeners, ${requests} requests (${sweep} prototype-id probes), seed ${seed}`,
-    `after GC: RSS ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
+    `after GC: RSS ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}, external ${mb(before.external)} → ${mb(after.external)}`,
   );
   return r;
 }

@@ -24,8 +24,8 @@ process.on('message', (m: { type?: string }) => {
   if (m?.type !== 'mem') return;
   gc?.();
   gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  process.send?.({ type: 'mem', rss, heapUsed });
+  const { rss, heapUsed, external } = process.memoryUsage();
+  process.send?.({ type: 'mem', rss, heapUsed, external });
 });
 // The torture runner went away: stop like on SIGTERM rather than linger.
 process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
