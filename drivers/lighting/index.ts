@@ -2,5 +2,6 @@
 export * from './capabilities.ts';
 export * from './colour.ts';
 export * from './contract.ts';
+export * from './fit.ts';
 export * from './levels.ts';
 export * from './scales.ts';

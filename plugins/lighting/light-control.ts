@@ -7,11 +7,18 @@
 import type { Logger } from 'pino';
 import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
-import { ForeignDeviceError, type LightLevel } from '../../drivers/lighting/index.ts';
+import {
+  ForeignDeviceError,
+  type LightColour,
+  type LightCommand,
+  type LightLevel,
+  type LightState,
+} from '../../drivers/lighting/index.ts';
 import type { Catalog } from './catalog.ts';
+import type { ColourCommand } from './domain/colour.ts';
 import { LateError, withDeadline } from './domain/deadline.ts';
 import { LatestWins } from './domain/latest-wins.ts';
-import { normalizeLevel, OFF, sameLevel } from './domain/level.ts';
+import { colourOf, normalizeLevel, OFF, sameLevel, withColour } from './domain/level.ts';
 import type { DriverHost, DriverInstance } from './drivers-host.ts';
 import type { Live } from './live.ts';
 import type { LevelEntry, LightRecord, LightView, StateDoc } from './types.ts';
@@ -32,7 +39,7 @@ export class LightControl {
   readonly #timers = new Map<string, NodeJS.Timeout>();
   /** Reports seen per light, so a command answered before it was fully handed over is not reconciled. */
   readonly #reports = new Map<string, number>();
-  readonly #queue: LatestWins<string, { light: LightRecord; level: LightLevel }>;
+  readonly #queue: LatestWins<string, { light: LightRecord; level: LightCommand }>;
   /** Called with the light id when a command reaches a driver (the benchmark measures this). */
   onHanded: ((lightId: string) => void) | null = null;
   /** Command latencies by driver type: handed to the driver, and confirmed by the device's report. */
@@ -40,11 +47,16 @@ export class LightControl {
   /** When each light's last command was handed, until its device reports (or reconciliation gives up). */
   readonly #handedAt = new Map<string, { at: number; type: string }>();
   /** Told after every confirmed change of a light's level (the bus event `lighting.light.state`). */
-  onConfirmed: ((light: LightRecord, level: LightLevel) => void) | null = null;
+  onConfirmed: ((light: LightRecord, level: LightState) => void) | null = null;
 
   constructor(deps: LightControlDeps) {
     this.#d = deps;
-    this.#queue = new LatestWins((id, cmd) => this.#send(id, cmd.light, cmd.level));
+    // A command that replaces a queued one keeps the colour the replaced one asked for (a brightness
+    // slider dragged right after a colour pick must not drop the colour).
+    this.#queue = new LatestWins(
+      (id, cmd) => this.#send(id, cmd.light, cmd.level),
+      (older, newer) => ({ light: newer.light, level: { ...colourOf(older.level), ...newer.level } }),
+    );
   }
 
   entry(lightId: string): LevelEntry {
@@ -58,11 +70,18 @@ export class LightControl {
     );
   }
 
-  /** spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. */
+  /**
+   * spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. A light
+   * with colour adds its capabilities and confirmed colour after them; one without keeps the spec's shape.
+   */
   view(light: LightRecord): LightView {
-    const { protocolid, new: isNew, ...rest } = light;
-    const { on, bri } = normalizeLevel(light.type, this.entry(light._id).reported);
-    return { ...rest, [`${light.vendor}id`]: protocolid, on, bri, new: isNew === true };
+    const { protocolid, new: isNew, capabilities, ...rest } = light;
+    const reported = this.entry(light._id).reported;
+    const { on, bri } = normalizeLevel(light.type, reported);
+    const view: LightView = { ...rest, [`${light.vendor}id`]: protocolid, on, bri, new: isNew === true };
+    if (!capabilities) return view;
+    view.capabilities = capabilities;
+    return Object.assign(view, colourOf(reported));
   }
 
   /**
@@ -81,9 +100,18 @@ export class LightControl {
     });
   }
 
-  /** Resolves once the command (or a later one for the same light) is handed to the driver. */
-  set(light: LightRecord, requested: LightLevel): { level: LightLevel; handed: Promise<void> } {
-    const level = normalizeLevel(light.type, requested);
+  /**
+   * Resolves once the command (or a later one for the same light) is handed to the driver. `extra` is the
+   * checked colour and transition of the command (domain/colour.ts); without it the light keeps its colour.
+   */
+  set(
+    light: LightRecord,
+    requested: LightLevel,
+    extra?: ColourCommand,
+  ): { level: LightState; handed: Promise<void> } {
+    const colour = light.capabilities ? extra?.colour : undefined;
+    const previous = this.entry(light._id).desired;
+    const level = withColour(normalizeLevel(light.type, requested), previous, colour);
     const inst = this.#d.drivers.driverFor(light);
     if (!inst) {
       const err = new HttpError(
@@ -93,9 +121,11 @@ export class LightControl {
       );
       return { level, handed: Promise.reject(err) };
     }
-    const previous = this.entry(light._id).desired;
     this.#setDesired(light._id, level);
-    const handed = this.#queue.submit(light._id, { light, level });
+    const command: LightCommand = normalizeLevel(light.type, requested);
+    if (colour) Object.assign(command, colourOf(colour));
+    if (extra?.transition !== undefined) command.transition = extra.transition;
+    const handed = this.#queue.submit(light._id, { light, level: command });
     // A refused command leaves nothing behind: the desired level goes back unless a newer one replaced it.
     handed.catch(() => {
       if (sameLevel(this.entry(light._id).desired, level)) this.#setDesired(light._id, previous);
@@ -103,7 +133,7 @@ export class LightControl {
     return { level, handed };
   }
 
-  #setDesired(lightId: string, level: LightLevel): void {
+  #setDesired(lightId: string, level: LightState): void {
     this.#d.state.update((d) => {
       const e = d.levels[lightId];
       if (e) e.desired = level;
@@ -111,7 +141,7 @@ export class LightControl {
     });
   }
 
-  async #send(lightId: string, light: LightRecord, level: LightLevel): Promise<void> {
+  async #send(lightId: string, light: LightRecord, level: LightCommand): Promise<void> {
     const inst = this.#d.drivers.driverFor(light);
     if (!inst)
       throw new HttpError(503, 'no_driver', `no ${light.vendor} driver is running for light ${lightId}`);
@@ -120,7 +150,11 @@ export class LightControl {
     const sentAt = performance.now();
     try {
       await withDeadline(
-        inst.driver.setState(light.protocolid, level, { type: light.type }),
+        inst.driver.setState(
+          light.protocolid,
+          level,
+          light.capabilities ? { type: light.type, capabilities: light.capabilities } : { type: light.type },
+        ),
         this.#d.commandTimeoutMs,
       );
     } catch (err) {
@@ -163,7 +197,7 @@ export class LightControl {
     this.#handedAt.delete(lightId);
     const light = this.#d.catalog.data.lights.find((l) => l._id === lightId);
     if (!light) return;
-    let level: LightLevel | null = null;
+    let level: LightState | null = null;
     try {
       level = await this.#read(inst, light.protocolid);
     } catch (err) {
@@ -174,7 +208,7 @@ export class LightControl {
   }
 
   /** The device's level read through the driver (null when it cannot read), bounded in time. */
-  async #read(inst: DriverInstance, protocolid: string): Promise<LightLevel | null> {
+  async #read(inst: DriverInstance, protocolid: string): Promise<LightState | null> {
     if (!inst.driver.readState) return null;
     return withDeadline(inst.driver.readState(protocolid), this.#d.commandTimeoutMs);
   }
@@ -197,7 +231,7 @@ export class LightControl {
   }
 
   /** A device report from a driver: applies to every light that driver serves with that protocol id. */
-  report(inst: DriverInstance, protocolid: string, level: LightLevel): void {
+  report(inst: DriverInstance, protocolid: string, level: LightState): void {
     for (const light of this.#d.catalog.lightsWithProtocolId(protocolid)) {
       if (!this.#d.drivers.serves(inst, light)) continue;
       this.#reports.set(light._id, (this.#reports.get(light._id) ?? 0) + 1);
@@ -212,8 +246,15 @@ export class LightControl {
     }
   }
 
-  #confirm(light: LightRecord, raw: LightLevel): void {
-    const level = normalizeLevel(light.type, raw);
+  /**
+   * A confirmed state. Colour fields count only for a light with colour, and a report without them keeps
+   * the colour already known (a device may report its power alone).
+   */
+  #confirm(light: LightRecord, raw: LightState): void {
+    const known = this.entry(light._id).reported;
+    const level = light.capabilities
+      ? withColour(normalizeLevel(light.type, raw), known, colourOf(raw))
+      : normalizeLevel(light.type, raw);
     if (sameLevel(this.entry(light._id).reported, level) && this.#d.state.data.levels[light._id]) return;
     this.#d.state.update((d) => {
       const e = d.levels[light._id] ?? { reported: OFF, desired: level, lastOnBri: 0 };

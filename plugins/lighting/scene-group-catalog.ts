@@ -1,6 +1,8 @@
 /** Scenes and light groups: both name lights of their site; validate first, then commit (as catalog.ts). */
 import { type Catalog, dropActions } from './catalog.ts';
-import { invalid } from './domain/check.ts';
+import type { ParsedSceneEntry } from './domain/bodies.ts';
+import { invalid, nested } from './domain/check.ts';
+import { parseColour } from './domain/colour.ts';
 import { newId } from './domain/ids.ts';
 import { normalizeLevel } from './domain/level.ts';
 import type { GroupRecord, SceneEntry, SceneRecord } from './types.ts';
@@ -16,16 +18,22 @@ export class SceneGroupCatalog {
    * Scene entries name lights of the site, each at most once (two levels for one light would make the
    * scene's result depend on the order of the driver's queue), stored normalised like a light's level.
    */
-  #sceneState(siteId: string, state: SceneEntry[]): SceneEntry[] {
+  #sceneState(siteId: string, state: ParsedSceneEntry[]): SceneEntry[] {
     const seen = new Set<string>();
-    return state.map((e) => {
+    return state.map((e, i) => {
       if (seen.has(e._id)) throw invalid(`state lists light ${e._id} more than once`);
       seen.add(e._id);
-      return { _id: e._id, ...normalizeLevel(this.#catalog.light(siteId, e._id).type, e) };
+      const light = this.#catalog.light(siteId, e._id);
+      const entry: SceneEntry = { _id: e._id, ...normalizeLevel(light.type, e) };
+      const input = e.colourInput;
+      if (!input) return entry;
+      // a scene stores what the light will be set to: mirek and xy, already clipped to the light
+      const { colour } = nested(`state[${i}]`, () => parseColour(input, e._id, light.capabilities));
+      return colour ? { ...entry, ...colour } : entry;
     });
   }
 
-  async addScene(siteId: string, name: string, entries: SceneEntry[]): Promise<SceneRecord> {
+  async addScene(siteId: string, name: string, entries: ParsedSceneEntry[]): Promise<SceneRecord> {
     const state = this.#sceneState(siteId, entries);
     const scene: SceneRecord = { _id: newId(), siteid: siteId, name, state };
     await this.#catalog.commit(siteId, (d) => {
@@ -37,7 +45,7 @@ export class SceneGroupCatalog {
   async modifyScene(
     siteId: string,
     id: string,
-    change: { name?: string; state?: SceneEntry[] },
+    change: { name?: string; state?: ParsedSceneEntry[] },
   ): Promise<SceneRecord> {
     this.#catalog.scene(siteId, id);
     const state = change.state && this.#sceneState(siteId, change.state);

@@ -4,9 +4,10 @@
  * command under 2 ms p99, README "Benchmark").
  */
 import type { Logger } from 'pino';
-import type { LightLevel } from '../../drivers/lighting/index.ts';
+import type { LightColour, LightLevel } from '../../drivers/lighting/index.ts';
 import type { Catalog } from './catalog.ts';
 import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
+import { colourOf } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
 import type { LightControl } from './light-control.ts';
 import type { Live } from './live.ts';
@@ -14,7 +15,7 @@ import type { GroupRecord, SceneRecord, SensorEventRecord, SensorRecord } from '
 
 const RECENT_EVENTS = 50;
 
-export interface Outcome {
+export interface Outcome extends LightColour {
   _id: string;
   on: boolean;
   bri: number;
@@ -42,12 +43,15 @@ export class SiteActions {
   }
 
   /** Hands every entry to its driver; one failing light does not stop the others. */
-  async #many(siteId: string, plan: Array<{ _id: string; level: LightLevel }>): Promise<MultiResult> {
+  async #many(
+    siteId: string,
+    plan: Array<{ _id: string; level: LightLevel; colour?: LightColour }>,
+  ): Promise<MultiResult> {
     const started = plan.map((p) => {
       const light = this.#catalog.data.lights.find((l) => l._id === p._id && l.siteid === siteId);
       if (!light)
         return { _id: p._id, level: p.level, handed: Promise.reject(new Error('light was deleted')) };
-      const { level, handed } = this.#control.set(light, p.level);
+      const { level, handed } = this.#control.set(light, p.level, p.colour && { colour: p.colour });
       return { _id: p._id, level, handed };
     });
     const settled = await Promise.allSettled(started.map((s) => s.handed));
@@ -63,7 +67,12 @@ export class SiteActions {
   async applyScene(siteId: string, scene: SceneRecord): Promise<MultiResult> {
     const result = await this.#many(
       siteId,
-      scene.state.map((e) => ({ _id: e._id, level: { on: e.on, bri: e.bri } })),
+      scene.state.map((e) => {
+        const colour = colourOf(e);
+        return Object.keys(colour).length
+          ? { _id: e._id, level: { on: e.on, bri: e.bri }, colour }
+          : { _id: e._id, level: { on: e.on, bri: e.bri } };
+      }),
     );
     this.#live.publish(siteId, 'sceneApplied', { _id: scene._id, name: scene.name });
     return result;

@@ -17,6 +17,7 @@ import {
   type SiteAccess,
 } from './access.ts';
 import { asObject, invalid, str } from './domain/check.ts';
+import { hasColourFields, parseColour } from './domain/colour.ts';
 import { parseLevel } from './domain/level.ts';
 import { connectionView } from './drivers-host.ts';
 import type { Live } from './live.ts';
@@ -37,7 +38,8 @@ function handlers(d: SiteDeps): Record<string, { scope: Scope | null; run: Handl
       scope: 'lights:write',
       run: async (siteId, data) => {
         const light = d.catalog.light(siteId, str(data, '_id'));
-        const { level, handed } = d.control.set(light, parseLevel(data));
+        const extra = hasColourFields(data) ? parseColour(data, light._id, light.capabilities) : undefined;
+        const { level, handed } = d.control.set(light, parseLevel(data), extra);
         await handed;
         return { _id: light._id, ...level };
       },

@@ -1,5 +1,12 @@
 /** The lighting domain's records, as stored and as the site API returns them. `_id`s are opaque strings. */
-import type { DriverFactory, LightingDriver, LightLevel } from '../../drivers/lighting/index.ts';
+import type {
+  DriverFactory,
+  LightCapabilities,
+  LightColour,
+  LightingDriver,
+  LightLevel,
+  LightState,
+} from '../../drivers/lighting/index.ts';
 
 export type LightType = 'dimmable' | 'binary';
 
@@ -25,6 +32,8 @@ export interface LightRecord {
   driver?: string;
   /** Stored (true) only on a light another plugin created from discovery, until the operator accepts it. */
   new?: boolean;
+  /** Colour temperature and colour, for lights that have them (README "Colour"). */
+  capabilities?: LightCapabilities;
 }
 
 /**
@@ -34,7 +43,7 @@ export interface LightRecord {
 export type LightView = Omit<LightRecord, 'protocolid' | 'new'> &
   LightLevel & { new: boolean } & Record<string, unknown>;
 
-export interface SceneEntry {
+export interface SceneEntry extends LightColour {
   _id: string;
   on: boolean;
   bri: number;
@@ -86,6 +95,7 @@ export type SensorView = Omit<SensorRecord, 'protocolid' | 'new'> & { new: boole
 export interface NewLight {
   name: string;
   type: LightType;
+  capabilities?: LightCapabilities;
   vendor: string;
   protocolid: string;
   subdef?: string;
@@ -113,8 +123,8 @@ export interface ConfigDoc {
 
 /** Per-light levels: `reported` is what the device confirmed, `desired` the last command. */
 export interface LevelEntry {
-  reported: LightLevel;
-  desired: LightLevel;
+  reported: LightState;
+  desired: LightState;
   /** Last non-zero brightness, so a group toggle can bring a light back where it was. */
   lastOnBri: number;
 }
@@ -202,11 +212,25 @@ export interface LightingExports {
    * and resolves with its answer once handed over. `'on'` switches it on at its last non-zero level (255 if
    * none). Rejects with an `HttpError`: 404 no such light on the site, 503/502/504 as the route.
    */
-  setLightState(siteId: string, lightId: string, level: LightLevel | 'on'): Promise<LightStateAnswer>;
+  setLightState(siteId: string, lightId: string, level: LightStateRequest | 'on'): Promise<LightStateAnswer>;
 }
 
+/**
+ * A level with the optional colour inputs of `PUT /light/state` (checked and converted as there, 400 naming
+ * the field when the light cannot show them).
+ */
+export type LightStateRequest = LightLevel & {
+  ct?: number;
+  kelvin?: number;
+  xy?: [number, number];
+  hex?: string;
+  hue?: number;
+  sat?: number;
+  transition?: number;
+};
+
 /** The answer of `PUT /light/state`: the normalised level handed over, and whether the device confirmed it. */
-export interface LightStateAnswer {
+export interface LightStateAnswer extends LightColour {
   _id: string;
   on: boolean;
   bri: number;
@@ -234,7 +258,7 @@ declare module '../../core/bus/events.ts' {
     /** A light or sensor marked new was accepted (`PUT /light|/sensor {"new": false}` or `acceptDevice`). */
     'lighting.device.accepted': DeviceAccepted;
     /** A light's confirmed (reported) level changed, whatever its driver (README "desired vs reported"). */
-    'lighting.light.state': { siteId: string; lightId: string; on: boolean; bri: number };
+    'lighting.light.state': { siteId: string; lightId: string; on: boolean; bri: number } & LightColour;
     /** A sensor event of any vendor (driver report, `POST /sensor/event`, `postSensorEvent`). */
     'lighting.sensor.event': {
       siteId: string;

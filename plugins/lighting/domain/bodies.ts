@@ -2,6 +2,7 @@
  * Request bodies of the designed (spec "not shown") methods, parsed into typed changes. Existence of
  * referenced `_id`s is checked by the catalog, which knows the site.
  */
+import type { LightCapabilities } from '../../../drivers/lighting/index.ts';
 import type { ActionSpec, LightType, SceneEntry } from '../types.ts';
 import {
   asObject,
@@ -15,6 +16,7 @@ import {
   str,
   strArray,
 } from './check.ts';
+import { hasColourFields, parseCapabilities } from './colour.ts';
 import { eventName, eventNames } from './sensor-events.ts';
 
 export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
@@ -24,6 +26,7 @@ const SUBDEF = /^[0-9a-f]{2}(:[0-9a-f]{2}){1,7}$/;
 export interface LightFields {
   name: string;
   type: LightType;
+  capabilities?: LightCapabilities;
   vendor: string;
   protocolid: string;
   subdef: string | null;
@@ -72,6 +75,11 @@ const LIGHT_FIELDS = [
   'on',
   'bri',
   'new',
+  'capabilities',
+  // the confirmed colour, sent back in a whole light object: ignored like on/bri
+  'ct',
+  'xy',
+  'colormode',
 ];
 
 /**
@@ -96,6 +104,8 @@ export function parseLightCreate(raw: unknown): LightFields {
   };
   const driver = optStr(body, 'driver', { max: 64 });
   if (driver !== undefined) fields.driver = driver;
+  const capabilities = parseCapabilities(body.capabilities);
+  if (capabilities) fields.capabilities = capabilities;
   return fields;
 }
 
@@ -116,21 +126,35 @@ export function parseLightModify(raw: unknown, current: LightFields): LightField
   // `driver: null` unpins the light (it is served by the site's first driver of its vendor again).
   if (body.driver === null) delete next.driver;
   else if (body.driver !== undefined) next.driver = str(body, 'driver', { max: 64 });
+  // `capabilities: null` removes them: the light goes back to the spec's shape
+  if (body.capabilities !== undefined) {
+    const capabilities = parseCapabilities(body.capabilities);
+    if (capabilities) next.capabilities = capabilities;
+    else delete next.capabilities;
+  }
   acceptNew(body, next);
   return next;
 }
 
-export function parseSceneState(body: Body): SceneEntry[] {
+/** A scene entry as sent: its level, and the raw colour fields when it has any. */
+export type ParsedSceneEntry = SceneEntry & { colourInput?: Body };
+
+export function parseSceneState(body: Body): ParsedSceneEntry[] {
   const v = body.state;
   if (!Array.isArray(v)) throw invalid('state must be an array of {_id, on, bri}');
   if (v.length > 500) throw invalid('state must have at most 500 entries');
   return v.map((entry, i) => {
     const e = asObject(entry, `state[${i}]`);
-    return nested(`state[${i}]`, () => ({ _id: str(e, '_id'), on: bool(e, 'on'), bri: bri(e) }));
+    return nested(`state[${i}]`, () => {
+      const entry: ParsedSceneEntry = { _id: str(e, '_id'), on: bool(e, 'on'), bri: bri(e) };
+      // colour is checked against the light's capabilities once the catalog has found the light
+      if (hasColourFields(e)) entry.colourInput = e;
+      return entry;
+    });
   });
 }
 
-export function parseSceneCreate(raw: unknown): { name: string; state: SceneEntry[] } {
+export function parseSceneCreate(raw: unknown): { name: string; state: ParsedSceneEntry[] } {
   const body = asObject(raw);
   onlyFields(body, ['_id', 'siteid', 'name', 'state']);
   return { name: str(body, 'name'), state: parseSceneState(body) };

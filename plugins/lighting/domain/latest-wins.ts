@@ -16,9 +16,12 @@ interface Slot<V> {
 export class LatestWins<K, V> {
   readonly #slots = new Map<K, Slot<V>>();
   readonly #send: (key: K, value: V) => Promise<void>;
+  /** How a queued value and the one replacing it combine (default: the newer one alone). */
+  readonly #merge: (older: V, newer: V) => V;
 
-  constructor(send: (key: K, value: V) => Promise<void>) {
+  constructor(send: (key: K, value: V) => Promise<void>, merge?: (older: V, newer: V) => V) {
     this.#send = send;
+    this.#merge = merge ?? ((_older, newer) => newer);
   }
 
   /** Sends now when the key is idle (synchronously, so an idle path adds no latency), else queues. */
@@ -28,7 +31,7 @@ export class LatestWins<K, V> {
       return new Promise<void>((resolve, reject) => {
         const waiters = slot.pending?.waiters ?? [];
         waiters.push({ resolve, reject });
-        slot.pending = { value, waiters };
+        slot.pending = { value: slot.pending ? this.#merge(slot.pending.value, value) : value, waiters };
       });
     }
     const fresh: Slot<V> = { pending: null };

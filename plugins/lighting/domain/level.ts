@@ -1,5 +1,5 @@
 /** Light level rules from the spec, applied to every level that is stored, sent or returned. */
-import type { LightLevel } from '../../../drivers/lighting/index.ts';
+import type { LightColour, LightLevel, LightState } from '../../../drivers/lighting/index.ts';
 import type { LightType } from '../types.ts';
 import { type Body, bool, bri } from './check.ts';
 
@@ -21,6 +21,29 @@ export function parseLevel(body: Body): LightLevel {
   return { on: bool(body, 'on'), bri: bri(body) };
 }
 
-export function sameLevel(a: LightLevel, b: LightLevel): boolean {
-  return a.on === b.on && a.bri === b.bri;
+/** Same level and, where either side has them, the same colour fields. */
+export function sameLevel(a: LightState, b: LightState): boolean {
+  return (
+    a.on === b.on &&
+    a.bri === b.bri &&
+    a.ct === b.ct &&
+    a.colormode === b.colormode &&
+    a.xy?.[0] === b.xy?.[0] &&
+    a.xy?.[1] === b.xy?.[1]
+  );
+}
+
+/** The colour fields of a state (none for a light without colour). */
+export function colourOf(s: LightColour): LightColour {
+  const out: LightColour = {};
+  if (s.ct !== undefined) out.ct = s.ct;
+  if (s.xy !== undefined) out.xy = s.xy;
+  if (s.colormode !== undefined) out.colormode = s.colormode;
+  return out;
+}
+
+/** A level with `colour` laid over `base`'s colour; the plain level itself when neither has colour. */
+export function withColour(level: LightLevel, base: LightColour, colour?: LightColour): LightState {
+  if (base.ct === undefined && base.xy === undefined && base.colormode === undefined && !colour) return level;
+  return { ...level, ...colourOf(base), ...(colour ? colourOf(colour) : {}) };
 }

@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import type { LightLevel } from '../../../drivers/lighting/index.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';
+import { hasColourFields, parseColour } from '../domain/colour.ts';
 import { parseLevel, sameLevel } from '../domain/level.ts';
 import type { LightStateAnswer } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
@@ -15,11 +16,19 @@ export async function setLightState(
   d: SiteDeps,
   siteId: string,
   id: string,
-  requested: LightLevel | 'on',
+  /** A `LightStateRequest` from another plugin, or a request body: colour fields are checked here. */
+  requested: (LightLevel & object) | 'on',
 ): Promise<LightStateAnswer> {
   const light = d.catalog.light(siteId, id);
-  const wanted = requested === 'on' ? { on: true, bri: d.control.entry(id).lastOnBri || 255 } : requested;
-  const { level, handed } = d.control.set(light, wanted);
+  const wanted =
+    requested === 'on'
+      ? { on: true, bri: d.control.entry(id).lastOnBri || 255 }
+      : { on: requested.on, bri: requested.bri };
+  const extra =
+    requested !== 'on' && hasColourFields(requested)
+      ? parseColour(requested, id, light.capabilities)
+      : undefined;
+  const { level, handed } = d.control.set(light, wanted, extra);
   await handed;
   return { _id: id, ...level, confirmed: sameLevel(d.control.entry(id).reported, level) };
 }
@@ -34,7 +43,9 @@ export function mountLightDocumented(r: HearthRouter, d: SiteDeps): void {
   r.put('/:key/light/state', d.access.guard('lights:write'), async (ctx) => {
     const body = asObject(jsonBody(ctx));
     const id = str(body, '_id');
-    ctx.body = await setLightState(d, siteOf(ctx), id, parseLevel(body));
+    const level = parseLevel(body);
+    // Colour fields are read from the body as sent; a dimming command carries none and costs nothing more.
+    ctx.body = await setLightState(d, siteOf(ctx), id, hasColourFields(body) ? { ...body, ...level } : level);
   });
 }
 
