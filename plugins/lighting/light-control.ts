@@ -9,7 +9,6 @@ import { HttpError } from '../../core/http/errors.ts';
 import type { DocStore } from '../../core/store/types.ts';
 import {
   ForeignDeviceError,
-  type LightColour,
   type LightCommand,
   type LightLevel,
   type LightState,
