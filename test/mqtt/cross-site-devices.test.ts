@@ -87,23 +87,45 @@ describe("a site can drive another site's MQTT device (regression)", () => {
   });
 
   it('neither commands a device of another site nor passes on its reports', async () => {
-    // The operator moves the bulb to the other site; Home's light stays, but the bulb is not Home's any more.
-    const moved = await h.t.admin('PATCH', '/admin/mqtt/devices/tasmota:kitchen', { site: other.siteid });
-    expect(moved.status).toBe(200);
-    const before = bulb.received.length;
-    const put = await h.site('PUT', '/light/state', { _id: homeLight._id, on: false, bri: 0 });
-    expect(put).toEqual({
-      status: 409,
-      body: { message: `light ${homeLight._id}: its mqtt device belongs to another site` },
+    // A bulb on the neighbour's credential, first named by a light of Home, then moved by the operator to
+    // the neighbour: Home's light stays, but the bulb is not Home's any more.
+    const password = await h.credential('pantry-bulb', undefined, other.siteid);
+    const pantry = await startTasmotaBulb({
+      url: h.t.mqttUrl,
+      topic: 'pantry',
+      username: 'pantry-bulb',
+      password,
     });
-    expect(bulb.received.slice(before).filter((r) => r.payload !== '')).toEqual([]);
-    expect(bulb.power).toBe(true);
+    try {
+      const homes = (await h.site('POST', '/light', { ...kitchen, name: 'Pantry', mqttid: 'tasmota:pantry' }))
+        .body;
+      await eventually(
+        async () =>
+          ((await h.t.admin('GET', '/admin/mqtt/devices')).body as Json[]).find(
+            (d) => d.mqttid === 'tasmota:pantry',
+          ),
+        'the device claimed for Home',
+      );
+      const moved = await h.t.admin('PATCH', '/admin/mqtt/devices/tasmota:pantry', { site: other.siteid });
+      expect(moved.status).toBe(200);
+      const before = pantry.received.length;
+      const put = await h.site('PUT', '/light/state', { _id: homes._id, on: true, bri: 255 });
+      expect(put).toEqual({
+        status: 409,
+        body: { message: `light ${homes._id}: its mqtt device belongs to another site` },
+      });
+      expect(pantry.received.slice(before).filter((r) => r.payload !== '')).toEqual([]);
+      expect(pantry.power).toBe(false);
 
-    // The new owner drives it; its reports reach the new owner only.
-    const theirs = (await siteB('POST', '/light', kitchen)).body;
-    expect((await siteB('PUT', '/light/state', { _id: theirs._id, on: true, bri: 128 })).status).toBe(200);
-    await eventually(async () => (await lightOf(siteB, theirs._id)).bri === 128, "the new owner's report");
-    expect(bulb.dimmer).toBe(50);
-    expect(await lightOf(h.site, homeLight._id)).toMatchObject({ on: true, bri: 255 });
+      // The new owner drives it; its reports reach the new owner only.
+      const theirs = (await siteB('POST', '/light', { ...kitchen, name: 'Pantry', mqttid: 'tasmota:pantry' }))
+        .body;
+      expect((await siteB('PUT', '/light/state', { _id: theirs._id, on: true, bri: 128 })).status).toBe(200);
+      await eventually(() => pantry.dimmer === 50, 'the bulb at 50 %');
+      await eventually(async () => (await lightOf(siteB, theirs._id)).bri === 128, "the new owner's report");
+      expect(await lightOf(h.site, homes._id)).toMatchObject({ on: false, bri: 0 });
+    } finally {
+      await pantry.stop();
+    }
   });
 });
