@@ -19,6 +19,7 @@ export interface AuthConfig {
   rate_limit: { auth_fail_max: number; auth_fail_window: number; auth_lockout: number };
   issuances: { max: number; retention_days: number };
   audit: { max: number; retention_days: number };
+  dpop: { enabled: boolean; require_nonce: boolean; nonce_ttl: number; replay_cache_max: number };
 }
 
 const int = (title: string, description: string, def: number, minimum = 0): JsonSchema => ({
@@ -129,6 +130,34 @@ export const configSchema: JsonSchema = {
       properties: {
         max: int('Maximum events', 'Oldest dropped first.', 20000, 100),
         retention_days: int('Retention', 'Days.', 90, 1),
+      },
+    },
+    dpop: {
+      type: 'object',
+      title: 'DPoP',
+      description: 'Sender-constrained tokens (RFC 9449) on the token endpoint and every resource.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: {
+          type: 'boolean',
+          title: 'Enabled',
+          description: 'Accept DPoP proofs and bind tokens to their key; when false, proofs are ignored.',
+          default: true,
+        },
+        require_nonce: {
+          type: 'boolean',
+          title: 'Require a server nonce',
+          description: 'Token requests must carry a nonce from the DPoP-Nonce header (use_dpop_nonce).',
+          default: false,
+        },
+        nonce_ttl: int('Nonce lifetime', 'Seconds a server nonce is accepted.', 300, 10),
+        replay_cache_max: int(
+          'Replay cache size',
+          'Proof jtis remembered within their 60 s window; when full, new proofs are refused.',
+          100000,
+          1000,
+        ),
       },
     },
   },

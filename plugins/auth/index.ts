@@ -82,9 +82,11 @@ export default definePlugin<AuthConfig, AuthExports>({
       await addSiteResource(s, siteId, name);
     });
     ctx.bus.on('lighting.site.deleted', ({ siteId }) => removeSiteResource(s, siteId));
-    lighting.setSiteTokenVerifier(async (token, siteId) => {
+    lighting.setSiteTokenVerifier(async (token, siteId, presentation) => {
       const r = siteResource(s, siteId);
-      const v = r ? await verifyAccessToken(token, { resource: r.id }) : null;
+      const v = r
+        ? await verifyAccessToken(token, { resource: r.id, ...(presentation ? { presentation } : {}) })
+        : null;
       return v ? { scopes: v.scopes, stillValid: () => v.exp * 1000 > Date.now() && isLive(s, v) } : null;
     });
     ctx.mqtt.hooks(siteTokenMqttHooks(s, verifyAccessToken));

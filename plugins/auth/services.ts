@@ -7,6 +7,7 @@ import type { TokenSigner } from './domain/access-token.ts';
 import type { KeyRing } from './domain/keys.ts';
 import type { Lockout } from './domain/lockout.ts';
 import type { PasswordHasher } from './domain/passwords.ts';
+import type { DpopService } from './oauth/dpop.ts';
 import type { Audit } from './state/audit.ts';
 import type { CodeStore } from './state/codes.ts';
 import { own } from './state/collections.ts';
@@ -33,6 +34,7 @@ export interface AuthServices {
   passwords: PasswordHasher;
   lockout: Lockout;
   codes: CodeStore;
+  dpop: DpopService;
   pending: PendingAuthorizations;
   dcr(): { mode: DcrMode; approved_redirects: string[] };
   startedAt: number;

@@ -4,6 +4,7 @@ import { createTokenSigner } from './domain/access-token.ts';
 import { openKeyRing } from './domain/keys.ts';
 import { createLockout } from './domain/lockout.ts';
 import { createPasswordHasher } from './domain/passwords.ts';
+import { createDpopService } from './oauth/dpop.ts';
 import type { AuthServices } from './services.ts';
 import { createAudit } from './state/audit.ts';
 import { createCodeStore } from './state/codes.ts';
@@ -82,6 +83,7 @@ export async function createServices(
       maxTracked: 10_000,
     }),
     codes: createCodeStore(),
+    dpop: createDpopService(config.dpop, keys.hmacSecret),
     pending: createPendingAuthorizations(),
     dcr: () => data.data.settings.dcr ?? config.dcr,
     startedAt: Date.now(),

@@ -6,7 +6,7 @@
 import type { Middleware } from 'koa';
 import { HttpError } from '../../core/http/errors.ts';
 import type { Sites } from './sites.ts';
-import type { SiteTokenVerifier } from './types.ts';
+import type { SiteTokenVerifier, TokenPresentation } from './types.ts';
 
 export type Scope = 'lights:read' | 'lights:write' | 'scenes:apply' | 'sensors:write' | 'site:admin';
 
@@ -20,9 +20,35 @@ export interface SiteAccess {
 
 export const unknownSite = () => new HttpError(404, 'unknown_site', 'unknown site');
 
-export function bearerOf(header: string | undefined): string | null {
-  const m = header ? /^Bearer\s+([^\s]+)\s*$/i.exec(header) : null;
-  return m ? m[1]! : null;
+/** A token as a request presented it. */
+export interface PresentedToken {
+  token: string;
+  how: TokenPresentation;
+}
+
+/** `Authorization: Bearer <token>` or `DPoP <token>` (RFC 9449 §7.1), with the scheme. */
+export function credentialOf(
+  header: string | undefined,
+): { token: string; scheme: 'bearer' | 'dpop' } | null {
+  const m = header ? /^(Bearer|DPoP)\s+([^\s]+)\s*$/i.exec(header) : null;
+  return m ? { token: m[2]!, scheme: m[1]!.toLowerCase() === 'dpop' ? 'dpop' : 'bearer' } : null;
+}
+
+/** The token of an HTTP request with what a DPoP-bound token needs checked. */
+export function presentedToken(req: {
+  authorization: string | undefined;
+  dpop: string | string[] | undefined;
+  method: string;
+  urls: readonly string[];
+}): PresentedToken | null {
+  const cred = credentialOf(req.authorization);
+  if (!cred) return null;
+  // Repeated DPoP headers arrive joined or as a list: either way not one proof, so the token is refused.
+  const proof = Array.isArray(req.dpop) ? req.dpop.join(',') : req.dpop || undefined;
+  return {
+    token: cred.token,
+    how: { scheme: cred.scheme, method: req.method, urls: req.urls, ...(proof ? { proof } : {}) },
+  };
 }
 
 /**
@@ -51,17 +77,17 @@ export class AccessControl {
     this.#verifier = fn;
   }
 
-  /** `token`: the bearer token from wherever the surface carries it (a header, a WebSocket subprotocol). */
-  async resolve(keyOrId: string, token: string | null): Promise<SiteAccess | null> {
+  /** `presented`: the token from wherever the surface carries it (a header, a WebSocket subprotocol). */
+  async resolve(keyOrId: string, presented: PresentedToken | null): Promise<SiteAccess | null> {
     const siteId = this.#sites.resolveKey(keyOrId);
     if (siteId) return { siteId, scopes: null };
-    return this.#byToken(keyOrId, token);
+    return this.#byToken(keyOrId, presented);
   }
 
-  /** A bearer token for the site whose id is in the path. */
-  async #byToken(keyOrId: string, token: string | null): Promise<SiteAccess | null> {
-    if (!token || !this.#verifier || !this.#sites.get(keyOrId)) return null;
-    const granted = await this.#verifier(token, keyOrId).catch(() => null);
+  /** A token for the site whose id is in the path. */
+  async #byToken(keyOrId: string, presented: PresentedToken | null): Promise<SiteAccess | null> {
+    if (!presented || !this.#verifier || !this.#sites.get(keyOrId)) return null;
+    const granted = await this.#verifier(presented.token, keyOrId, presented.how).catch(() => null);
     if (!granted) return null;
     const access: SiteAccess = { siteId: keyOrId, scopes: new Set(granted.scopes) };
     if (granted.stillValid) access.stillValid = granted.stillValid;
@@ -80,7 +106,15 @@ export class AccessControl {
       const siteId = this.#sites.resolveKey(key);
       const access: SiteAccess | null = siteId
         ? { siteId, scopes: null }
-        : await this.#byToken(key, bearerOf(ctx.get('authorization') || undefined));
+        : await this.#byToken(
+            key,
+            presentedToken({
+              authorization: ctx.get('authorization') || undefined,
+              dpop: ctx.headers.dpop,
+              method: ctx.method,
+              urls: [`${ctx.protocol}://${ctx.host}${ctx.path}`],
+            }),
+          );
       if (!access) throw unknownSite();
       if (!AccessControl.allows(access, scope)) {
         throw new HttpError(403, 'insufficient_scope', `this token lacks the ${scope} scope`);

@@ -11,8 +11,9 @@ import type { WsApi } from '../../core/ws/types.ts';
 import {
   AccessControl,
   BEARER_PROTOCOL,
-  bearerOf,
   bearerOfProtocols,
+  type PresentedToken,
+  presentedToken,
   type Scope,
   type SiteAccess,
 } from './access.ts';
@@ -68,8 +69,20 @@ const SOCKET_SCOPES: readonly Scope[] = ['lights:read', 'lights:write', 'scenes:
  * The token of an upgrade: `Authorization: Bearer` (apps), else the subprotocols `bearer, <token>` (browsers
  * cannot set headers on a WebSocket, and a token in the URL would reach logs and history).
  */
-function tokenOf(req: IncomingMessage): string | null {
-  return bearerOf(req.headers.authorization) ?? bearerOfProtocols(req.headers['sec-websocket-protocol']);
+function tokenOf(req: IncomingMessage): PresentedToken | null {
+  // RFC 9449 names no URL form for an upgrade: a proof may name the http(s) or the ws(s) URL.
+  const tls = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const where = `${req.headers.host ?? ''}${(req.url ?? '/').split('?')[0]}`;
+  const urls = [`${tls ? 'https' : 'http'}://${where}`, `${tls ? 'wss' : 'ws'}://${where}`];
+  const fromHeader = presentedToken({
+    authorization: req.headers.authorization,
+    dpop: req.headers.dpop,
+    method: req.method ?? 'GET',
+    urls,
+  });
+  if (fromHeader) return fromHeader;
+  const token = bearerOfProtocols(req.headers['sec-websocket-protocol']);
+  return token ? { token, how: { scheme: 'bearer', method: 'GET', urls } } : null;
 }
 
 export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, tokens: TokenSockets, log: Logger): void {

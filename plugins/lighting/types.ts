@@ -153,8 +153,25 @@ export interface SiteTokenGrant {
   stillValid?: () => boolean;
 }
 
-/** Verifies a bearer token for a site (installed by the auth plugin). */
-export type SiteTokenVerifier = (token: string, siteId: string) => Promise<SiteTokenGrant | null>;
+/**
+ * How a request presented its token: the `Authorization` scheme and, for `DPoP`, the proof header with the
+ * method and URL it must be made for (RFC 9449 §7.1). The verifier refuses a sender-constrained token
+ * presented any other way.
+ */
+export interface TokenPresentation {
+  scheme: 'bearer' | 'dpop';
+  proof?: string;
+  method: string;
+  /** The request URL in the forms a client may have used (an upgrade has an http and a ws form). */
+  urls: readonly string[];
+}
+
+/** Verifies a site token (installed by the auth plugin). */
+export type SiteTokenVerifier = (
+  token: string,
+  siteId: string,
+  how?: TokenPresentation,
+) => Promise<SiteTokenGrant | null>;
 
 export interface LightingExports {
   sites: {

@@ -104,7 +104,11 @@ export function mountAdminSystem(r: HearthRouter, s: AuthServices): void {
       dcr: { mode: s.dcr().mode },
       rate_limit: { enabled: true },
       client_credentials: { enabled: true },
-      dpop: { enabled: false, require_nonce: false },
+      dpop: {
+        enabled: s.dpop.enabled,
+        ...(s.dpop.enabled ? { nonce_ttl: `${s.dpop.nonceTtl}s` } : {}),
+        require_nonce: s.dpop.enabled && s.dpop.requireNonce,
+      },
       token_exchange: { enabled: false },
       agents: { enabled: false, jwks_listing: false },
       oidc: { enabled: false },

@@ -12,6 +12,8 @@ export interface AccessTokenClaims {
   jti: string;
   client_id: string;
   scope: string;
+  /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to. */
+  cnf?: { jkt: string };
 }
 
 export interface MintInput {
@@ -20,10 +22,17 @@ export interface MintInput {
   clientId: string;
   scopes: string[];
   ttlSec: number;
+  /** DPoP key thumbprint to bind the token to. */
+  jkt?: string;
 }
 
 const CLOCK_SKEW_SEC = 30;
 const str = (v: unknown): v is string => typeof v === 'string';
+/** `cnf.jkt` when the token carries one. */
+const cnfOf = (v: unknown): string | undefined => {
+  const jkt = v && typeof v === 'object' ? (v as { jkt?: unknown }).jkt : undefined;
+  return str(jkt) ? jkt : undefined;
+};
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** RFC 9068 JWT access tokens (`typ: at+jwt`), signed with the key ring's current key. */
@@ -42,6 +51,7 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         jti: newId(),
         client_id: input.clientId,
         scope: input.scopes.join(' '),
+        ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
       };
       // RFC 9068 §2.1: header typ "at+jwt"
       const token = await batch.sign({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
@@ -70,6 +80,9 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         return null;
       const now = Math.floor(Date.now() / 1000);
       if (p.iss !== issuer() || p.exp <= now || p.iat > now + CLOCK_SKEW_SEC) return null;
+      // A cnf that is present but unreadable must not turn a bound token into a bearer one.
+      const jkt = cnfOf(p.cnf);
+      if (p.cnf !== undefined && !jkt) return null;
       return {
         iss: p.iss,
         sub: p.sub,
@@ -79,6 +92,7 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         jti: p.jti,
         client_id: p.client_id,
         scope: str(p.scope) ? p.scope : '',
+        ...(jkt ? { cnf: { jkt } } : {}),
       };
     },
   };

@@ -1,5 +1,6 @@
 import { notFound } from '../../../core/http/errors.ts';
 import type { HearthRouter } from '../../../core/http/types.ts';
+import { DPOP_ALGS } from '../domain/dpop.ts';
 import type { AuthServices } from '../services.ts';
 import type { Resource } from '../state/model.ts';
 import { GRANT_TYPES } from './token-endpoint.ts';
@@ -7,7 +8,7 @@ import { GRANT_TYPES } from './token-endpoint.ts';
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'none'];
 const CALLER_AUTH = ['client_secret_basic', 'client_secret_post'];
 
-/** RFC 8414 metadata: only what this server implements (part 1 of the issue). */
+/** RFC 8414 metadata: only what this server implements. */
 export function asMetadata(s: AuthServices): Record<string, unknown> {
   const iss = s.issuer();
   const scopes = new Set<string>();
@@ -31,6 +32,7 @@ export function asMetadata(s: AuthServices): Record<string, unknown> {
     resource_indicators_supported: true,
     authorization_response_iss_parameter_supported: true, // RFC 9207 §3
     client_id_metadata_document_supported: false,
+    ...(s.dpop.enabled ? { dpop_signing_alg_values_supported: DPOP_ALGS } : {}), // RFC 9449 §5.1
     vendor_agent_identity_supported: false,
   };
 }

@@ -48,6 +48,8 @@ const OAUTH_CODES = new Set([
   'invalid_token',
   'unsupported_token_type',
   'slow_down',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
 ]);
 
 /** Error body shape for the OAuth routers (errors thrown without a complete body). */

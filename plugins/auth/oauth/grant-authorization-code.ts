@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { DpopProof } from '../domain/dpop.ts';
 import { isSubset, parseScope } from '../domain/scopes.ts';
 import { newId, safeEqual, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
 import type { Client, ConsentGrant, Resource, User } from '../state/model.ts';
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget, unauthorizedClient } from './errors.ts';
-import { issueAccessToken, issueRefreshToken, revokeFamily, type TokenResponse } from './issue.ts';
+import { issueAccessToken, issueRefreshToken, revokeFamily, type TokenResponse, tokenType } from './issue.ts';
 import { type Params, param, required, resourceParam } from './params.ts';
 
 // RFC 7636 §4.1: 43–128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"
@@ -36,11 +37,19 @@ function liveParties(
 const stillConsented = (scopes: readonly string[], grant: ConsentGrant) =>
   scopes.filter((x) => grant.scopes.includes(x));
 
+/**
+ * RFC 9449 §5: a public client's refresh token is bound to the DPoP key of the request that got it (the
+ * client has no other credential to tie it to); a confidential client's is tied to its authentication.
+ */
+const refreshBinding = (client: Client, proof: DpopProof | null): string | undefined =>
+  client.token_endpoint_auth_method === 'none' ? proof?.jkt : undefined;
+
 /** RFC 6749 §4.1.3 with PKCE S256 required for every client (RFC 7636 §4.6). */
 export async function authorizationCodeGrant(
   s: AuthServices,
   client: Client,
   body: Params,
+  proof: DpopProof | null = null,
 ): Promise<TokenResponse> {
   if (!client.grant_types.includes('authorization_code')) {
     throw unauthorizedClient('authorization_code is not among the grant types of this client');
@@ -79,11 +88,13 @@ export async function authorizationCodeGrant(
   record.redeemed = redeemed;
   const ttl = s.config.access_token_ttl;
   const base = { client, userId: user.id, resource, scopes, consentGrantId: grant.id };
+  const jkt = proof?.jkt;
   const refresh = client.grant_types.includes('refresh_token')
-    ? issueRefreshToken(s, { ...base, familyId: redeemed.family_id })
+    ? issueRefreshToken(s, { ...base, familyId: redeemed.family_id, jkt: refreshBinding(client, proof) })
     : undefined;
   const { token } = await issueAccessToken(s, {
     ...base,
+    jkt,
     ttlSec: ttl,
     familyId: redeemed.family_id,
     stillValid: () => !redeemed.reused && liveParties(s, record) !== null,
@@ -91,7 +102,7 @@ export async function authorizationCodeGrant(
   void s.audit.record('token.issued', { client_id: client.id, actor_id: user.id, detail: resource.slug });
   return {
     access_token: token,
-    token_type: 'Bearer',
+    token_type: tokenType(jkt),
     expires_in: ttl,
     scope: scopes.join(' '),
     ...(refresh ? { refresh_token: refresh.token } : {}),
@@ -103,6 +114,7 @@ export async function refreshTokenGrant(
   s: AuthServices,
   client: Client,
   body: Params,
+  proof: DpopProof | null = null,
 ): Promise<TokenResponse> {
   if (!client.grant_types.includes('refresh_token')) {
     throw unauthorizedClient('refresh_token is not among the grant types of this client');
@@ -121,6 +133,10 @@ export async function refreshTokenGrant(
     throw invalidGrant('refresh token already used; the token family is revoked');
   }
   if (record.revoked_at || record.expires_at < Date.now()) throw invalidGrant('invalid refresh token');
+  // RFC 9449 §5: a bound refresh token needs a proof made with its key. Checked before the token is used
+  // up, so a thief without the key cannot burn the owner's token (or its family).
+  if (record.dpop_jkt && proof?.jkt !== record.dpop_jkt)
+    throw invalidGrant('the refresh token is bound to another DPoP key');
   const parties = liveParties(s, record);
   if (!parties) {
     void s.audit.record('token.refresh_denied', { client_id: client.id, actor_id: record.user_id });
@@ -141,11 +157,15 @@ export async function refreshTokenGrant(
   });
   const base = { client, userId: user.id, resource, consentGrantId: grant.id };
   // The next refresh token carries what is still consented: a narrowed consent narrows the family.
-  const next = issueRefreshToken(s, { ...base, scopes: available, familyId: record.family_id });
+  // A bound family stays bound; an unbound public family becomes bound once a proof comes along.
+  const binding = record.dpop_jkt ?? refreshBinding(client, proof);
+  const next = issueRefreshToken(s, { ...base, scopes: available, familyId: record.family_id, jkt: binding });
   const nextHash = sha256(next.token);
   const ttl = s.config.access_token_ttl;
+  const jkt = proof?.jkt;
   const { token } = await issueAccessToken(s, {
     ...base,
+    jkt,
     scopes,
     ttlSec: ttl,
     familyId: record.family_id,
@@ -155,7 +175,7 @@ export async function refreshTokenGrant(
   void s.audit.record('token.refreshed', { client_id: client.id, actor_id: user.id });
   return {
     access_token: token,
-    token_type: 'Bearer',
+    token_type: tokenType(jkt),
     expires_in: ttl,
     scope: scopes.join(' '),
     refresh_token: next.token,

@@ -1,8 +1,9 @@
+import type { DpopProof } from '../domain/dpop.ts';
 import { isSubset, parseScope } from '../domain/scopes.ts';
 import { type AuthServices, findResource } from '../services.ts';
 import type { Client, Resource } from '../state/model.ts';
 import { invalidScope, invalidTarget, unauthorizedClient } from './errors.ts';
-import { issueAccessToken, type TokenResponse } from './issue.ts';
+import { issueAccessToken, type TokenResponse, tokenType } from './issue.ts';
 import { type Params, param, resourceParam } from './params.ts';
 
 /** RFC 8707 §2: the `resource` names the audience; without it, the only resource there is. */
@@ -22,6 +23,7 @@ export async function clientCredentialsGrant(
   s: AuthServices,
   client: Client,
   body: Params,
+  proof: DpopProof | null = null,
 ): Promise<TokenResponse> {
   if (!client.grant_types.includes('client_credentials')) {
     throw unauthorizedClient('client_credentials is not among the grant types of this client');
@@ -43,7 +45,8 @@ export async function clientCredentialsGrant(
   if (scopes.length === 0)
     throw invalidScope('no scope: the client scope ceiling is empty for this resource');
   const ttl = s.config.client_credentials_ttl;
-  const { token } = await issueAccessToken(s, { client, userId: null, resource, scopes, ttlSec: ttl });
+  const jkt = proof?.jkt;
+  const { token } = await issueAccessToken(s, { client, userId: null, resource, scopes, ttlSec: ttl, jkt });
   // Success is recorded in the issuance log; the audit keeps the denials (one hot write per token).
-  return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: scopes.join(' ') };
+  return { access_token: token, token_type: tokenType(jkt), expires_in: ttl, scope: scopes.join(' ') };
 }

@@ -38,7 +38,8 @@ async function introspect(s: AuthServices, caller: Client, token: string): Promi
     const resource = Object.values(s.data.data.resources).find((r) => r.uri === claims.aud);
     const allowed = claims.client_id === caller.id || resource?.policy.runtime.client_ids.includes(caller.id);
     if (!allowed) return { active: false };
-    return { active: true, token_type: 'Bearer', ...claims };
+    // RFC 9449 §6.2: a bound token is of type DPoP and carries its cnf
+    return { active: true, token_type: claims.cnf ? 'DPoP' : 'Bearer', ...claims };
   }
   const r = liveRefresh(s, token);
   if (r && r.client_id === caller.id) {

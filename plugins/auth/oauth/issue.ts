@@ -14,6 +14,8 @@ export interface IssueInput {
   ttlSec: number;
   familyId?: string;
   consentGrantId?: string;
+  /** DPoP key thumbprint: the token is bound to it (`cnf.jkt`) and its issuance records it. */
+  jkt?: string | undefined;
   /**
    * Re-checked once the token is signed and recorded: a revocation that ran while it was being signed
    * could not see it, so a token whose grant fell meanwhile is revoked at once and refused.
@@ -23,11 +25,14 @@ export interface IssueInput {
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   refresh_token?: string;
 }
+
+/** RFC 9449 §5: a bound token is of type DPoP. */
+export const tokenType = (jkt: string | undefined): 'Bearer' | 'DPoP' => (jkt ? 'DPoP' : 'Bearer');
 
 /** Mints an access token and records its issuance (bounded log, coalesced write). */
 export async function issueAccessToken(s: AuthServices, input: IssueInput) {
@@ -38,6 +43,7 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     clientId: input.client.id,
     scopes: input.scopes,
     ttlSec: input.ttlSec,
+    ...(input.jkt ? { jkt: input.jkt } : {}),
   });
   const issuance: Issuance = {
     id: claims.jti,
@@ -54,6 +60,7 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     agent_chain: [],
     consent_client_id: input.consentGrantId ? input.client.id : '',
     parent_jti: '',
+    ...(input.jkt ? { dpop_jkt: input.jkt } : {}),
     ...(input.familyId ? { family_id: input.familyId } : {}),
     ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
   };
@@ -77,6 +84,8 @@ export function issueRefreshToken(
     scopes: string[];
     familyId?: string;
     consentGrantId: string;
+    /** RFC 9449 §5: the DPoP key a public client's refresh token is bound to. */
+    jkt?: string | undefined;
   },
 ): { token: string; familyId: string } {
   const token = randomToken();
@@ -92,6 +101,7 @@ export function issueRefreshToken(
       consent_grant_id: input.consentGrantId,
       created_at: now,
       expires_at: now + s.config.refresh_token_ttl * 1000,
+      ...(input.jkt ? { dpop_jkt: input.jkt } : {}),
     };
   });
   return { token, familyId };

@@ -1,6 +1,7 @@
 import type { HearthRouter } from '../../../core/http/types.ts';
 import type { AuthServices } from '../services.ts';
 import { authenticateClient } from './client-auth.ts';
+import { tokenRequestProof } from './dpop.ts';
 import { oauthError } from './errors.ts';
 import { authorizationCodeGrant, refreshTokenGrant } from './grant-authorization-code.ts';
 import { clientCredentialsGrant } from './grant-client-credentials.ts';
@@ -11,20 +12,23 @@ export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh
 /** POST /oauth/token: parse, authenticate the client, run the grant, answer with no-store (RFC 6749 §5.1). */
 export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void {
   router.post('/oauth/token', async (ctx) => {
+    // RFC 9449 §8.2: a fresh nonce on every successful answer, so a client keeps one that is current.
+    if (s.dpop.enabled && s.dpop.requireNonce) ctx.set('DPoP-Nonce', s.dpop.nonces.current());
     const body = await readOAuthForm(ctx);
     const grantType = required(body, 'grant_type');
     const client = authenticateClient(s, ctx, body);
     let response: object;
     try {
+      const proof = tokenRequestProof(s.dpop, ctx, `${s.issuer()}/oauth/token`);
       switch (grantType) {
         case 'client_credentials':
-          response = await clientCredentialsGrant(s, client, body);
+          response = await clientCredentialsGrant(s, client, body, proof);
           break;
         case 'authorization_code':
-          response = await authorizationCodeGrant(s, client, body);
+          response = await authorizationCodeGrant(s, client, body, proof);
           break;
         case 'refresh_token':
-          response = await refreshTokenGrant(s, client, body);
+          response = await refreshTokenGrant(s, client, body, proof);
           break;
         default:
           throw oauthError(400, 'unsupported_grant_type', `grant type ${grantType} is not supported`);

@@ -1,6 +1,9 @@
 import type { AccessTokenClaims } from '../domain/access-token.ts';
+import { resourceProofHolds, type TokenPresentation } from '../oauth/dpop.ts';
 import { type AuthServices, findResource } from '../services.ts';
 import { own } from '../state/collections.ts';
+
+export type { TokenPresentation };
 
 export interface VerifiedToken {
   sub: string;
@@ -11,6 +14,8 @@ export interface VerifiedToken {
   exp: number;
   /** The resource the token is for (its id). */
   resource_id: string;
+  /** The DPoP key the token is bound to (RFC 9449 §6.1), when it is. */
+  jkt?: string;
 }
 
 export interface VerifyOptions {
@@ -18,6 +23,12 @@ export interface VerifyOptions {
   resource?: string;
   /** A scope the token must carry. */
   scope?: string;
+  /**
+   * How the request presented the token. A DPoP-bound token is accepted only with the DPoP scheme and a
+   * valid proof for this request; without this (MQTT passwords, callers that only have the token) a bound
+   * token is refused, as is an unbound token presented with the DPoP scheme.
+   */
+  presentation?: TokenPresentation;
 }
 
 /**
@@ -53,6 +64,10 @@ export function createVerifier(s: AuthServices) {
     if (!resource || resource.uri !== claims.aud) return null;
     const scopes = claims.scope.split(' ').filter(Boolean);
     if (opts.scope && !scopes.includes(opts.scope)) return null;
+    // Last, because a proof's jti is used up once checked.
+    if (claims.cnf) {
+      if (!resourceProofHolds(s.dpop, token, claims.cnf.jkt, opts.presentation)) return null;
+    } else if (opts.presentation?.scheme === 'dpop') return null;
     return {
       sub: claims.sub,
       client_id: claims.client_id,
@@ -61,6 +76,7 @@ export function createVerifier(s: AuthServices) {
       jti: claims.jti,
       exp: claims.exp,
       resource_id: resource.id,
+      ...(claims.cnf ? { jkt: claims.cnf.jkt } : {}),
     };
   };
 }

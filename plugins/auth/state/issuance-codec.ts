@@ -3,13 +3,17 @@ import type { Issuance } from './model.ts';
 /**
  * One issuance as one tab-separated line. The store rewrites its whole log file on every coalesced write,
  * pretty-printed; a string per record keeps that cheap (a third of the bytes, one line per record), which
- * is what kept the p99 of token issuance down. Tabs cannot occur in ids (UUIDs, client ids) or scope
- * tokens (RFC 6749 §3.3), and empty fields are empty strings.
+ * is what kept the p99 of token issuance down. Tabs cannot occur in ids (UUIDs, client ids), scope tokens
+ * (RFC 6749 §3.3) or JWK thumbprints, and empty fields are empty strings.
  *
- * Fields: version, jti, subject user, client, resource, scopes (space-separated), issued (ms), expires (ms),
- * refresh family, consent grant, parent jti.
+ * Fields (version 2): version, jti, subject user, client, resource, scopes (space-separated), issued (ms),
+ * expires (ms), refresh family, consent grant, parent jti, DPoP key thumbprint, consent client, agent id,
+ * agent chain (space-separated, root first). Version 1 lines (the first eleven fields) are still read.
  */
-const VERSION = '1';
+const VERSION = '2';
+const FIELDS = 15;
+const V1 = '1';
+const V1_FIELDS = 11;
 
 export function encodeIssuance(i: Issuance): string {
   return [
@@ -24,13 +28,19 @@ export function encodeIssuance(i: Issuance): string {
     i.family_id ?? '',
     i.consent_grant_id ?? '',
     i.parent_jti,
+    i.dpop_jkt ?? '',
+    i.consent_client_id,
+    i.agent_id ?? '',
+    i.agent_chain.join(' '),
   ].join('\t');
 }
 
 export function decodeIssuance(line: string): Issuance | null {
   const f = line.split('\t');
-  if (f[0] !== VERSION || f.length !== 11) return null;
+  const v2 = f[0] === VERSION && f.length === FIELDS;
+  if (!v2 && !(f[0] === V1 && f.length === V1_FIELDS)) return null;
   const [, jti, user, client, resource, scopes, t, exp, family, grant, parent] = f as [string, ...string[]];
+  const [jkt, consentClient, agent, chain] = v2 ? f.slice(11) : [];
   const issued = Number(t);
   const expires = Number(exp);
   if (!jti || !client || !Number.isFinite(issued) || !Number.isFinite(expires)) return null;
@@ -45,9 +55,11 @@ export function decodeIssuance(line: string): Issuance | null {
     revocable: true,
     issued_at: new Date(issued).toISOString(),
     expires_at: new Date(expires).toISOString(),
-    agent_chain: [],
-    consent_client_id: grant ? client : '',
+    agent_chain: chain ? chain.split(' ') : [],
+    consent_client_id: v2 ? (consentClient ?? '') : grant ? client : '',
     parent_jti: parent ?? '',
+    ...(jkt ? { dpop_jkt: jkt } : {}),
+    ...(agent ? { agent_id: agent } : {}),
     ...(family ? { family_id: family } : {}),
     ...(grant ? { consent_grant_id: grant } : {}),
     t: issued,
@@ -60,8 +72,8 @@ export function issuedAtOf(line: string): number {
   return Number.isFinite(t) ? t : 0;
 }
 
-/** The jti of an encoded line ('' for a line of another version). */
+/** The jti of an encoded line ('' for a line of an unknown version). */
 export function jtiOf(line: string): string {
   const [version, jti] = line.split('\t', 2);
-  return version === VERSION && jti ? jti : '';
+  return (version === VERSION || version === V1) && jti ? jti : '';
 }

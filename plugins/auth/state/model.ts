@@ -103,6 +103,8 @@ export interface RefreshRecord {
   /** Set when rotated: presenting it again is reuse and revokes the family (RFC 9700 §4.14.2). */
   used_at?: number;
   revoked_at?: number;
+  /** RFC 9449 §5: a public client's refresh token bound to its DPoP key; only a proof with it may use it. */
+  dpop_jkt?: string;
 }
 
 /** Refresh tokens by SHA-256 of the token (`auth.refresh.json`). */
@@ -137,6 +139,10 @@ export interface Issuance {
   agent_chain: string[];
   consent_client_id: string;
   parent_jti: string;
+  /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to. */
+  dpop_jkt?: string;
+  /** The agent client that acted (token exchange). */
+  agent_id?: string;
   /** Internal links for cascades (not part of IssuanceView). */
   family_id?: string;
   consent_grant_id?: string;

@@ -73,6 +73,7 @@ export function isRefreshRecord(_key: string, v: unknown): v is RefreshRecord {
     isStr(v.resource_id) &&
     isStrs(v.scopes) &&
     isStr(v.consent_grant_id) &&
-    isNum(v.expires_at)
+    isNum(v.expires_at) &&
+    (v.dpop_jkt === undefined || isStr(v.dpop_jkt))
   );
 }

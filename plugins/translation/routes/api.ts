@@ -7,6 +7,7 @@ import { queryAndBodyParams, requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
 import type { Account, TranslateService } from '../translate-service.ts';
+import type { ApiRequest } from './client-auth.ts';
 import { clientGone } from './client-gone.ts';
 
 /** docs/translation.md#transport-and-authentication: the optional `X-DeepL-Reporting-Tag` header, at most 100 characters. */
@@ -20,23 +21,38 @@ function reportingTag(value: string): string {
 const UNLIMITED = 1_000_000_000_000;
 
 export interface ApiDeps {
-  authenticate(header: string | undefined): Promise<Account>;
+  authenticate(req: ApiRequest): Promise<Account>;
   service: TranslateService;
   chain: EngineChain | null;
   ledger: UsageLedger;
 }
 
+/** The parts of a request that authenticate it (a DPoP proof is made for the method and URL). */
+const apiRequest = (ctx: {
+  get(name: string): string;
+  headers: Record<string, string | string[] | undefined>;
+  method: string;
+  protocol: string;
+  host: string;
+  path: string;
+}): ApiRequest => ({
+  authorization: ctx.get('authorization') || undefined,
+  dpop: ctx.headers.dpop,
+  method: ctx.method,
+  url: `${ctx.protocol}://${ctx.host}${ctx.path}`,
+});
+
 /** `POST /v2/translate`, `GET /v2/usage`, `GET /v2/languages`, `GET /v3/languages`. */
 export function mountApi(router: HearthRouter, deps: ApiDeps): void {
   router.post('/v2/translate', async (ctx) => {
-    const account = await deps.authenticate(ctx.get('authorization'));
+    const account = await deps.authenticate(apiRequest(ctx));
     const req = parseTranslateRequest(await requestParams(ctx.req));
     const tag = reportingTag(ctx.get('x-deepl-reporting-tag'));
     ctx.body = { translations: await deps.service.translate(req, account, tag, clientGone(ctx.res)) };
   });
 
   const usage = async (ctx: Parameters<Parameters<HearthRouter['get']>[1]>[0]) => {
-    const account = await deps.authenticate(ctx.get('authorization'));
+    const account = await deps.authenticate(apiRequest(ctx));
     const now = new Date();
     const used = deps.ledger.used(account.id, now);
     const limit = account.limit ?? UNLIMITED;
@@ -55,7 +71,7 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
   router.post('/v2/usage', usage);
 
   const languages = async (ctx: Parameters<Parameters<HearthRouter['get']>[1]>[0]) => {
-    await deps.authenticate(ctx.get('authorization'));
+    await deps.authenticate(apiRequest(ctx));
     const params = new ParamReader(await queryAndBodyParams(ctx.req, ctx.querystring));
     const type = params.string('type') ?? 'source';
     if (type !== 'source' && type !== 'target') throw notSupported('type');
@@ -74,7 +90,7 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
 
   // docs/translation.md#languages: the v3 list; only the translate_text resource exists in part 1.
   router.get('/v3/languages', async (ctx) => {
-    await deps.authenticate(ctx.get('authorization'));
+    await deps.authenticate(apiRequest(ctx));
     const params = new ParamReader(await queryAndBodyParams(ctx.req, ctx.querystring));
     const resource = params.string('resource') ?? 'translate_text';
     if (resource !== 'translate_text') throw notSupported('resource');

@@ -1,4 +1,5 @@
 import type { AuthExports } from '../../auth/index.ts';
+import type { TokenPresentation } from '../../auth/sites/verify.ts';
 import type { DeveloperKeys } from '../accounting/developer-keys.ts';
 import { forbidden } from '../errors.ts';
 import type { Account } from '../translate-service.ts';
@@ -15,18 +16,46 @@ export function deeplAuthKey(header: string | undefined): string | undefined {
  * authenticates: clients read `/v2/usage` after a 456 to see their quota, so only billed work is refused
  * (by the reservation in the translate service), never usage or the language lists.
  */
+/** What the authenticator reads of a request: `Authorization`, and for DPoP the proof, method and URL. */
+export interface ApiRequest {
+  authorization: string | undefined;
+  dpop?: string | string[] | undefined;
+  method?: string;
+  url?: string;
+}
+
+/** `Authorization: Bearer <token>` or `DPoP <token>` (RFC 9449 §7.1) with how it was presented. */
+function tokenOf(req: ApiRequest): { token: string; presentation: TokenPresentation } | null {
+  const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.authorization ?? '');
+  if (!m) return null;
+  const proof = Array.isArray(req.dpop) ? req.dpop.join(',') : req.dpop || undefined;
+  return {
+    token: m[2]!,
+    presentation: {
+      scheme: m[1]!.toLowerCase() === 'dpop' ? 'dpop' : 'bearer',
+      method: req.method ?? 'POST',
+      urls: req.url ? [req.url] : [],
+      ...(proof ? { proof } : {}),
+    },
+  };
+}
+
 export function clientAuthenticator(keys: DeveloperKeys, auth: () => AuthExports | undefined) {
-  return async (header: string | undefined): Promise<Account> => {
+  return async (req: ApiRequest): Promise<Account> => {
+    const header = req.authorization;
     const secret = deeplAuthKey(header);
     if (secret) {
       const key = keys.authenticate(secret);
       if (!key) throw forbidden();
       return { id: `key:${key.id}`, limit: key.limits.characters };
     }
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    const presented = tokenOf(req);
     const verify = auth()?.verifyAccessToken;
-    if (bearer && verify) {
-      const token = await verify(bearer, { scope: 'translate' });
+    if (presented && verify) {
+      const token = await verify(presented.token, {
+        scope: 'translate',
+        presentation: presented.presentation,
+      });
       if (token) return { id: `token:${token.client_id}`, limit: null };
     }
     throw forbidden();
