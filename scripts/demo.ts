@@ -1,6 +1,6 @@
 /**
  * `npm run demo`: the hub with its real plugins plus simulated MQTT devices — a Tasmota bulb, a
- * zigbee2mqtt bridge with a dimmable bulb and a wall switch, and a Shelly Plus 1 relay — real mqtt.js
+ * zigbee2mqtt bridge with a colour bulb and a wall switch, and a Shelly Plus 1 relay — real mqtt.js
  * clients speaking the real profiles over the hub's broker. The demo provisions everything itself (device
  * credentials, devices, lights, a sensor with actions) in a throw-away data directory, presses the wall
  * switch now and then, and prints the web UI URL. Ctrl+C stops it.
@@ -77,7 +77,7 @@ const z2m = await startZigbee2mqtt({
   username: 'zigbee2mqtt',
   password: await credential('zigbee2mqtt', ['zigbee2mqtt/#']),
   devices: [
-    { name: 'Living room', type: 'bulb' },
+    { name: 'Living room', type: 'colour' },
     { name: 'Wall switch', type: 'switch' },
   ],
 });
@@ -128,7 +128,7 @@ const evening = await site('POST', '/scene', {
   name: 'Evening',
   state: [
     { _id: ids[0], on: true, bri: 90 },
-    { _id: ids[1], on: true, bri: 160 },
+    { _id: ids[1], on: true, bri: 160, kelvin: 2700 },
     { _id: ids[2], on: true, bri: 255 },
   ],
 });
@@ -150,7 +150,7 @@ await site('POST', '/sensor/action', {
 });
 
 console.log(
-  'Hearth demo is running (simulated devices: Tasmota bulb, zigbee2mqtt bulb + wall switch, Shelly relay).',
+  'Hearth demo is running (simulated devices: Tasmota bulb, zigbee2mqtt colour bulb + wall switch, Shelly relay).',
 );
 console.log(`  web UI:      ${uiUrl}`);
 console.log(

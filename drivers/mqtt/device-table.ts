@@ -2,7 +2,7 @@
  * The devices one driver instance serves, indexed by the exact topics they publish on, with what each
  * last reported (level, presence). A message is routed by one map lookup, whatever the number of devices.
  */
-import type { LightLevel } from '../lighting/index.ts';
+import type { LightLevel, LightState } from '../lighting/index.ts';
 import type { MqttDevice } from './device.ts';
 import { profiles } from './profiles/index.ts';
 
@@ -11,7 +11,7 @@ export type DeviceSource = 'configured' | 'homeassistant' | 'zigbee2mqtt' | 'tas
 export interface Entry {
   device: MqttDevice;
   source: DeviceSource;
-  level: LightLevel | null;
+  level: LightState | null;
   /** Last non-zero brightness, so a bare "ON" report comes back at the level the light had. */
   lastBri: number;
   /** null until the device said anything about its presence. */

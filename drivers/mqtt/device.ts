@@ -5,7 +5,7 @@
  * `mqttid` works without any other configuration; Home Assistant devices need their topics (discovery or
  * a registered device).
  */
-import type { DeviceInfo, DeviceKind } from '../lighting/index.ts';
+import type { DeviceInfo, DeviceKind, LightCapabilities } from '../lighting/index.ts';
 
 export type ProfileName = 'zigbee2mqtt' | 'ha-json' | 'tasmota' | 'shelly1' | 'shelly2';
 export const PROFILES: readonly ProfileName[] = ['zigbee2mqtt', 'ha-json', 'tasmota', 'shelly1', 'shelly2'];
@@ -61,6 +61,8 @@ export interface MqttDevice {
   kind: DeviceKind;
   name?: string;
   events?: string[];
+  /** Colour temperature and colour, when discovery says the device has them. */
+  capabilities?: LightCapabilities;
   /**
    * The profile's address: zigbee2mqtt `<base>/<friendly name>`, Tasmota `%topic%`, Shelly Gen1
    * `shellies/<id>`, Shelly Gen2 the device's topic prefix, Home Assistant the unique id.
@@ -111,5 +113,6 @@ export function deviceInfo(d: MqttDevice): DeviceInfo {
   const info: DeviceInfo = { protocolid: d.protocolid, kind: d.kind };
   if (d.name !== undefined) info.name = d.name;
   if (d.events !== undefined) info.events = d.events;
+  if (d.capabilities !== undefined) info.capabilities = d.capabilities;
   return info;
 }

@@ -6,8 +6,10 @@
 import {
   type DriverFactory,
   ForeignDeviceError,
+  type LightColour,
   type LightingDriver,
   type LightLevel,
+  type LightState,
   type LightTarget,
 } from '../lighting/index.ts';
 import { deviceFromProtocolId, deviceInfo, type MqttDevice } from './device.ts';
@@ -24,6 +26,18 @@ import { pause, ReportWaiters } from './report-waiters.ts';
 import { Subscriptions } from './subscriptions.ts';
 
 const READ_WAIT_MS = 1000;
+
+/** A report's colour laid over what the device said before (a device may report its power alone). */
+function colourOfReport(prev: LightState | null, what: LightColour): LightColour {
+  const out: LightColour = {};
+  const ct = what.ct ?? prev?.ct;
+  const xy = what.xy ?? prev?.xy;
+  const mode = what.colormode ?? prev?.colormode;
+  if (ct !== undefined) out.ct = ct;
+  if (xy !== undefined) out.xy = xy;
+  if (mode !== undefined) out.colormode = mode;
+  return out;
+}
 /** start() waits this long at most for the devices to answer the first resync. */
 const RESYNC_WAIT_MS = 1000;
 
@@ -90,7 +104,8 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
           if (what.bri !== undefined && what.bri > 0) e.lastBri = what.bri;
           return;
         }
-        const level: LightLevel = mergeLevel(e, what.on, what.bri);
+        const merged: LightLevel = mergeLevel(e, what.on, what.bri);
+        const level: LightState = { ...merged, ...colourOfReport(e.level, what) };
         e.level = level;
         if (level.on) e.lastBri = level.bri;
         // A device that reports is present, whatever its last will said before.

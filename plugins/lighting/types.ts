@@ -234,9 +234,13 @@ export interface LightingExports {
 
 /**
  * A level with the optional colour inputs of `PUT /light/state` (checked and converted as there, 400 naming
- * the field when the light cannot show them).
+ * the field when the light cannot show them). Other plugins' topics send colour without a level
+ * (`{"state":"ON","color_temp":300}`), hence the optional `bri`.
  */
-export type LightStateRequest = LightLevel & {
+export type LightStateRequest = {
+  on: boolean;
+  /** Absent with `on: true`: the light's last non-zero level (255 if none), as `'on'`. */
+  bri?: number;
   ct?: number;
   kelvin?: number;
   xy?: [number, number];

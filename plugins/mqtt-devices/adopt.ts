@@ -61,7 +61,13 @@ export class Adopter {
       else
         await this.#lighting.createLight(
           r.site,
-          { name, type: d.kind, vendor: 'mqtt', protocolid: r.protocolid },
+          {
+            name,
+            type: d.kind,
+            vendor: 'mqtt',
+            protocolid: r.protocolid,
+            ...(d.capabilities && d.kind === 'dimmable' ? { capabilities: d.capabilities } : {}),
+          },
           opts,
         );
       return true;

@@ -9,6 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { MqttApi } from '../../core/mqtt/types.ts';
+import type { LightCapabilities } from '../../drivers/lighting/index.ts';
 import type { LightView, SensorView } from '../lighting/types.ts';
 import { topicId } from './hearth-topics.ts';
 
@@ -24,6 +25,20 @@ export interface HaSite {
   siteName: string;
   lights: LightView[];
   sensors: SensorView[];
+}
+
+/**
+ * HA JSON schema: `supported_color_modes` lists `color_temp` and `xy` for a light with them (then
+ * `brightness`/`onoff` must not be listed), with the light's mired range; otherwise `brightness` or `onoff`.
+ */
+function colourModes(light: LightView, dimmable: boolean): Record<string, unknown> {
+  const caps = light.capabilities as LightCapabilities | undefined;
+  const modes = [...(caps?.ct ? ['color_temp'] : []), ...(caps?.xy ? ['xy'] : [])];
+  if (!modes.length) return { supported_color_modes: [dimmable ? 'brightness' : 'onoff'] };
+  return {
+    supported_color_modes: modes,
+    ...(caps?.ct ? { min_mireds: caps.ct.min, max_mireds: caps.ct.max } : {}),
+  };
 }
 
 export function haConfigs(prefix: string, s: HaSite): HaConfig[] {
@@ -63,7 +78,7 @@ export function haConfigs(prefix: string, s: HaSite): HaConfig[] {
         availability_mode: 'all',
         brightness: dimmable,
         brightness_scale: 255,
-        supported_color_modes: [dimmable ? 'brightness' : 'onoff'],
+        ...colourModes(light, dimmable),
         device,
       }),
     };

@@ -1,8 +1,12 @@
 /**
  * Hearth's own topics on the bus (README "Topics"), for Node-RED, Home Assistant and scripts:
  *   hearth/<site>/light/<id>/state         retained  {"state":"ON","brightness":128,"on":true,"bri":128}
+ *                                                    + for a light with colour: color_mode, color_temp,
+ *                                                    color {x, y} (HA JSON) and ct, xy, colormode (site API)
  *   hearth/<site>/light/<id>/availability  retained  online | offline (MQTT lights: their device's presence)
- *   hearth/<site>/light/<id>/set           in        {"on":true,"bri":128} or {"state":"ON","brightness":128}
+ *   hearth/<site>/light/<id>/set           in        {"on":true,"bri":128} or {"state":"ON","brightness":128},
+ *                                                    colour as HA JSON (color_temp, color {x,y}|{h,s}|{r,g,b},
+ *                                                    transition) or the site API's (ct, kelvin, xy, hex, hue/sat)
  *   hearth/<site>/sensor/<id>/action       out       the event name (not retained)
  *   hearth/<site>/sensor/<id>/event        in        {"event":"1"}: the generic sensor topic
  *   hearth/<site>/status                   retained  online | offline
@@ -12,7 +16,8 @@
  */
 import type { Logger } from 'pino';
 import type { MqttApi, MqttMessage } from '../../core/mqtt/types.ts';
-import type { LightLevel } from '../../drivers/lighting/index.ts';
+import { type LightState, rgbToHex } from '../../drivers/lighting/index.ts';
+import type { LightStateRequest } from '../lighting/types.ts';
 
 const MAX_IN = 1024;
 
@@ -28,12 +33,40 @@ export const fromTopicId = (s: string) => {
 
 export interface HearthTopicDeps {
   /** Commands a light of the site (lighting `_id`); rejects when the site has no such light or driver. */
-  setLight(site: string, lightId: string, level: LightLevel | 'on'): Promise<unknown>;
+  setLight(site: string, lightId: string, level: LightStateRequest | 'on'): Promise<unknown>;
   postSensorEvent(site: string, sensorId: string, event: string): Promise<void>;
 }
 
-/** `{"on","bri"}` or Home Assistant JSON `{"state","brightness"}` (0..255); `'on'` = on at its last level. */
-export function parseCommand(payload: Buffer): LightLevel | 'on' | null {
+/**
+ * Colour of a command, as Home Assistant's JSON schema sends it or as the site API takes it; the lighting
+ * plugin checks the values against the light (a bad one is refused there and logged here).
+ */
+function colourFields(b: Record<string, unknown>): Partial<LightStateRequest> | null {
+  const out: Record<string, unknown> = {};
+  for (const k of ['ct', 'kelvin', 'xy', 'hex', 'hue', 'sat', 'transition'])
+    if (b[k] !== undefined) out[k] = b[k];
+  if (b.color_temp !== undefined) out.ct = b.color_temp;
+  const c = b.color;
+  if (typeof c === 'object' && c !== null) {
+    const col = c as Record<string, unknown>;
+    if (col.x !== undefined || col.y !== undefined) out.xy = [col.x, col.y];
+    else if (col.h !== undefined || col.s !== undefined) {
+      out.hue = col.h;
+      out.sat = col.s;
+    } else if (
+      [col.r, col.g, col.b].every((n) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 255)
+    )
+      out.hex = rgbToHex({ r: col.r as number, g: col.g as number, b: col.b as number });
+    else return null;
+  }
+  return Object.keys(out).length ? (out as Partial<LightStateRequest>) : {};
+}
+
+/**
+ * `{"on","bri"}` or Home Assistant JSON `{"state","brightness"}` (0..255), with optional colour; `'on'` = on
+ * at its last level.
+ */
+export function parseCommand(payload: Buffer): LightStateRequest | 'on' | null {
   if (payload.length > MAX_IN) return null;
   let body: unknown;
   try {
@@ -52,8 +85,13 @@ export function parseCommand(payload: Buffer): LightLevel | 'on' | null {
   )
     return null;
   const bri = rawBri as number | undefined;
+  const colour = colourFields(b);
+  if (colour === null) return null;
   if (on === false || bri === 0) return { on: false, bri: 0 };
-  if (bri !== undefined) return { on: true, bri };
+  const coloured = Object.keys(colour).length > 0;
+  if (bri !== undefined) return { on: true, bri, ...colour };
+  // HA sends a colour alone with `state: ON`; a colour alone also means "on, in that colour"
+  if (coloured) return { on: true, ...colour };
   return on === true ? 'on' : null;
 }
 
@@ -74,8 +112,20 @@ export class HearthTopics {
       .catch((err: unknown) => this.#log.debug({ err, topic }, 'hearth topic not published'));
   }
 
-  state(site: string, lightId: string, level: LightLevel): void {
-    const body = { state: level.on ? 'ON' : 'OFF', brightness: level.bri, on: level.on, bri: level.bri };
+  state(site: string, lightId: string, level: LightState): void {
+    const body: Record<string, unknown> = {
+      state: level.on ? 'ON' : 'OFF',
+      brightness: level.bri,
+      on: level.on,
+      bri: level.bri,
+    };
+    // HA JSON schema's colour fields, then the site API's (a light without colour has none)
+    if (level.colormode) body.color_mode = level.colormode === 'ct' ? 'color_temp' : 'xy';
+    if (level.ct !== undefined) body.color_temp = level.ct;
+    if (level.xy) body.color = { x: level.xy[0], y: level.xy[1] };
+    if (level.ct !== undefined) body.ct = level.ct;
+    if (level.xy) body.xy = level.xy;
+    if (level.colormode) body.colormode = level.colormode;
     this.#publish(`hearth/${site}/light/${topicId(lightId)}/state`, JSON.stringify(body), true);
   }
 

@@ -86,8 +86,8 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     await ha?.watchRetained((site) => lighting.sites.get(site) !== null);
     const siteTopics = new SiteTopics(lighting, registry, topics, ha);
     // Every light and sensor of every site, whatever its vendor, keyed by its lighting _id.
-    ctx.bus.on('lighting.light.state', ({ siteId, lightId, on, bri }) =>
-      siteTopics.state(siteId, lightId, { on, bri }),
+    ctx.bus.on('lighting.light.state', ({ siteId, lightId, ...state }) =>
+      siteTopics.state(siteId, lightId, state),
     );
     ctx.bus.on('lighting.sensor.event', ({ siteId, sensorId, event }) =>
       siteTopics.event(siteId, sensorId, event),

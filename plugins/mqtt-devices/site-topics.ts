@@ -4,11 +4,20 @@
  * events feed the topics, lighting's `setLightState` takes the commands (hearth-topics.ts). Keyed by the
  * lighting `_id`. MQTT lights also get their device's presence on `…/availability`.
  */
-import type { LightLevel } from '../../drivers/lighting/index.ts';
+import type { LightState, Xy } from '../../drivers/lighting/index.ts';
 import type { LightingExports, LightView } from '../lighting/types.ts';
 import type { HaPublisher } from './ha-publish.ts';
 import type { HearthTopics } from './hearth-topics.ts';
 import type { Registry } from './registry.ts';
+
+/** A light's state as the site API shows it: the level and, for a light with colour, its colour. */
+function stateOf(l: LightView): LightState {
+  const s: LightState = { on: l.on, bri: l.bri };
+  if (typeof l.ct === 'number') s.ct = l.ct;
+  if (Array.isArray(l.xy)) s.xy = l.xy as unknown as Xy;
+  if (l.colormode === 'ct' || l.colormode === 'xy') s.colormode = l.colormode;
+  return s;
+}
 
 export class SiteTopics {
   readonly #lighting: LightingExports;
@@ -26,7 +35,7 @@ export class SiteTopics {
   }
 
   /** A confirmed level (lighting's `lighting.light.state`). */
-  state(site: string, lightId: string, level: LightLevel): void {
+  state(site: string, lightId: string, level: LightState): void {
     this.#topics.state(site, lightId, level);
   }
 
@@ -52,7 +61,7 @@ export class SiteTopics {
     for (const id of before) if (!now.has(id)) this.#topics.forget(site, id);
     for (const l of lights) {
       if (before.has(l._id)) continue;
-      this.#topics.state(site, l._id, { on: l.on, bri: l.bri });
+      this.#topics.state(site, l._id, stateOf(l));
       this.#availability(site, l);
     }
     this.#known.set(site, now);

@@ -3,8 +3,10 @@
  * `bridge/devices` and per-device availability; `<name>/set` and `<name>/get` for bulbs (brightness
  * 0..254); switches publish `{"action":"on"}` then clear it with `""`, as zigbee2mqtt does. A `plug` is an
  * on/off device: a `brightness` sent to it is refused the way zigbee2mqtt does (an error on
- * `bridge/logging`), counted in `errors`.
+ * `bridge/logging`), counted in `errors`. A `colour` bulb also exposes `color_temp` (153–500 mireds) and
+ * `color_xy`, takes `color_temp` and `color` `{x, y}` or `{hue, saturation}`, and reports `color_mode`.
  */
+import { hsToXy } from '../../drivers/lighting/index.ts';
 import {
   answer,
   connected,
@@ -17,12 +19,15 @@ import {
 
 export interface Z2mDeviceSpec {
   name: string;
-  type: 'bulb' | 'switch' | 'plug';
+  type: 'bulb' | 'switch' | 'plug' | 'colour';
 }
 
 export interface Z2mBulbState {
   state: 'ON' | 'OFF';
   brightness: number;
+  color_mode?: 'color_temp' | 'xy';
+  color_temp?: number;
+  color?: { x: number; y: number };
 }
 
 export interface Zigbee2mqttSim extends SimDevice {
@@ -35,27 +40,43 @@ export interface Zigbee2mqttSim extends SimDevice {
   readonly errors: string[];
 }
 
+const COLOUR_FEATURES = [
+  { name: 'color_temp', property: 'color_temp', value_min: 153, value_max: 500, unit: 'mired' },
+  { name: 'color_xy', property: 'color', type: 'composite' },
+];
+
 const exposes = (type: Z2mDeviceSpec['type']) =>
-  type === 'plug'
-    ? [{ type: 'switch', features: [{ name: 'state', property: 'state' }] }]
-    : type === 'bulb'
-      ? [
-          {
-            type: 'light',
-            features: [
-              { name: 'state', property: 'state' },
-              { name: 'brightness', property: 'brightness', value_max: 254 },
-            ],
-          },
-        ]
-      : [
-          {
-            type: 'enum',
-            name: 'action',
-            property: 'action',
-            values: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
-          },
-        ];
+  type === 'colour'
+    ? [
+        {
+          type: 'light',
+          features: [
+            { name: 'state', property: 'state' },
+            { name: 'brightness', property: 'brightness', value_max: 254 },
+            ...COLOUR_FEATURES,
+          ],
+        },
+      ]
+    : type === 'plug'
+      ? [{ type: 'switch', features: [{ name: 'state', property: 'state' }] }]
+      : type === 'bulb'
+        ? [
+            {
+              type: 'light',
+              features: [
+                { name: 'state', property: 'state' },
+                { name: 'brightness', property: 'brightness', value_max: 254 },
+              ],
+            },
+          ]
+        : [
+            {
+              type: 'enum',
+              name: 'action',
+              property: 'action',
+              values: ['on', 'off', 'brightness_move_up', 'brightness_move_down'],
+            },
+          ];
 
 export async function startZigbee2mqtt(
   opts: SimOptions & { base?: string; devices: Z2mDeviceSpec[] },
@@ -69,7 +90,16 @@ export async function startZigbee2mqtt(
   const sim = simDevice(client);
   let devices = [...opts.devices];
   const bulbs = new Map<string, Z2mBulbState>();
-  for (const d of devices) if (d.type !== 'switch') bulbs.set(d.name, { state: 'OFF', brightness: 254 });
+  for (const d of devices)
+    if (d.type === 'colour')
+      bulbs.set(d.name, {
+        state: 'OFF',
+        brightness: 254,
+        color_mode: 'color_temp',
+        color_temp: 370,
+        color: { x: 0.4599, y: 0.4106 },
+      });
+    else if (d.type !== 'switch') bulbs.set(d.name, { state: 'OFF', brightness: 254 });
   const plugs = new Set(devices.filter((d) => d.type === 'plug').map((d) => d.name));
   const errors: string[] = [];
   let permitJoins = 0;
@@ -89,7 +119,7 @@ export async function startZigbee2mqtt(
       supported: true,
       disabled: false,
       definition: {
-        model: { bulb: 'LED1545G12', switch: 'E1743', plug: 'E1603' }[d.type],
+        model: { bulb: 'LED1545G12', switch: 'E1743', plug: 'E1603', colour: 'LED1624G9' }[d.type],
         vendor: 'IKEA',
         exposes: exposes(d.type),
       },
@@ -123,7 +153,12 @@ export async function startZigbee2mqtt(
     const bulb = name ? bulbs.get(name) : undefined;
     if (!bulb || !name) return;
     if (verb === 'set') {
-      let body: { state?: string; brightness?: number };
+      let body: {
+        state?: string;
+        brightness?: number;
+        color_temp?: number;
+        color?: { x?: number; y?: number; hue?: number; saturation?: number };
+      };
       try {
         body = JSON.parse(payload.toString());
       } catch {
@@ -136,6 +171,19 @@ export async function startZigbee2mqtt(
       } else if (typeof body.brightness === 'number')
         bulb.brightness = Math.max(0, Math.min(254, body.brightness));
       if (body.state === 'ON' || body.state === 'OFF') bulb.state = body.state;
+      if (bulb.color_mode && typeof body.color_temp === 'number') {
+        bulb.color_temp = Math.max(153, Math.min(500, Math.round(body.color_temp)));
+        bulb.color_mode = 'color_temp';
+      }
+      const c = body.color;
+      if (bulb.color_mode && c && typeof c.x === 'number' && typeof c.y === 'number') {
+        bulb.color = { x: c.x, y: c.y };
+        bulb.color_mode = 'xy';
+      } else if (bulb.color_mode && c && typeof c.hue === 'number' && typeof c.saturation === 'number') {
+        const [x, y] = hsToXy(c.hue, c.saturation);
+        bulb.color = { x, y };
+        bulb.color_mode = 'xy';
+      }
       if (body.state === 'TOGGLE') bulb.state = bulb.state === 'ON' ? 'OFF' : 'ON';
     }
     answer(publishBulb(name));

@@ -3,24 +3,56 @@
  * says whether it is a light (with or without brightness), a switch, or something with an `action`
  * (buttons, remotes). The coordinator, disabled and unsupported devices are skipped.
  */
-import type { DeviceKind } from '../../lighting/index.ts';
+import { DEFAULT_GAMUT, type DeviceKind, type LightCapabilities } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { json, MAX_LIST_PAYLOAD, PayloadError } from '../payload.ts';
 
-type Expose = { type?: unknown; name?: unknown; property?: unknown; values?: unknown; features?: unknown };
+type Expose = {
+  type?: unknown;
+  name?: unknown;
+  property?: unknown;
+  values?: unknown;
+  features?: unknown;
+  value_min?: unknown;
+  value_max?: unknown;
+};
+
+/** A light's `color_temp` feature (range in mireds) and `color_xy`/`color_hs` features. */
+function capabilitiesOf(features: Expose[]): LightCapabilities | undefined {
+  const caps: LightCapabilities = {};
+  const ct = features.find((f) => f.name === 'color_temp');
+  if (ct) {
+    const ok = (n: unknown): n is number =>
+      typeof n === 'number' && Number.isInteger(n) && n >= 50 && n <= 1000;
+    const min = ok(ct.value_min) ? ct.value_min : 153;
+    const max = ok(ct.value_max) ? ct.value_max : 500;
+    if (min <= max) caps.ct = { min, max };
+  }
+  if (features.some((f) => f.name === 'color_xy' || f.name === 'color_hs'))
+    caps.xy = { gamut: DEFAULT_GAMUT };
+  return caps.ct || caps.xy ? caps : undefined;
+}
 
 const list = (v: unknown): Expose[] =>
   Array.isArray(v) ? v.filter((x): x is Expose => typeof x === 'object' && x !== null) : [];
 
-function classify(exposes: Expose[]): { kind: DeviceKind; events?: string[] } | null {
+function classify(
+  exposes: Expose[],
+): { kind: DeviceKind; events?: string[]; capabilities?: LightCapabilities } | null {
   const lamp = exposes.find((e) => e.type === 'light' || e.type === 'switch');
   const action = exposes.find((e) => e.name === 'action' || e.property === 'action');
   const events = Array.isArray(action?.values)
     ? action.values.filter((v): v is string => typeof v === 'string' && v !== '')
     : undefined;
   if (lamp) {
-    const dimmable = lamp.type === 'light' && list(lamp.features).some((f) => f.name === 'brightness');
-    return { kind: dimmable ? 'dimmable' : 'binary', ...(events ? { events } : {}) };
+    const features = list(lamp.features);
+    const dimmable = lamp.type === 'light' && features.some((f) => f.name === 'brightness');
+    const capabilities = lamp.type === 'light' ? capabilitiesOf(features) : undefined;
+    return {
+      kind: dimmable ? 'dimmable' : 'binary',
+      ...(events ? { events } : {}),
+      ...(capabilities ? { capabilities } : {}),
+    };
   }
   if (action) return { kind: 'sensor', events: events ?? [] };
   return null;

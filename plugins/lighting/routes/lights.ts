@@ -17,13 +17,18 @@ export async function setLightState(
   siteId: string,
   id: string,
   /** A `LightStateRequest` from another plugin, or a request body: colour fields are checked here. */
-  requested: (LightLevel & object) | 'on',
+  requested: ({ on: boolean; bri?: number } & object) | 'on',
 ): Promise<LightStateAnswer> {
   const light = d.catalog.light(siteId, id);
-  const wanted =
+  const lastOn = () => ({ on: true, bri: d.control.entry(id).lastOnBri || 255 });
+  const wanted: LightLevel =
     requested === 'on'
-      ? { on: true, bri: d.control.entry(id).lastOnBri || 255 }
-      : { on: requested.on, bri: requested.bri };
+      ? lastOn()
+      : requested.bri === undefined
+        ? requested.on
+          ? lastOn()
+          : { on: false, bri: 0 }
+        : { on: requested.on, bri: requested.bri };
   const extra =
     requested !== 'on' && hasColourFields(requested)
       ? parseColour(requested, id, light.capabilities)

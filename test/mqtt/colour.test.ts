@@ -1,0 +1,173 @@
+/**
+ * Colour over the real broker: a zigbee2mqtt colour bulb (simulator) is discovered with its capabilities,
+ * takes colour temperature and colour the way zigbee2mqtt does, its own colour reports reach the site API,
+ * and Hearth's topics and Home Assistant discovery carry the colour.
+ */
+import mqtt from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
+
+const stops: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const s of stops.splice(0).reverse()) await s();
+});
+
+async function colourBulb(config: Record<string, unknown> = {}) {
+  const h: MqttHub = await startMqttHub({ mqtt: { allowAnonymous: true }, ...config });
+  stops.push(() => h.stop());
+  const z2m = await startZigbee2mqtt({
+    url: h.t.mqttUrl,
+    devices: [
+      { name: 'lounge', type: 'colour' },
+      { name: 'hall', type: 'bulb' },
+    ],
+  });
+  stops.push(() => z2m.stop());
+  const find = async (id: string) =>
+    ((await h.site('GET', '/light')).body as Json[]).find((l) => l.mqttid === id);
+  const light = await eventually(() => find('zigbee2mqtt:lounge'), 'the discovered colour light');
+  const plain = await eventually(() => find('zigbee2mqtt:hall'), 'the discovered plain light');
+  return { h, z2m, light, plain, find };
+}
+
+describe('zigbee2mqtt colour bulbs', () => {
+  it('are discovered with their mired range and colour from bridge/devices exposes; plain bulbs keep the seed shape', async () => {
+    const { light, plain } = await colourBulb();
+    expect(light.capabilities.ct).toEqual({ min: 153, max: 500 });
+    expect(light.capabilities.xy.gamut).toHaveLength(3);
+    expect(plain.capabilities).toBeUndefined();
+    expect(Object.keys(plain)).toEqual([
+      '_id',
+      'siteid',
+      'name',
+      'type',
+      'vendor',
+      'subdef',
+      'mqttid',
+      'on',
+      'bri',
+      'new',
+    ]);
+  });
+
+  it('take color_temp and color {x, y} on …/set, and their reports update the site API', async () => {
+    const { h, z2m, light, find } = await colourBulb();
+    const warm = await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 200, kelvin: 2700 });
+    expect(warm.status).toBe(200);
+    await eventually(() => z2m.bulb('lounge').color_temp === 370, 'the bulb at 370 mireds');
+    expect(z2m.bulb('lounge').color_mode).toBe('color_temp');
+    await eventually(async () => (await find('zigbee2mqtt:lounge'))?.colormode === 'ct', 'ct confirmed');
+    expect(await find('zigbee2mqtt:lounge')).toMatchObject({ on: true, ct: 370, colormode: 'ct' });
+    const red = await h.site('PUT', '/light/state', {
+      _id: light._id,
+      on: true,
+      bri: 200,
+      hex: '#ff0000',
+      transition: 2,
+    });
+    expect(red.status).toBe(200);
+    await eventually(() => z2m.bulb('lounge').color_mode === 'xy', 'the bulb in xy');
+    expect(z2m.bulb('lounge').color?.x).toBeCloseTo(red.body.xy[0], 4);
+    const sent = z2m.received.map((m: Json) => m.payload).filter((p: string) => p.includes('"color"'));
+    expect(JSON.parse(sent.at(-1))).toMatchObject({
+      state: 'ON',
+      color: { x: red.body.xy[0] },
+      transition: 2,
+    });
+    await eventually(async () => (await find('zigbee2mqtt:lounge'))?.colormode === 'xy', 'xy confirmed');
+  });
+
+  it("a device's own colour change (another app, a remote) reaches the site API", async () => {
+    const { h, light, find } = await colourBulb();
+    const other = await mqtt.connectAsync(h.t.mqttUrl, {
+      username: 'remote',
+      password: await h.credential('remote', ['zigbee2mqtt/#']),
+    });
+    stops.push(() => other.endAsync());
+    await other.publishAsync(
+      'zigbee2mqtt/lounge',
+      JSON.stringify({
+        state: 'ON',
+        brightness: 254,
+        color_mode: 'hs',
+        color: { hue: 240, saturation: 100 },
+      }),
+    );
+    const seen = await eventually(async () => {
+      const l = await find('zigbee2mqtt:lounge');
+      return l?.colormode === 'xy' ? l : undefined;
+    }, 'the reported colour');
+    expect(seen._id).toBe(light._id);
+    expect(seen.xy[1]).toBeLessThan(0.1);
+  });
+});
+
+describe("Hearth's topics and Home Assistant discovery", () => {
+  it('state carries HA JSON colour, set takes color_temp, discovery declares the colour modes', async () => {
+    const { h, z2m, light, plain } = await colourBulb({
+      plugins: { 'mqtt-devices': { publishHomeAssistant: true } },
+    });
+    // Node-RED style: the site key reaches hearth/<site>/…; Home Assistant has its own credential
+    const client = await mqtt.connectAsync(h.t.mqttUrl, { username: 'node-red', password: h.sitekey });
+    stops.push(() => client.endAsync());
+    const ha = await mqtt.connectAsync(h.t.mqttUrl, {
+      username: 'ha',
+      password: await h.credential('ha', ['homeassistant/#']),
+    });
+    stops.push(() => ha.endAsync());
+    const seen: Array<{ topic: string; body: Json }> = [];
+    client.on('message', (topic, p) => {
+      if (p.length) seen.push({ topic, body: JSON.parse(p.toString()) });
+    });
+    ha.on('message', (topic, p) => {
+      if (p.length) seen.push({ topic, body: JSON.parse(p.toString()) });
+    });
+    await client.subscribeAsync(`hearth/${h.siteid}/light/+/state`);
+    await ha.subscribeAsync('homeassistant/light/#');
+    const config = (id: string) =>
+      seen.find((m) => m.topic === `homeassistant/light/hearth_${h.siteid}/${id}/config`)?.body;
+    const c = await eventually(() => config(light._id), 'the HA config of the colour light');
+    expect(c.supported_color_modes).toEqual(['color_temp', 'xy']);
+    expect(c).toMatchObject({ min_mireds: 153, max_mireds: 500 });
+    const p = await eventually(() => config(plain._id), 'the HA config of the plain light');
+    expect(p.supported_color_modes).toEqual(['brightness']);
+    expect(p.min_mireds).toBeUndefined();
+
+    // Home Assistant turns the light on at a colour temperature: no brightness, state ON
+    await client.publishAsync(
+      `hearth/${h.siteid}/light/${light._id}/set`,
+      JSON.stringify({ state: 'ON', color_temp: 250 }),
+    );
+    await eventually(() => z2m.bulb('lounge').color_temp === 250, 'the bulb at 250 mireds');
+    const state = await eventually(
+      () =>
+        seen.find(
+          (m) => m.topic === `hearth/${h.siteid}/light/${light._id}/state` && m.body.color_temp === 250,
+        ),
+      'the colour state on the hearth topic',
+    );
+    expect(state.body).toMatchObject({ state: 'ON', color_mode: 'color_temp', ct: 250, colormode: 'ct' });
+    expect(state.body.color).toEqual({ x: state.body.xy[0], y: state.body.xy[1] });
+
+    await client.publishAsync(
+      `hearth/${h.siteid}/light/${light._id}/set`,
+      JSON.stringify({ state: 'ON', color: { x: 0.2, y: 0.6 } }),
+    );
+    await eventually(() => z2m.bulb('lounge').color_mode === 'xy', 'the bulb in xy');
+    await eventually(
+      () => seen.find((m) => m.topic.includes(light._id) && m.body.color_mode === 'xy'),
+      'xy on the hearth topic',
+    );
+    // the plain light's state stays the seed payload
+    await client.publishAsync(
+      `hearth/${h.siteid}/light/${plain._id}/set`,
+      JSON.stringify({ on: true, bri: 51 }),
+    );
+    const ps = await eventually(
+      () => seen.find((m) => m.topic === `hearth/${h.siteid}/light/${plain._id}/state` && m.body.bri === 51),
+      'the plain state',
+    );
+    expect(ps.body).toEqual({ state: 'ON', brightness: 51, on: true, bri: 51 });
+  });
+});
