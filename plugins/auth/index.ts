@@ -12,6 +12,7 @@ import { adminErrorBody, oauthErrorBody } from './oauth/errors.ts';
 import { mountIntrospectRevoke } from './oauth/introspect-revoke.ts';
 import { mountRegister } from './oauth/register.ts';
 import { mountTokenEndpoint } from './oauth/token-endpoint.ts';
+import { mountUserinfo } from './oauth/userinfo.ts';
 import { createServices, pruneRefreshTokens, VERSION } from './setup.ts';
 import { dropStaleTokenClients, siteTokenMqttHooks } from './sites/mqtt-acl.ts';
 import { addSiteResource, removeSiteResource, siteResource, syncResources } from './sites/site-resources.ts';
@@ -62,6 +63,8 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountTokenEndpoint(oauthForm, s);
     mountIntrospectRevoke(oauthForm, s);
     mountRegister(oauth, s);
+    const verifyAccessToken = createVerifier(s);
+    mountUserinfo(oauth, s, verifyAccessToken);
     const pages = ctx.http.router('auth', { body: false });
     mountLogin(pages, s);
     mountAuthorize(pages, s);
@@ -75,7 +78,6 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountAdminSystem(admin, s);
 
     // Site tokens everywhere: a resource per lighting site, the verifier on the site API/WebSocket, MQTT ACLs.
-    const verifyAccessToken = createVerifier(s);
     const lighting: LightingExports = ctx.use('lighting');
     await syncResources(s, lighting.sites.list());
     ctx.bus.on('lighting.site.created', async ({ siteId, name }) => {

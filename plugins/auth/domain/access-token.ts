@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { decodeJws, verifyEs256 } from './jws.ts';
 import type { KeyRing } from './keys.ts';
 import { newId } from './secrets.ts';
@@ -24,6 +25,16 @@ export interface MintInput {
   ttlSec: number;
   /** DPoP key thumbprint to bind the token to. */
   jkt?: string;
+}
+
+export interface IdTokenInput {
+  sub: string;
+  clientId: string;
+  ttlSec: number;
+  /** Epoch seconds of the sign-in. */
+  authTime: number;
+  nonce?: string | undefined;
+  accessToken: string;
 }
 
 const CLOCK_SKEW_SEC = 30;
@@ -56,6 +67,28 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
       // RFC 9068 §2.1: header typ "at+jwt"
       const token = await batch.sign({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
       return { token, claims };
+    },
+
+    /** An OpenID Connect ID token (OpenID Connect Core §2), signed like the access tokens. */
+    async idToken(claims: IdTokenInput): Promise<string> {
+      const key = keys.current();
+      const iat = Math.floor(Date.now() / 1000);
+      const payload = {
+        iss: issuer(),
+        sub: claims.sub,
+        aud: claims.clientId,
+        exp: iat + claims.ttlSec,
+        iat,
+        auth_time: claims.authTime,
+        ...(claims.nonce !== undefined ? { nonce: claims.nonce } : {}),
+        // §3.1.3.6: the left half of the SHA-256 of the access token, base64url
+        at_hash: createHash('sha256')
+          .update(claims.accessToken)
+          .digest()
+          .subarray(0, 16)
+          .toString('base64url'),
+      };
+      return batch.sign({ typ: 'JWT', kid: key.kid }, payload, key.privateKey);
     },
 
     /** Signature, `alg`, `typ`, `iss`, `exp` and presence of every claim; returns null for anything else. */

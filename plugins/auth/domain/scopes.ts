@@ -20,3 +20,17 @@ export const SITE_SCOPES = [
 ] as const;
 
 export const TRANSLATE_SCOPE = { name: 'translate', description: 'Translate announcements' } as const;
+
+/**
+ * OpenID Connect scopes (OpenID Connect Core §3.1.2.1, §5.4). They are about the user, not about a
+ * resource: every resource accepts them next to its own scopes, and a request that asks for nothing else
+ * is for the built-in `userinfo` resource.
+ */
+export const IDENTITY_SCOPES = [
+  { name: 'openid', description: 'Sign you in with your Hearth account' },
+  { name: 'profile', description: 'See your name' },
+  { name: 'email', description: 'See your email address' },
+] as const;
+
+export const IDENTITY_SCOPE_NAMES: readonly string[] = IDENTITY_SCOPES.map((x) => x.name);
+export const isIdentityScope = (scope: string): boolean => IDENTITY_SCOPE_NAMES.includes(scope);

@@ -34,6 +34,14 @@ export function asMetadata(s: AuthServices): Record<string, unknown> {
     client_id_metadata_document_supported: false,
     ...(s.dpop.enabled ? { dpop_signing_alg_values_supported: DPOP_ALGS } : {}), // RFC 9449 §5.1
     vendor_agent_identity_supported: false,
+    // OpenID Connect Discovery §3, for Hearth's own apps signing a person in.
+    userinfo_endpoint: `${iss}/oauth/userinfo`,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'name', 'email'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false, // the default would be true
   };
 }
 

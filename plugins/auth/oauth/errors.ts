@@ -50,6 +50,7 @@ const OAUTH_CODES = new Set([
   'slow_down',
   'invalid_dpop_proof',
   'use_dpop_nonce',
+  'insufficient_scope',
 ]);
 
 /** Error body shape for the OAuth routers (errors thrown without a complete body). */

@@ -100,12 +100,24 @@ export async function authorizationCodeGrant(
     stillValid: () => !redeemed.reused && liveParties(s, record) !== null,
   });
   void s.audit.record('token.issued', { client_id: client.id, actor_id: user.id, detail: resource.slug });
+  // OpenID Connect Core §3.1.3.3: an ID token when `openid` was granted (not on refresh, §12.2 allows that).
+  const idToken = scopes.includes('openid')
+    ? await s.signer.idToken({
+        sub: user.id,
+        clientId: client.id,
+        ttlSec: ttl,
+        authTime: record.auth_time,
+        nonce: record.nonce,
+        accessToken: token,
+      })
+    : undefined;
   return {
     access_token: token,
     token_type: tokenType(jkt),
     expires_in: ttl,
     scope: scopes.join(' '),
     ...(refresh ? { refresh_token: refresh.token } : {}),
+    ...(idToken ? { id_token: idToken } : {}),
   };
 }
 

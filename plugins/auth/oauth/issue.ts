@@ -29,6 +29,8 @@ export interface TokenResponse {
   expires_in: number;
   scope: string;
   refresh_token?: string;
+  /** OpenID Connect Core §3.1.3.3: when `openid` was granted. */
+  id_token?: string;
 }
 
 /** RFC 9449 §5: a bound token is of type DPoP. */

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { deleteResource } from '../admin/resources.ts';
-import { SITE_SCOPES, TRANSLATE_SCOPE } from '../domain/scopes.ts';
+import { IDENTITY_SCOPES, SITE_SCOPES, TRANSLATE_SCOPE } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
 import { type AuthServices, nowIso } from '../services.ts';
 import type { Resource } from '../state/model.ts';
 
 export const siteResourceUri = (siteId: string) => `urn:hearth:site:${encodeURIComponent(siteId)}`;
 export const TRANSLATION_URI = 'urn:hearth:translation';
+/** The audience of tokens that only sign a user in (OpenID Connect scopes only): the userinfo endpoint. */
+export const USERINFO_URI = 'urn:hearth:userinfo';
 
 /** A slug from the site id when it fits the slug rule, else from its hash. */
 function siteSlug(siteId: string): string {
@@ -66,7 +68,7 @@ export async function removeSiteResource(s: AuthServices, siteId: string): Promi
   void s.audit.record('resource.deleted', { actor_id: 'lighting', detail: r.slug });
 }
 
-/** Brings site resources in line with the sites that exist now, and makes sure the translation resource exists. */
+/** Brings site resources in line with the sites that exist now, and makes sure the built-in resources exist. */
 export async function syncResources(
   s: AuthServices,
   sites: Array<{ siteid: string; name: string }>,
@@ -75,8 +77,19 @@ export async function syncResources(
   const ids = new Set(sites.map((x) => x.siteid));
   for (const r of Object.values(s.data.data.resources))
     if (r.site_id && !ids.has(r.site_id)) await removeSiteResource(s, r.site_id);
-  if (!Object.values(s.data.data.resources).some((r) => r.uri === TRANSLATION_URI)) {
-    const r = newResource('translation', TRANSLATION_URI, 'Translation', [{ ...TRANSLATE_SCOPE }]);
+  const builtIn = [
+    newResource('translation', TRANSLATION_URI, 'Translation', [{ ...TRANSLATE_SCOPE }]),
+    newResource(
+      'userinfo',
+      USERINFO_URI,
+      'Your Hearth account',
+      IDENTITY_SCOPES.map((x) => ({ ...x })),
+    ),
+  ];
+  for (const r of builtIn) {
+    const all = Object.values(s.data.data.resources);
+    // An operator's resource may already use the slug; the built-in one is then left out (it is found by URI).
+    if (all.some((x) => x.uri === r.uri || x.slug === r.slug)) continue;
     await s.data.commit((d) => {
       d.resources[r.id] = r;
     });

@@ -9,6 +9,9 @@ export interface CodeRecord {
   scopes: string[];
   consent_grant_id: string;
   expires_at: number;
+  /** OpenID Connect: the authorization request's `nonce` and the sign-in time (epoch s) of the session. */
+  nonce?: string | undefined;
+  auth_time: number;
   /**
    * Set on first redemption, before anything is issued: every token issued from the code belongs to
    * `family_id`. A second redemption sets `reused` and revokes the family (RFC 6749 §4.1.2); a first

@@ -9,6 +9,9 @@ export interface PendingAuthorization {
   resource_id: string;
   scopes: string[];
   user_id: string;
+  /** OpenID Connect: the request's `nonce` and when the user signed in (epoch s), for the ID token. */
+  nonce?: string | undefined;
+  auth_time: number;
   expires_at: number;
 }
 

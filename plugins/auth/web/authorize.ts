@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
 import { redirectUriMatches } from '../domain/redirect-uri.ts';
-import { isSubset, parseScope } from '../domain/scopes.ts';
+import { IDENTITY_SCOPE_NAMES, isIdentityScope, isSubset, parseScope } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
 import { revokeJti } from '../oauth/issue.ts';
 import { type AuthServices, findClient, nowIso } from '../services.ts';
+import { USERINFO_URI } from '../sites/site-resources.ts';
 import type { Client, ConsentGrant } from '../state/model.ts';
 import type { PendingAuthorization } from '../state/pending.ts';
 import { sendErrorPage } from './html.ts';
@@ -43,6 +44,8 @@ export function completeAuthorization(
     scopes: p.scopes,
     consent_grant_id: grantId,
     expires_at: Date.now() + s.config.code_ttl * 1000,
+    nonce: p.nonce,
+    auth_time: p.auth_time,
   });
   redirectToClient(ctx, s, p.redirect_uri, { code, state: p.state });
 }
@@ -144,9 +147,16 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
         error_description: description,
         state: state ?? undefined,
       });
-    const dup = ['response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state'].find(
-      (n) => one(n) === null,
-    );
+    const dup = [
+      'response_type',
+      'code_challenge',
+      'code_challenge_method',
+      'scope',
+      'state',
+      'nonce',
+      'prompt',
+      'max_age',
+    ].find((n) => one(n) === null);
     if (dup) return fail('invalid_request', `parameter ${dup} must appear once`);
     // RFC 8707 §2: a request this server cannot honour for several resources at once is invalid_target
     if (one('resource') === null) return fail('invalid_target', 'one resource per authorization request');
@@ -161,21 +171,39 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
     if (!CHALLENGE.test(challenge)) return fail('invalid_request', 'malformed code_challenge');
     const resources = Object.values(s.data.data.resources);
     const resourceParam = one('resource');
+    const requested = one('scope');
+    const asked = requested ? parseScope(requested) : [];
+    // OpenID Connect sign-in without a resource (what OpenID clients send): the userinfo resource.
+    const identityOnly = asked.length > 0 && asked.every(isIdentityScope);
     const resource = resourceParam
       ? resources.find((r) => r.uri === resourceParam)
-      : resources.length === 1
-        ? resources[0]
-        : undefined;
+      : identityOnly
+        ? resources.find((r) => r.uri === USERINFO_URI)
+        : resources.length === 1
+          ? resources[0]
+          : undefined;
     if (!resource) return fail('invalid_target', resourceParam ? 'unknown resource' : 'resource is required');
-    const offered = resource.scopes.map((x) => x.name);
-    const requested = one('scope');
-    const scopes = requested ? parseScope(requested) : offered;
+    const own = resource.scopes.map((x) => x.name);
+    const offered = [...new Set([...own, ...IDENTITY_SCOPE_NAMES])];
+    const scopes = requested ? asked : own;
     if (scopes.length === 0 || !isSubset(scopes, offered))
       return fail('invalid_scope', 'the resource does not offer the requested scope');
+    const prompt = parseScope(one('prompt') ?? '');
+    const maxAge = one('max_age');
+    if (maxAge !== undefined && !/^\d{1,9}$/.test(maxAge ?? ''))
+      return fail('invalid_request', 'max_age must be a non-negative integer');
 
-    const session = currentSession(ctx, s);
+    const found = currentSession(ctx, s);
+    // OpenID Connect Core §3.1.2.1: prompt=login and an exceeded max_age ask the user to sign in again.
+    const stale = found && maxAge ? Date.now() - found.created_at > Number(maxAge) * 1000 : false;
+    const session = prompt.includes('login') || stale ? null : found;
     if (!session) {
-      ctx.redirect(`/login?redirect=${encodeURIComponent(ctx.url)}`);
+      if (prompt.includes('none')) return fail('login_required', 'the user is not signed in');
+      // Back to this request without prompt and max_age, or signing in would ask for it again forever.
+      const again = new URL(ctx.url, 'http://x');
+      again.searchParams.delete('prompt');
+      again.searchParams.delete('max_age');
+      ctx.redirect(`/login?redirect=${encodeURIComponent(again.pathname + again.search)}`);
       ctx.status = 303;
       return;
     }
@@ -187,10 +215,14 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
       resource_id: resource.id,
       scopes,
       user_id: session.user.id,
+      nonce: one('nonce') ?? undefined,
+      auth_time: Math.floor(session.created_at / 1000),
     };
     // A stored consent that covers the request is reused (the consent screen is shown once per grant, README "Browser pages").
     const grant = activeGrant(s, session.user.id, client.id, resource.id);
     if (grant && isSubset(scopes, grant.scopes)) return completeAuthorization(ctx, s, request, grant.id);
+    if (prompt.includes('none'))
+      return fail('consent_required', 'the user has not consented to this request');
     const pendingId = s.pending.add(request);
     ctx.redirect(`/consent?session_id=${encodeURIComponent(pendingId)}`);
     ctx.status = 303;

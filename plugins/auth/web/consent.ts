@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/http/types.ts';
+import { IDENTITY_SCOPES } from '../domain/scopes.ts';
 import { safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
@@ -22,7 +23,9 @@ function renderConsent(
   const resource = own(s.data.data.resources, p.resource_id);
   const rows = p.scopes
     .map((name) => {
-      const d = resource?.scopes.find((x) => x.name === name)?.description ?? '';
+      const d =
+        (resource?.scopes.find((x) => x.name === name) ?? IDENTITY_SCOPES.find((x) => x.name === name))
+          ?.description ?? '';
       return `<label class="scope"><input type="checkbox" name="scopes" value="${esc(name)}" checked> ${esc(d || name)} <small>${esc(name)}</small></label>`;
     })
     .join('');

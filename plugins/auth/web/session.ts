@@ -49,6 +49,8 @@ export interface Session {
   user: User;
   /** The raw cookie value; consent CSRF tokens are bound to it. */
   raw: string;
+  /** When the user signed in (epoch ms): the ID token's `auth_time`. */
+  created_at: number;
 }
 
 /** The signed-in user: the session must exist on the server, be unexpired, and its user be active. */
@@ -58,7 +60,7 @@ export function currentSession(ctx: Context, s: AuthServices): Session | null {
   const record = s.sessions.find(raw);
   if (!record) return null;
   const user = own(s.data.data.users, record.user_id);
-  return user && user.status === 'active' ? { user, raw } : null;
+  return user && user.status === 'active' ? { user, raw, created_at: record.created_at } : null;
 }
 
 /** Login CSRF: a pre-session nonce cookie and a form token that is an HMAC of it (double submit). */

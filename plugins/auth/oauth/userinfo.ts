@@ -1,0 +1,56 @@
+import type { Context } from 'koa';
+import { HttpError } from '../../../core/http/errors.ts';
+import type { HearthRouter } from '../../../core/http/types.ts';
+import type { AuthServices } from '../services.ts';
+import type { VerifyAccessToken } from '../sites/verify.ts';
+import { own } from '../state/collections.ts';
+
+/**
+ * RFC 6750 §3 challenge for the scheme the client used (RFC 9449 §7.1 for DPoP). Never a description that
+ * repeats the token.
+ */
+function refuse(ctx: Context, scheme: 'bearer' | 'dpop', status: 401 | 403, error: string): never {
+  const challenge = scheme === 'dpop' ? 'DPoP' : 'Bearer';
+  throw new HttpError(status, error, 'the access token is not valid for userinfo', {
+    headers: { 'WWW-Authenticate': `${challenge} error="${error}"`, 'Cache-Control': 'no-store' },
+  });
+}
+
+/**
+ * OpenID Connect Core §5.3: the claims of the signed-in user for an access token carrying `openid` (from
+ * the code flow, whatever resource it is for). `profile` adds `name`, `email` adds `email`. The token
+ * comes in the `Authorization` header only (`Bearer`, or `DPoP` with its proof).
+ */
+export function mountUserinfo(router: HearthRouter, s: AuthServices, verify: VerifyAccessToken): void {
+  const handler = async (ctx: Context) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    const scheme = m?.[1]?.toLowerCase() === 'dpop' ? 'dpop' : 'bearer';
+    // RFC 6750 §3.1: no credentials at all gets a bare challenge.
+    if (!m)
+      throw new HttpError(401, 'invalid_token', 'an access token is required', {
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      });
+    const proof = ctx.headers.dpop;
+    const token = await verify(m[2]!, {
+      presentation: {
+        scheme,
+        method: ctx.method,
+        urls: [`${s.issuer()}/oauth/userinfo`, `${ctx.protocol}://${ctx.host}${ctx.path}`],
+        ...(proof ? { proof: Array.isArray(proof) ? proof.join(',') : proof } : {}),
+      },
+    });
+    if (!token) refuse(ctx, scheme, 401, 'invalid_token');
+    const user = own(s.data.data.users, token.sub);
+    if (!user) refuse(ctx, scheme, 401, 'invalid_token');
+    if (!token.scopes.includes('openid')) refuse(ctx, scheme, 403, 'insufficient_scope');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      sub: user.id,
+      ...(token.scopes.includes('profile') ? { name: user.name } : {}),
+      ...(token.scopes.includes('email') ? { email: user.email } : {}),
+    };
+  };
+  router.get('/oauth/userinfo', handler);
+  router.post('/oauth/userinfo', handler);
+}

@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  type AuthHub,
+  adminClient,
+  adminUser,
+  authorizeInBrowser,
+  Browser,
+  login,
+  siteResourceUri,
+  startAuthHub,
+} from './helpers.ts';
+
+const REDIRECT = 'http://127.0.0.1/callback';
+let h: AuthHub;
+let user: { id: string; email: string; password: string };
+let site: string;
+
+beforeAll(async () => {
+  h = await startAuthHub();
+  user = await adminUser(h, 'olive@home.test');
+  site = await siteResourceUri(h);
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** A public native app configured through OpenID Connect discovery (openid-client's default algorithm). */
+async function openIdApp(): Promise<{ id: string; config: oidc.Configuration }> {
+  const c = await adminClient(h, {
+    client_name: 'Household app',
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
+  const config = await oidc.discovery(new URL(h.auth), c.client_id, undefined, oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  return { id: c.client_id, config };
+}
+
+async function request(config: oidc.Configuration, params: Record<string, string>) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...params,
+  });
+  return { url: url.toString(), verifier, state, nonce };
+}
+
+const atHash = (token: string) =>
+  createHash('sha256').update(token).digest().subarray(0, 16).toString('base64url');
+
+describe('OpenID Connect discovery', () => {
+  test('/.well-known/openid-configuration has the members OpenID Connect Discovery requires, and openid scopes', async () => {
+    const meta = (await (await fetch(`${h.auth}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(meta).toMatchObject({
+      issuer: h.auth,
+      authorization_endpoint: `${h.auth}/oauth/authorize`,
+      token_endpoint: `${h.auth}/oauth/token`,
+      userinfo_endpoint: `${h.auth}/oauth/userinfo`,
+      jwks_uri: `${h.auth}/.well-known/jwks.json`,
+      response_types_supported: ['code'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+      request_uri_parameter_supported: false,
+    });
+    expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
+    expect(meta.claims_supported).toEqual(expect.arrayContaining(['sub', 'auth_time', 'nonce', 'at_hash']));
+  });
+});
+
+describe('sign-in with openid-client', () => {
+  test('code flow with openid: an ID token with nonce, auth_time and at_hash; userinfo with profile and email', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const before = Math.floor(Date.now() / 1000);
+    const flow = await request(app.config, { scope: 'openid profile email' });
+    const callback = await authorizeInBrowser(b, flow.url, user);
+    const tokens = await oidc.authorizationCodeGrant(app.config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
+    // openid-client validated the ID token (signature, iss, aud, exp, nonce); the rest by hand.
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ iss: h.auth, sub: user.id, aud: app.id, nonce: flow.nonce });
+    expect(claims.auth_time).toBeGreaterThanOrEqual(before - 1);
+    expect(claims.at_hash).toBe(atHash(tokens.access_token));
+    expect(decodeProtectedHeader(tokens.id_token!)).toMatchObject({ alg: 'ES256', typ: 'JWT' });
+    // An identity-only request is for the userinfo resource.
+    expect(decodeJwt(tokens.access_token).aud).toBe('urn:hearth:userinfo');
+    const info = await oidc.fetchUserInfo(app.config, tokens.access_token, user.id);
+    expect(info).toEqual({ sub: user.id, name: 'Ann', email: user.email });
+    // A refresh gives a new access token (no ID token, OpenID Connect Core §12.2 allows that).
+    const refreshed = await oidc.refreshTokenGrant(app.config, tokens.refresh_token!);
+    expect(refreshed.id_token).toBeUndefined();
+    expect((await oidc.fetchUserInfo(app.config, refreshed.access_token, user.id)).sub).toBe(user.id);
+  });
+
+  test('openid next to a site scope: the site token carries openid, gets an ID token, and works at userinfo; only openid gives no name', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const flow = await request(app.config, { scope: 'openid lights:read', resource: site });
+    const callback = await authorizeInBrowser(b, flow.url, user);
+    const tokens = await oidc.authorizationCodeGrant(app.config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: site, scope: 'openid lights:read' });
+    expect(tokens.claims()!.sub).toBe(user.id);
+    expect(await oidc.fetchUserInfo(app.config, tokens.access_token, user.id)).toEqual({ sub: user.id });
+  });
+
+  test('DPoP-bound: the userinfo request carries a proof; the same token as Bearer is refused', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const flow = await request(app.config, { scope: 'openid profile' });
+    const callback = await authorizeInBrowser(b, flow.url, user);
+    const dpop = oidc.getDPoPHandle(app.config, await oidc.randomDPoPKeyPair());
+    const tokens = await oidc.authorizationCodeGrant(
+      app.config,
+      callback,
+      { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce },
+      undefined,
+      { DPoP: dpop },
+    );
+    expect(tokens.token_type).toBe('dpop');
+    expect(await oidc.fetchUserInfo(app.config, tokens.access_token, user.id, { DPoP: dpop })).toMatchObject({
+      name: 'Ann',
+    });
+    const bearer = await fetch(`${h.auth}/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(bearer.status).toBe(401);
+    expect(bearer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+});
+
+describe('userinfo refusals', () => {
+  test('no token 401 with a bare challenge; a token without openid 403 insufficient_scope; a machine token 401', async () => {
+    const none = await fetch(`${h.auth}/oauth/userinfo`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    const c = await adminClient(h, { scope: 'lights:read', resources: [site] });
+    const cc = await fetch(`${h.auth}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: site }),
+    });
+    const machine = ((await cc.json()) as { access_token: string }).access_token;
+    const res = await fetch(`${h.auth}/oauth/userinfo`, { headers: { authorization: `Bearer ${machine}` } });
+    expect(res.status).toBe(401);
+    expect(JSON.stringify(await res.json())).not.toContain(machine);
+    // A user's token without openid.
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const flow = await request(app.config, { scope: 'lights:read', resource: site });
+    const callback = await authorizeInBrowser(b, flow.url, user);
+    // No expectedNonce: openid-client would then demand an ID token, and without openid there is none.
+    const tokens = await oidc.authorizationCodeGrant(app.config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+    });
+    expect(tokens.id_token).toBeUndefined();
+    const noOpenid = await fetch(`${h.auth}/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(noOpenid.status).toBe(403);
+    expect(noOpenid.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope"');
+  });
+});
+
+describe('prompt and max_age', () => {
+  test('prompt=none: login_required without a session, consent_required without a stored consent', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const flow = await request(app.config, { scope: 'openid', prompt: 'none' });
+    let res = await b.fetch(flow.url);
+    let back = new URL(res.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('login_required');
+    expect(back.searchParams.get('state')).toBe(flow.state);
+    expect((await login(b, user.email, user.password)).status).toBe(303);
+    res = await b.fetch(flow.url);
+    back = new URL(res.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('consent_required');
+  });
+
+  test('prompt=login and max_age=0 send a signed-in user to the login page once, then on to the app', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const first = await request(app.config, { scope: 'openid' });
+    await authorizeInBrowser(b, first.url, user);
+    for (const extra of [{ prompt: 'login' }, { max_age: '0' }]) {
+      const flow = await request(app.config, { scope: 'openid', ...extra });
+      const res = await b.fetch(flow.url);
+      expect(res.headers.get('location')).toMatch(/^\/login\?redirect=/);
+      const target = new URL(res.headers.get('location')!, h.auth).searchParams.get('redirect')!;
+      expect(target).not.toMatch(/prompt=|max_age=/);
+      const callback = await authorizeInBrowser(b, flow.url, user);
+      const tokens = await oidc.authorizationCodeGrant(app.config, callback, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+        ...('max_age' in extra ? { maxAge: 0 } : {}),
+      });
+      expect(tokens.claims()!.sub).toBe(user.id);
+    }
+  });
+});
