@@ -9,7 +9,7 @@ import { own } from '../state/collections.ts';
  * RFC 6750 §3 challenge for the scheme the client used (RFC 9449 §7.1 for DPoP). Never a description that
  * repeats the token.
  */
-function refuse(ctx: Context, scheme: 'bearer' | 'dpop', status: 401 | 403, error: string): never {
+function refuse(scheme: 'bearer' | 'dpop', status: 401 | 403, error: string): never {
   const challenge = scheme === 'dpop' ? 'DPoP' : 'Bearer';
   throw new HttpError(status, error, 'the access token is not valid for userinfo', {
     headers: { 'WWW-Authenticate': `${challenge} error="${error}"`, 'Cache-Control': 'no-store' },
@@ -40,10 +40,10 @@ export function mountUserinfo(router: HearthRouter, s: AuthServices, verify: Ver
         ...(proof ? { proof: Array.isArray(proof) ? proof.join(',') : proof } : {}),
       },
     });
-    if (!token) refuse(ctx, scheme, 401, 'invalid_token');
+    if (!token) refuse(scheme, 401, 'invalid_token');
     const user = own(s.data.data.users, token.sub);
-    if (!user) refuse(ctx, scheme, 401, 'invalid_token');
-    if (!token.scopes.includes('openid')) refuse(ctx, scheme, 403, 'insufficient_scope');
+    if (!user) refuse(scheme, 401, 'invalid_token');
+    if (!token.scopes.includes('openid')) refuse(scheme, 403, 'insufficient_scope');
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       sub: user.id,
