@@ -16,6 +16,7 @@ const TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'view.js': 'text/javascript; charset=utf-8',
   'words.js': 'text/javascript; charset=utf-8',
+  'colour.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 // The key is in the URL: keep it out of Referer headers and caches.

@@ -87,7 +87,9 @@ function command(id, level) {
       if (!answer?.confirmed || state.pending.get(id)?.seq !== mine) return;
       settle(id);
       const light = state.lights.get(id);
-      if (light) keepLight({ ...light, on: answer.on, bri: answer.bri });
+      // the answer carries the level and, for a light with colour, the colour it ended up in
+      const { _id, confirmed, ...shown } = answer;
+      if (light) keepLight({ ...light, ...shown });
       render();
     })
     .catch((err) => {
@@ -108,6 +110,11 @@ const act = {
     command(id, { on, bri: on ? light?.lastBri || 255 : 0 });
   },
   dim: (id, bri) => command(id, { on: bri > 0, bri }),
+  /** A colour (`{kelvin}` or `{hex}`) switches the light on at its level. */
+  colour(id, fields) {
+    const light = state.lights.get(id);
+    command(id, { on: true, bri: light?.on ? light.bri : light?.lastBri || 255, ...fields });
+  },
 };
 
 const onAction = (what) => (p) =>

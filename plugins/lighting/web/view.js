@@ -1,5 +1,6 @@
 // DOM pieces of the lighting page. Light cards are kept and updated in place, keyed by light id, so a
 // live update never replaces the slider or switch under a finger that is using it.
+import { colourControls, colourKind, updateColour } from './colour.js';
 import { eventText, vendorName } from './words.js';
 
 export function el(tag, attrs = {}, ...children) {
@@ -46,6 +47,7 @@ export function lightCard(light, act) {
     el(
       'span',
       {},
+      ...(colourKind(light) ? [el('span', { class: 'swatch', role: 'img' }), ' '] : []),
       el('span', { class: 'name' }, light.name),
       ' ',
       // Added by discovery and not accepted yet (`PUT /light {"new": false}` clears it).
@@ -78,6 +80,8 @@ export function lightCard(light, act) {
     });
     card.append(slider);
   }
+  card.append(...colourControls(light, act, card));
+  card.dataset.colour = colourKind(light);
   updateLightCard(card, light);
   return card;
 }
@@ -94,7 +98,8 @@ export function updateLightCard(card, light) {
   card.querySelector('.name').textContent = light.name;
   card.querySelector('.badge.new').hidden = !light.new;
   card.querySelector('input[role=switch]').checked = shown.on;
-  const slider = card.querySelector('input[type=range]');
+  updateColour(card, light);
+  const slider = card.querySelector('input[type=range]:not(.ct)');
   if (!card.dataset.dragging) {
     card.querySelector('.level').textContent = light.pending
       ? pendingText(light, light.pending)
@@ -134,7 +139,9 @@ export function syncLightCards(list, lights, act) {
     make: (light) => lightCard(light, act),
     update: updateLightCard,
     // A changed type (binary ↔ dimmable) needs a different card: rebuild it.
-    fits: (card, light) => Boolean(card.querySelector('input[type=range]')) === (light.type === 'dimmable'),
+    fits: (card, light) =>
+      Boolean(card.querySelector('input[type=range]:not(.ct)')) === (light.type === 'dimmable') &&
+      (card.dataset.colour ?? '') === colourKind(light),
     empty: 'No lights yet. Lights show up here once they are added to this home.',
   });
 }

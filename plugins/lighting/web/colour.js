@@ -1,0 +1,108 @@
+// Colour controls of a light card, for lights whose `capabilities` have them: a colour-temperature slider
+// (in Kelvin, warm on the left) and a colour picker. The page sends what the person chose (`kelvin`,
+// `hex`); the hub converts it and clips it to what the light can show. The card's swatch shows the
+// colour the hub confirmed.
+import { el } from './view.js';
+
+const kelvinOf = (mirek) => Math.round(1e6 / mirek / 50) * 50;
+
+/** Words for a colour temperature, as lamp boxes say them. */
+export function whiteText(kelvin) {
+  const kind = kelvin < 3000 ? 'warm white' : kelvin < 4500 ? 'neutral white' : 'daylight';
+  return `${kelvin} K, ${kind}`;
+}
+
+/**
+ * The confirmed colour as a CSS colour: xy goes to the browser as CIE XYZ (the browser maps it to the
+ * screen); a colour temperature alone is shown between candle-warm and daylight.
+ */
+export function cssColour(light) {
+  if (light.colormode === 'xy' && Array.isArray(light.xy) && light.xy[1] > 0) {
+    const [x, y] = light.xy;
+    const Y = 0.6;
+    return `color(xyz-d65 ${((x / y) * Y).toFixed(4)} ${Y} ${(((1 - x - y) / y) * Y).toFixed(4)})`;
+  }
+  if (typeof light.ct === 'number') {
+    const cool = Math.round(Math.min(100, Math.max(0, ((500 - light.ct) / (500 - 153)) * 100)));
+    return `color-mix(in oklab, #cfe3ff ${cool}%, #ff9c40)`;
+  }
+  return '';
+}
+
+let canvas;
+/** `#rrggbb` of a CSS colour, as the browser paints it (for the colour picker's value). */
+function hexOf(css) {
+  canvas ??= document.createElement('canvas');
+  canvas.width = canvas.height = 1;
+  const g = canvas.getContext('2d', { willReadFrequently: true });
+  g.clearRect(0, 0, 1, 1);
+  g.fillStyle = '#000';
+  g.fillStyle = css;
+  g.fillRect(0, 0, 1, 1);
+  const [r, gr, b] = g.getImageData(0, 0, 1, 1).data;
+  return `#${[r, gr, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Which colour controls a light needs: cards are rebuilt when this changes. */
+export const colourKind = (light) =>
+  `${light.capabilities?.ct ? 'ct' : ''}${light.capabilities?.xy ? 'xy' : ''}`;
+
+/** The controls for one card; `act.colour(id, {kelvin} | {hex})` sends a choice. */
+export function colourControls(light, act, card) {
+  const out = [];
+  const caps = light.capabilities ?? {};
+  if (caps.ct) {
+    const slider = el('input', {
+      type: 'range',
+      class: 'ct',
+      min: kelvinOf(caps.ct.max),
+      max: kelvinOf(caps.ct.min),
+      step: 50,
+      'aria-label': `${light.name} colour temperature`,
+      onpointerdown: () => {
+        card.dataset.dragging = '1';
+      },
+      oninput: (e) => e.target.setAttribute('aria-valuetext', whiteText(Number(e.target.value))),
+      onchange: (e) => {
+        delete card.dataset.dragging;
+        act.colour(light._id, { kelvin: Number(e.target.value) });
+      },
+      onpointerup: () => delete card.dataset.dragging,
+      onpointercancel: () => delete card.dataset.dragging,
+    });
+    out.push(slider);
+  }
+  if (caps.xy) {
+    out.push(
+      el('input', {
+        type: 'color',
+        class: 'xy',
+        'aria-label': `${light.name} colour`,
+        onchange: (e) => act.colour(light._id, { hex: e.target.value }),
+      }),
+    );
+  }
+  return out;
+}
+
+/** Shows the confirmed colour on the swatch and, unless a finger holds them, on the controls. */
+export function updateColour(card, light) {
+  const swatch = card.querySelector('.swatch');
+  if (!swatch) return;
+  const css = cssColour(light);
+  swatch.hidden = !css;
+  swatch.style.setProperty('--swatch', css || 'transparent');
+  const words =
+    light.colormode === 'xy' ? 'colour' : typeof light.ct === 'number' ? whiteText(kelvinOf(light.ct)) : '';
+  swatch.setAttribute('aria-label', `${light.name}: ${words || 'colour not known yet'}`);
+  swatch.title = words;
+  if (card.dataset.dragging) return;
+  const ct = card.querySelector('input.ct');
+  if (ct && typeof light.ct === 'number') {
+    ct.value = String(kelvinOf(light.ct));
+    ct.setAttribute('aria-valuetext', whiteText(kelvinOf(light.ct)));
+  }
+  const picker = card.querySelector('input.xy');
+  if (picker && css && light.colormode === 'xy' && document.activeElement !== picker)
+    picker.value = hexOf(css);
+}
