@@ -16,7 +16,12 @@ export const forbidden = (message = 'Forbidden') => new HttpError(403, 'forbidde
 
 export const notFoundError = (message: string) => new HttpError(404, 'not_found', message);
 
-export const tooLarge = () => new HttpError(413, 'payload_too_large', 'Request body exceeds 128 KiB.');
+export const tooLarge = (limit = 128 * 1024) =>
+  new HttpError(
+    413,
+    'payload_too_large',
+    `Request body exceeds ${limit / 1024 >= 1024 ? `${limit / 1048576} MiB` : `${limit / 1024} KiB`}.`,
+  );
 
 export const unsupportedMediaType = () =>
   new HttpError(

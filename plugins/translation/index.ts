@@ -6,9 +6,11 @@ import { TranslationCache } from './cache.ts';
 import { configSchema, engineConfigs, type TranslationConfig } from './config.ts';
 import { EngineChain } from './engines/chain.ts';
 import { createEngine } from './engines/index.ts';
+import { mountGlossaries } from './glossaries/routes.ts';
+import { GlossaryStore } from './glossaries/store.ts';
 import { mountAdmin } from './routes/admin.ts';
 import { mountAnnounce } from './routes/announce.ts';
-import { mountApi } from './routes/api.ts';
+import { glossaryPairs, mountApi } from './routes/api.ts';
 import { clientAuthenticator } from './routes/client-auth.ts';
 import { mountFallback } from './routes/fallback.ts';
 import { NO_ENGINE_MESSAGE, TranslateService } from './translate-service.ts';
@@ -48,13 +50,21 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
           )
         : null;
     // Warm the language lists now (not awaited: an unreachable upstream must not hold the start up).
-    for (const engine of chain?.engines ?? []) void engine.languages();
+    for (const engine of chain?.engines ?? []) {
+      void engine.languages();
+      void engine.cleanupGlossaries?.().catch(() => {});
+    }
     const cache = new TranslationCache(
       ctx.config.cache.maxEntries,
       ctx.config.cache.ttlMs,
       ctx.config.cache.maxBytes,
     );
-    const service = new TranslateService(chain, cache, ledger, ctx.signal);
+    const glossaries = new GlossaryStore(ctx.store);
+    // A changed or deleted glossary retires the upstream copies made from it.
+    glossaries.onChange((account, id) => {
+      for (const engine of chain?.engines ?? []) engine.glossaryChanged?.(`${account}\t${id}`);
+    });
+    const service = new TranslateService(chain, cache, ledger, ctx.signal, glossaries);
     // A notice is logged by the core; logging it here too would say it twice.
     if (!chain) ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
     ctx.metrics.counterOf('cache_hits', 'Translations answered from the cache', () => cache.hits);
@@ -68,6 +78,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     });
     const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
     mountApi(router, { authenticate, service, chain, ledger });
+    mountGlossaries(router, { authenticate, glossaries, pairs: () => glossaryPairs(chain) });
     mountAdmin(router, {
       adminKey: ctx.adminKey,
       keys,
@@ -99,7 +110,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       },
       async stop() {
         chain?.close();
-        await ledger.flush();
+        await Promise.all([ledger.flush(), glossaries.flush()]);
       },
     };
   },

@@ -4,6 +4,8 @@ import type { CachedTranslation, TranslationCache } from './cache.ts';
 import { type AbortLike, Cancellation } from './cancellation.ts';
 import type { EngineChain } from './engines/chain.ts';
 import { invalid, keyLimitReached, notFoundError } from './errors.ts';
+import { type ActiveGlossary, activeGlossary } from './glossaries/active.ts';
+import type { GlossaryStore } from './glossaries/store.ts';
 import type { TranslateRequest } from './request/types.ts';
 import { SharedCall } from './shared-call.ts';
 import { type PreparedMarkup, prepareMarkup } from './tags/markup.ts';
@@ -27,8 +29,9 @@ export const NO_ENGINE_MESSAGE =
   'No translation engine is configured: add one under plugins.translation.engines (see plugins/translation/README.md).';
 
 /** Everything but the text that changes a translation; with the text it is the cache key. */
-function optionsKey(req: TranslateRequest): string {
+function optionsKey(req: TranslateRequest, glossary: ActiveGlossary | null): string {
   return JSON.stringify([
+    glossary?.digest ?? null,
     req.source,
     req.target,
     req.formality,
@@ -67,6 +70,7 @@ export class TranslateService {
     private readonly cache: TranslationCache,
     private readonly ledger: UsageLedger,
     private readonly signal: AbortSignal,
+    private readonly glossaries: GlossaryStore,
   ) {}
 
   /**
@@ -80,7 +84,13 @@ export class TranslateService {
     caller: AbortLike = STAYING,
   ): Promise<TranslationOut[]> {
     if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
-    if (req.glossaryIds[0]) throw notFoundError(`Glossary '${req.glossaryIds[0]}' not found.`);
+    const glossary = await activeGlossary(
+      this.glossaries,
+      account.id,
+      req.glossaryIds,
+      req.source,
+      req.target,
+    );
     if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
     if (req.translationMemoryId) {
       throw notFoundError(`Translation memory '${req.translationMemoryId}' not found.`);
@@ -93,7 +103,7 @@ export class TranslateService {
       throw keyLimitReached();
     }
     try {
-      const results = await this.resolve(req, prepared, caller);
+      const results = await this.resolve(req, prepared, glossary, caller);
       this.ledger.record(account.id, tag, billed);
       // Clients need a code (deepl-node rejects an empty one). A text with nothing to translate (only
       // markup, digits) has no language of its own: it takes its neighbours' language, else EN (README).
@@ -124,9 +134,10 @@ export class TranslateService {
   private async resolve(
     req: TranslateRequest,
     prepared: PreparedMarkup[] | null,
+    glossary: ActiveGlossary | null,
     caller: AbortLike,
   ): Promise<CachedTranslation[]> {
-    const prefix = `${optionsKey(req)}\u0000`;
+    const prefix = `${optionsKey(req, glossary)}\u0000`;
     const now = Date.now();
     const results: Array<CachedTranslation | undefined> = [];
     /** Each call this request waits for, with [place in this request, place in the call's batch]. */
@@ -153,7 +164,7 @@ export class TranslateService {
         for (const key of keys) if (this.inFlight.get(key)?.call === call) this.inFlight.delete(key);
       };
       const call: SharedCall<CachedTranslation[]> = new SharedCall(
-        (signal) => this.translateBatch(req, prepared, missing, prefix, now, signal),
+        (signal) => this.translateBatch(req, prepared, glossary, missing, prefix, now, signal),
         forget,
         this.signal,
       );
@@ -186,6 +197,7 @@ export class TranslateService {
   private async translateBatch(
     req: TranslateRequest,
     prepared: PreparedMarkup[] | null,
+    glossary: ActiveGlossary | null,
     missing: number[],
     prefix: string,
     now: number,
@@ -205,6 +217,7 @@ export class TranslateService {
         splitSentences: req.splitSentences,
         preserveFormatting: req.preserveFormatting,
         tags: req.tags,
+        glossary,
         prepared: prepared ? missing.map((i) => prepared[i]!) : null,
       },
       signal,

@@ -356,7 +356,7 @@ describe('POST /v2/translate over the wire', () => {
   it('gh-review: unmatched /v2 and /v3 requests answer 404/405 {message} with X-Trace-ID', async () => {
     const cases: Array<[string, string, number, string | null]> = [
       ['GET', '/v2/nope', 404, null],
-      ['GET', '/v3/glossaries', 404, null],
+      ['GET', '/v3/nope', 404, null],
       ['GET', '/v2/translate', 405, 'POST'],
       ['DELETE', '/v2/usage', 405, 'GET, HEAD, POST'],
       ['PATCH', '/v2/admin/developer-keys', 405, 'GET, HEAD, POST'],

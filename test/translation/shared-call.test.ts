@@ -39,7 +39,13 @@ function fakeEngine(id: string, opts: { hang?: boolean; timeoutMs?: number } = {
     id,
     type: 'openai',
     timeoutMs: opts.timeoutMs ?? 4000,
-    capabilities: { tags: true, formality: true, customInstructions: true, qualityModel: true },
+    capabilities: {
+      tags: true,
+      formality: true,
+      customInstructions: true,
+      qualityModel: true,
+      glossary: 'native',
+    },
     languages: () => Promise.resolve(allPairs(['EN'], ['DE'], ['DE'])),
     translate(j, signal): Promise<EngineResult> {
       signals.push(signal);

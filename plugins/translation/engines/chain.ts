@@ -4,6 +4,7 @@ import { invalid, quotaExceeded, unavailable } from '../errors.ts';
 import { rootOf } from '../languages.ts';
 import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
 import { type BreakerOptions, CircuitBreaker } from './circuit-breaker.ts';
+import { translateWithGlossary } from './glossary-call.ts';
 import { ROUTING_WAIT_MS } from './language-support.ts';
 import {
   type Engine,
@@ -168,10 +169,11 @@ export class EngineChain {
   }
 
   private async run(engine: Engine, job: ChainJob, signal: AbortLike): Promise<EngineResult> {
-    if (!job.prepared || engine.capabilities.tags) return engine.translate(job, signal);
+    const call = (j: EngineJob) => translateWithGlossary(engine, j, signal);
+    if (!job.prepared || engine.capabilities.tags) return call(job);
     let modelTypeUsed: EngineResult['modelTypeUsed'] = null;
     const translations = await translateMarkup(job.prepared, async (texts) => {
-      const result = await engine.translate({ ...job, texts, tags: null }, signal);
+      const result = await call({ ...job, texts, tags: null });
       modelTypeUsed = result.modelTypeUsed;
       return result.translations;
     });

@@ -1,5 +1,6 @@
 import type { AbortLike } from '../cancellation.ts';
 import { resolveSource, resolveTarget } from '../languages.ts';
+import { DeeplGlossaryMirror } from './deepl-glossaries.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
 import { allPairs, deeplDefaultSupport, LanguageCache } from './language-support.ts';
 import {
@@ -55,15 +56,34 @@ export function createDeeplEngine(config: EngineConfig): Engine {
     return allPairs(sourceCodes, targetCodes, formal);
   }
   const languages = new LanguageCache(loadLanguages, deeplDefaultSupport);
+  const mirror = new DeeplGlossaryMirror(client, headers, failure);
+
+  async function send(job: EngineJob, signal: AbortLike, retried = false): Promise<UpstreamResponse> {
+    const body = deeplBody(job);
+    if (job.glossary) body.glossary_id = await mirror.idFor(job.glossary);
+    const res = await client.request('POST', '/v2/translate', { headers, json: body, signal });
+    // The copy was deleted in the DeepL account meanwhile: make it again, once.
+    if (res.status === 404 && job.glossary && !retried) {
+      mirror.lost(job.glossary.digest);
+      return send(job, signal, true);
+    }
+    return res;
+  }
 
   return {
     id: config.id,
     type: 'deepl',
     timeoutMs: config.timeoutMs,
-    capabilities: { tags: true, formality: true, customInstructions: true, qualityModel: true },
+    capabilities: {
+      tags: true,
+      formality: true,
+      customInstructions: true,
+      qualityModel: true,
+      glossary: 'native',
+    },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
-      const res = await client.request('POST', '/v2/translate', { headers, json: deeplBody(job), signal });
+      const res = await send(job, signal);
       if (res.status !== 200) throw failure(res);
       const body = jsonBody(res, 'DeepL') as {
         translations?: Array<{
@@ -89,6 +109,8 @@ export function createDeeplEngine(config: EngineConfig): Engine {
         modelTypeUsed: (list[0]?.model_type_used as EngineResult['modelTypeUsed']) ?? null,
       };
     },
+    glossaryChanged: (ref) => mirror.changed(ref),
+    cleanupGlossaries: () => mirror.cleanup(),
     close: () => client.close(),
   };
 }

@@ -42,7 +42,7 @@ export class UpstreamClient {
 
   /** Sends a request; network failures and timeouts become transient UpstreamErrors (never with headers). */
   request(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     opts: { headers?: Record<string, string>; json?: unknown; signal?: AbortLike } = {},
   ): Promise<UpstreamResponse> {

@@ -121,7 +121,13 @@ export function createLibreEngine(config: EngineConfig): Engine {
     id: config.id,
     type: 'libretranslate',
     timeoutMs: config.timeoutMs,
-    capabilities: { tags: false, formality: false, customInstructions: false, qualityModel: false },
+    capabilities: {
+      tags: false,
+      formality: false,
+      customInstructions: false,
+      qualityModel: false,
+      glossary: 'placeholders',
+    },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
       const support = await languages.within(ROUTING_WAIT_MS);
@@ -131,7 +137,7 @@ export function createLibreEngine(config: EngineConfig): Engine {
         q: job.texts,
         source: job.source ? ltCode(job.source) : 'auto',
         target: ltCode(job.target),
-        format: 'text',
+        format: job.html ? 'html' : 'text',
       };
       if (config.apiKey) body.api_key = config.apiKey;
       const res = await client.request('POST', '/translate', { json: body, signal });

@@ -32,5 +32,12 @@ export function systemPrompt(job: EngineJob): string {
   if (job.customInstructions.length > 0) {
     lines.push('Follow these instructions:', ...job.customInstructions.map((i) => `- ${i}`));
   }
+  if (job.glossaryTerms && job.glossaryTerms.length > 0) {
+    // Prompt constraints for a glossary (docs/translation.md#glossaries-on-every-engine); the answer is checked.
+    lines.push(
+      'Glossary: translate each of these source terms with exactly the given target term:',
+      ...job.glossaryTerms.map(([s, t]) => `- ${JSON.stringify(s)} → ${JSON.stringify(t)}`),
+    );
+  }
   return lines.join('\n');
 }

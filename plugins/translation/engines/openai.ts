@@ -42,7 +42,13 @@ export function createOpenAiEngine(config: EngineConfig): Engine {
     id: config.id,
     type: 'openai',
     timeoutMs: config.timeoutMs,
-    capabilities: { tags: false, formality: true, customInstructions: true, qualityModel: false },
+    capabilities: {
+      tags: false,
+      formality: true,
+      customInstructions: true,
+      qualityModel: false,
+      glossary: 'prompt',
+    },
     languages: () => Promise.resolve(support),
     async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
       const body = {

@@ -1,4 +1,6 @@
 import type { AbortLike } from '../cancellation.ts';
+import type { ActiveGlossary } from '../glossaries/active.ts';
+import type { Terms } from '../glossaries/enforce.ts';
 import type { Formality, ModelType, SplitSentences, TagOptions } from '../request/types.ts';
 
 /** What one engine call carries. Codes are DeepL's, upper-cased; the engine maps them to its own. */
@@ -14,6 +16,12 @@ export interface EngineJob {
   preserveFormatting: boolean;
   /** Set only for engines with native tag handling; others get plain text runs (see tags/). */
   tags: TagOptions | null;
+  /** The request's glossary; engines with native glossaries get it, others get `glossaryTerms` or `html`. */
+  glossary?: ActiveGlossary | null;
+  /** Glossary pairs an LLM must use (prompt constraints). */
+  glossaryTerms?: Terms;
+  /** The texts are HTML with glossary placeholders (LibreTranslate's `format: html`). */
+  html?: boolean;
 }
 
 export interface EngineTranslation {
@@ -35,6 +43,8 @@ export interface EngineCapabilities {
   customInstructions: boolean;
   /** `model_type=quality_optimized` (strict). */
   qualityModel: boolean;
+  /** How glossaries are honoured: upstream glossaries, placeholders kept through HTML, or the prompt. */
+  glossary: 'native' | 'placeholders' | 'prompt';
 }
 
 /** Languages an engine serves, as DeepL codes. */
@@ -59,6 +69,10 @@ export interface Engine {
    */
   languages(opts?: { maxWaitMs?: number }): Promise<LanguageSupport>;
   translate(job: EngineJob, signal: AbortLike): Promise<EngineResult>;
+  /** A local glossary changed or went (`account\tglossary id`): upstream copies made from it are retired. */
+  glossaryChanged?(ref: string): void;
+  /** Deletes upstream glossary copies an earlier run left behind (called once at start). */
+  cleanupGlossaries?(): Promise<void>;
   close(): void;
 }
 

@@ -18,7 +18,7 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw tooLarge();
+    throw tooLarge(limit);
   }
   // Plain listeners: cheaper per request than async iteration (this path is in the overhead budget). The
   // listener is an inline function: tsx names every `const f = () => …` at run time, per request.
@@ -30,7 +30,7 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
       size += chunk.length;
       if (size > limit) {
         chunks.length = 0;
-        reject(tooLarge());
+        reject(tooLarge(limit));
         return;
       }
       chunks.push(chunk);
@@ -71,8 +71,8 @@ export function parseParams(contentType: string | undefined, body: Buffer): RawP
 }
 
 /** The parameters of a request body (JSON or form). */
-export async function requestParams(req: IncomingMessage): Promise<RawParams> {
-  return parseParams(req.headers['content-type'], await readBody(req));
+export async function requestParams(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<RawParams> {
+  return parseParams(req.headers['content-type'], await readBody(req, limit));
 }
 
 /**
@@ -80,8 +80,12 @@ export async function requestParams(req: IncomingMessage): Promise<RawParams> {
  * `GET /v2/languages` with `type=target` in a form body (the Python client) or in the query (deepl-node),
  * and the real API reads either. A name given in both places with different values is ambiguous (400).
  */
-export async function queryAndBodyParams(req: IncomingMessage, querystring: string): Promise<RawParams> {
-  const body = await requestParams(req);
+export async function queryAndBodyParams(
+  req: IncomingMessage,
+  querystring: string,
+  limit = MAX_BODY_BYTES,
+): Promise<RawParams> {
+  const body = await requestParams(req, limit);
   const query = new URLSearchParams(querystring);
   if (query.size === 0) return body;
   for (const name of new Set(query.keys())) {

@@ -2,7 +2,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import type { EngineChain } from '../engines/chain.ts';
 import { invalid, notSupported } from '../errors.ts';
-import { FORMALITY_TARGETS, languageName } from '../languages.ts';
+import { FORMALITY_TARGETS, languageName, rootOf } from '../languages.ts';
 import { queryAndBodyParams, requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
@@ -28,7 +28,7 @@ export interface ApiDeps {
 }
 
 /** The parts of a request that authenticate it (a DPoP proof is made for the method and URL). */
-const apiRequest = (ctx: {
+export const apiRequest = (ctx: {
   get(name: string): string;
   headers: Record<string, string | string[] | undefined>;
   method: string;
@@ -126,4 +126,15 @@ export async function summarize(chain: EngineChain | null) {
     }
   }
   return { sources, targets, formality };
+}
+
+/** Pairs of root languages the engines can translate between: the pairs a glossary can be made for. */
+export async function glossaryPairs(chain: EngineChain | null) {
+  const { sources, targets } = await summarize(chain);
+  const roots = (codes: Set<string>) => [...new Set([...codes].map((c) => rootOf(c).toLowerCase()))].sort();
+  const pairs: Array<{ source_lang: string; target_lang: string }> = [];
+  for (const s of roots(sources)) {
+    for (const t of roots(targets)) if (s !== t) pairs.push({ source_lang: s, target_lang: t });
+  }
+  return pairs;
 }

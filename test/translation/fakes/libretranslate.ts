@@ -33,7 +33,7 @@ export function fakeLibre(apiKey?: string): Promise<FakeUpstream> {
           return { status: 400, body: { error: `${body.target} is not supported` } };
         }
       }
-      const translated = texts.map((t) => shout(t));
+      const translated = texts.map((t) => shout(t, body.format === 'html'));
       return {
         status: 200,
         body: {

@@ -1,7 +1,16 @@
 import { bodyOf, FakeUpstream, shout } from './server.ts';
 
 /** An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions`, docs/translation.md#openai-compatible-chat-and-ollama). */
-export function fakeOpenAi(opts: { answer?: (texts: string[]) => unknown } = {}): Promise<FakeUpstream> {
+/** The glossary pairs a system prompt lists (`- "source" → "target"`): a well-behaved model uses them. */
+function promptGlossary(system: string): Array<[string, string]> {
+  return [...system.matchAll(/^- ("(?:[^"\\]|\\.)*") → ("(?:[^"\\]|\\.)*")$/gm)].map(
+    (m) => [JSON.parse(m[1] as string), JSON.parse(m[2] as string)] as [string, string],
+  );
+}
+
+export function fakeOpenAi(
+  opts: { answer?: (texts: string[]) => unknown; ignoreGlossary?: boolean } = {},
+): Promise<FakeUpstream> {
   return new FakeUpstream((req) => {
     if (req.path !== '/v1/chat/completions')
       return { status: 404, body: { error: { message: 'not found' } } };
@@ -10,8 +19,17 @@ export function fakeOpenAi(opts: { answer?: (texts: string[]) => unknown } = {})
       return { status: 404, body: { error: { message: "model 'missing' not found" } } };
     const user = body.messages.find((m) => m.role === 'user');
     const texts = (JSON.parse(user?.content ?? '{}') as { texts: string[] }).texts;
+    const terms = opts.ignoreGlossary
+      ? []
+      : promptGlossary(body.messages.find((m) => m.role === 'system')?.content ?? '');
     const answer = opts.answer?.(texts) ?? {
-      translations: texts.map((t) => shout(t)),
+      translations: texts.map((t) => {
+        let out = t;
+        terms.forEach(([s], i) => {
+          out = out.split(s).join(`\uE000${i}\uE000`);
+        });
+        return shout(out).replace(/\uE000(\d+)\uE000/g, (_m, i: string) => terms[Number(i)]?.[1] ?? '');
+      }),
       detected_source_languages: texts.map(() => 'en'),
     };
     return {
