@@ -8,7 +8,13 @@ import { HttpError } from '../../core/http/errors.ts';
 import type { Sites } from './sites.ts';
 import type { SiteTokenVerifier, TokenPresentation } from './types.ts';
 
-export type Scope = 'lights:read' | 'lights:write' | 'scenes:apply' | 'sensors:write' | 'site:admin';
+export type Scope =
+  | 'lights:read'
+  | 'lights:write'
+  | 'scenes:apply'
+  | 'sensors:write'
+  | 'schedules:write'
+  | 'site:admin';
 
 export interface SiteAccess {
   siteId: string;

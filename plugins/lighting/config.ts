@@ -13,6 +13,10 @@ export interface LightingConfig {
   commandTimeoutMs: number;
   createHomeSite: boolean;
   subdefBase: string;
+  scheduleCatchUpMinutes: number;
+  historyDays: number;
+  historyMaxEntries: number;
+  historyWriteSeconds: number;
   drivers: DriverConfig[];
 }
 
@@ -52,6 +56,41 @@ export const configSchema: JsonSchema = {
       title: 'Radio sender id base',
       description:
         'Base ID used by GET /subdef/next when the vendor driver does not report its own (EnOcean Base IDs lie in ff:80:00:00..ff:ff:ff:fe, 128 ids each).',
+    },
+    scheduleCatchUpMinutes: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1440,
+      default: 15,
+      title: 'Schedule catch-up (minutes)',
+      description:
+        'A schedule slot missed while the hub was down or the clock jumped runs once when it is at most this old; older missed slots are skipped. 0: never catch up.',
+    },
+    historyDays: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 31,
+      default: 7,
+      title: 'History kept (days)',
+      description: 'How long light levels and sensor events are kept for GET /history.',
+    },
+    historyMaxEntries: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 200000,
+      default: 20000,
+      title: 'History size (entries)',
+      description:
+        'At most this many history entries are kept (all sites together; the oldest go first). Each is about 100 bytes in lighting.history.json.',
+    },
+    historyWriteSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3600,
+      default: 60,
+      title: 'History write interval (s)',
+      description:
+        'History reaches the disk at most once per this many seconds (the whole file is rewritten each time, so a long interval spares the SD card). A crash loses at most this much history; a normal stop loses none.',
     },
     drivers: {
       type: 'array',

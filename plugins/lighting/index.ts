@@ -9,6 +9,7 @@ import { Catalog } from './catalog.ts';
 import { siteCommands } from './commands.ts';
 import { configSchema, type LightingConfig } from './config.ts';
 import { connectionView, DriverHost } from './drivers-host.ts';
+import { startExtras } from './extras.ts';
 import { followExports } from './follow.ts';
 import { LightControl } from './light-control.ts';
 import { Live } from './live.ts';
@@ -91,9 +92,11 @@ export default definePlugin<LightingConfig, LightingExports>({
       commandTimeoutMs: config.commandTimeoutMs,
       log,
     };
+    const extras = await startExtras(ctx, deps, live);
     // Configuration changes reach open pages and apps as `siteChanged` with the whole site.
     catalog.onChange = (siteId) => {
       if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));
+      extras.siteChanged(siteId);
       ctx.bus.emit('lighting.site.changed', { siteId });
     };
     control.onConfirmed = (light, level) =>
@@ -117,6 +120,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     mountSceneDocumented(api, deps);
     mountSceneDesigned(api, deps);
     mountSensors(api, deps);
+    extras.mount(api);
 
     // The spec's own examples omit `/api` for the documented calls; the UI page lives here too.
     const files = await loadWebFiles();
@@ -143,6 +147,7 @@ export default definePlugin<LightingConfig, LightingExports>({
         if (reason === 'deleted') {
           await drivers.removeSite(siteId);
           actions.forgetSite(siteId);
+          await extras.forgetSite(siteId);
           control.pruneLevels();
         }
       },
@@ -197,8 +202,10 @@ export default definePlugin<LightingConfig, LightingExports>({
         },
         ...adoptionExports(deps),
         ...followExports(deps),
+        useScheduleClock: (clock) => extras.schedules.useClock(clock),
       },
       async stop() {
+        await extras.stop();
         tokenSockets.stop();
         live.closeAll();
         control.stop();

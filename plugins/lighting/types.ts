@@ -230,6 +230,8 @@ export interface LightingExports {
    * none). Rejects with an `HttpError`: 404 no such light on the site, 503/502/504 as the route.
    */
   setLightState(siteId: string, lightId: string, level: LightStateRequest | 'on'): Promise<LightStateAnswer>;
+  /** Replaces the schedules' clock (tests and simulations drive time by hand). */
+  useScheduleClock(clock: import('./schedules/clock.ts').Clock): void;
 }
 
 /**

@@ -16,6 +16,7 @@ export const SITE_SCOPES = [
   { name: 'lights:write', description: 'Switch lights and set their state' },
   { name: 'scenes:apply', description: 'Apply existing scenes' },
   { name: 'sensors:write', description: 'Report sensor readings and button presses' },
+  { name: 'schedules:write', description: 'Create, change and delete schedules' },
   { name: 'site:admin', description: 'Rename lights, edit scenes and configure the site' },
 ] as const;
 
