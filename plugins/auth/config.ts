@@ -20,6 +20,7 @@ export interface AuthConfig {
   issuances: { max: number; retention_days: number };
   audit: { max: number; retention_days: number };
   dpop: { enabled: boolean; require_nonce: boolean; nonce_ttl: number; replay_cache_max: number };
+  token_exchange: { enabled: boolean; max_chain_depth: number; ttl: number };
 }
 
 const int = (title: string, description: string, def: number, minimum = 0): JsonSchema => ({
@@ -157,6 +158,33 @@ export const configSchema: JsonSchema = {
           'Proof jtis remembered within their 60 s window; when full, new proofs are refused.',
           100000,
           1000,
+        ),
+      },
+    },
+    token_exchange: {
+      type: 'object',
+      title: 'Token exchange',
+      description: 'RFC 8693 token exchange: delegation chains and fronting links.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: {
+          type: 'boolean',
+          title: 'Enabled',
+          description: 'Accept the token-exchange grant and advertise it.',
+          default: true,
+        },
+        max_chain_depth: int(
+          'Maximum delegation depth',
+          'Exchanges a token may be the result of (act claims nested, agent_chain length).',
+          4,
+          1,
+        ),
+        ttl: int(
+          'Exchanged token lifetime',
+          'Seconds; never beyond the expiry of the token it was exchanged from.',
+          3600,
+          60,
         ),
       },
     },

@@ -1,6 +1,7 @@
 import { definePlugin } from '../../core/plugin/types.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { mountAdminClients } from './admin/clients.ts';
+import { mountAdminFronting } from './admin/fronting.ts';
 import { mountAdminResources } from './admin/resources.ts';
 import { mountAdminSystem, syncNotices } from './admin/system.ts';
 import { mountAdminTokens } from './admin/tokens.ts';
@@ -74,6 +75,7 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountAdminClients(admin, s);
     mountAdminUsers(admin, s);
     mountAdminResources(admin, s);
+    mountAdminFronting(admin, s);
     mountAdminTokens(admin, s);
     mountAdminSystem(admin, s);
 

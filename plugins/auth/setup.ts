@@ -30,6 +30,7 @@ export async function createServices(
     users: {},
     resources: {},
     consent_grants: {},
+    fronting: {},
     settings: { dcr: null },
   });
   await prepareAuthData(data, ctx.log);

@@ -6,6 +6,7 @@ import { revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
 import { own } from '../state/collections.ts';
 import type { Resource, ScopeDef } from '../state/model.ts';
+import { frontingConflict, linkKey, linksOf } from './fronting.ts';
 import { mountClientPolicyLists } from './resource-client-lists.ts';
 import { checkReturnUrl, mountConnectPolicy } from './resource-connect-policy.ts';
 import { auditAdmin, badInput, conflict, jsonBody, missing, param, str, strQuery } from './util.ts';
@@ -190,6 +191,7 @@ export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
   r.delete('/resources/:id', async (ctx) => {
     const cur = byId(ctx);
     if (cur.site_id) throw conflict('resource_managed', 'delete the lighting site instead');
+    if (ctx.query.cascade !== 'true' && linksOf(s, cur.id).length > 0) throw frontingConflict(s, cur);
     await deleteResource(s, cur);
     auditAdmin(s, ctx, 'resource.deleted', { detail: cur.slug });
     ctx.status = 204;
@@ -205,8 +207,11 @@ export async function deleteResource(s: AuthServices, res: Resource): Promise<vo
   const grants = Object.values(s.data.data.consent_grants).filter(
     (g) => g.resource_id === res.id && !g.revoked_at,
   );
+  const links = linksOf(s, res.id);
   await s.data.commit((d) => {
     delete d.resources[res.id];
+    // Its fronting links go with it (cascade=true, or a lighting site that was deleted).
+    for (const l of links) delete d.fronting[linkKey(l.source_id, l.target_id)];
     for (const g of grants) {
       const x = own(d.consent_grants, g.id);
       if (x) x.revoked_at = nowIso();

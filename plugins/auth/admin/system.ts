@@ -109,8 +109,14 @@ export function mountAdminSystem(r: HearthRouter, s: AuthServices): void {
         ...(s.dpop.enabled ? { nonce_ttl: `${s.dpop.nonceTtl}s` } : {}),
         require_nonce: s.dpop.enabled && s.dpop.requireNonce,
       },
-      token_exchange: { enabled: false },
-      agents: { enabled: false, jwks_listing: false },
+      token_exchange: {
+        enabled: s.config.token_exchange.enabled,
+        ...(s.config.token_exchange.enabled
+          ? { max_chain_depth: s.config.token_exchange.max_chain_depth }
+          : {}),
+      },
+      // Agent clients act in delegation chains (token exchange); no agent JWKS listing.
+      agents: { enabled: s.config.token_exchange.enabled, jwks_listing: false },
       oidc: { enabled: false },
       notices: computeNotices(s),
     };

@@ -8,13 +8,6 @@ import { auditAdmin, badInput, intQuery, missing, param, strQuery, timeQuery } f
 const DAY = 86_400_000;
 
 /** Revokes a token and, transitively, every token exchanged from it (`parent_jti`, spec state table). */
-async function revokeCascade(s: AuthServices, jti: string): Promise<number> {
-  if (!jti) return 0; // '' is the parent_jti of every token that was not exchanged
-  let n = (await revokeJti(s, jti)) ? 1 : 0;
-  for (const child of s.issuances.where((i) => i.parent_jti === jti)) n += await revokeCascade(s, child.jti);
-  return n;
-}
-
 export function mountAdminTokens(r: HearthRouter, s: AuthServices): void {
   r.get('/issuances', (ctx) => {
     const q = {
@@ -55,7 +48,7 @@ export function mountAdminTokens(r: HearthRouter, s: AuthServices): void {
   });
   r.delete('/issuances/:id', async (ctx) => {
     const i = getIssuance(ctx);
-    await revokeCascade(s, i.jti);
+    await revokeJti(s, i.jti);
     auditAdmin(s, ctx, 'issuance.revoked_admin', { client_id: i.client_id, detail: i.jti });
     ctx.status = 204;
   });
@@ -75,7 +68,7 @@ export function mountAdminTokens(r: HearthRouter, s: AuthServices): void {
   r.delete('/tokens/:jti', async (ctx) => {
     const i = s.issuances.get(param(ctx, 'jti'));
     if (!i) throw missing('token_not_found', 'unknown token');
-    const revoked = await revokeCascade(s, i.jti);
+    const revoked = await revokeJti(s, i.jti);
     auditAdmin(s, ctx, 'issuance.revoked_admin', { client_id: i.client_id, detail: i.jti });
     ctx.body = { revoked };
   });
@@ -97,7 +90,7 @@ export function mountAdminTokens(r: HearthRouter, s: AuthServices): void {
         x.resource_id === g.resource_id &&
         x.subject_user_id === g.user_id,
     )) {
-      await revokeCascade(s, i.jti);
+      await revokeJti(s, i.jti);
     }
     auditAdmin(s, ctx, 'consent_grant.revoked_admin', { client_id: g.client_id, detail: g.id });
     ctx.status = 204;

@@ -15,6 +15,38 @@ export interface AccessTokenClaims {
   scope: string;
   /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to. */
   cnf?: { jkt: string };
+  /** RFC 8693 §4.1: the acting party, most recent outermost. */
+  act?: Actor;
+}
+
+export interface Actor {
+  sub: string;
+  act?: Actor;
+}
+
+/** The actors of an `act` claim, root first (the order of `agent_chain`). */
+export function actorChain(act: Actor | undefined): string[] {
+  const out: string[] = [];
+  for (let a = act; a; a = a.act) out.unshift(a.sub);
+  return out;
+}
+
+/** An `act` claim from actors listed root first. */
+export function actFromChain(chain: readonly string[]): Actor | undefined {
+  let act: Actor | undefined;
+  for (const sub of chain) act = act ? { sub, act } : { sub };
+  return act;
+}
+
+const MAX_ACT_DEPTH = 16;
+/** A well-formed `act` claim, or null. */
+function readAct(v: unknown, depth = 0): Actor | null {
+  if (depth > MAX_ACT_DEPTH || !v || typeof v !== 'object') return null;
+  const { sub, act } = v as { sub?: unknown; act?: unknown };
+  if (typeof sub !== 'string' || sub === '') return null;
+  if (act === undefined) return { sub };
+  const inner = readAct(act, depth + 1);
+  return inner ? { sub, act: inner } : null;
 }
 
 export interface MintInput {
@@ -25,6 +57,7 @@ export interface MintInput {
   ttlSec: number;
   /** DPoP key thumbprint to bind the token to. */
   jkt?: string;
+  act?: Actor | undefined;
 }
 
 export interface IdTokenInput {
@@ -63,6 +96,7 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         client_id: input.clientId,
         scope: input.scopes.join(' '),
         ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
+        ...(input.act ? { act: input.act } : {}),
       };
       // RFC 9068 §2.1: header typ "at+jwt"
       const token = await batch.sign({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
@@ -116,6 +150,8 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
       // A cnf that is present but unreadable must not turn a bound token into a bearer one.
       const jkt = cnfOf(p.cnf);
       if (p.cnf !== undefined && !jkt) return null;
+      const act = p.act === undefined ? undefined : readAct(p.act);
+      if (act === null) return null;
       return {
         iss: p.iss,
         sub: p.sub,
@@ -126,6 +162,7 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         client_id: p.client_id,
         scope: str(p.scope) ? p.scope : '',
         ...(jkt ? { cnf: { jkt } } : {}),
+        ...(act ? { act } : {}),
       };
     },
   };

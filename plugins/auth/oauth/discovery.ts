@@ -3,7 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { DPOP_ALGS } from '../domain/dpop.ts';
 import type { AuthServices } from '../services.ts';
 import type { Resource } from '../state/model.ts';
-import { GRANT_TYPES } from './token-endpoint.ts';
+import { grantTypes } from './token-endpoint.ts';
 
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'none'];
 const CALLER_AUTH = ['client_secret_basic', 'client_secret_post'];
@@ -23,7 +23,7 @@ export function asMetadata(s: AuthServices): Record<string, unknown> {
     jwks_uri: `${iss}/.well-known/jwks.json`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: [...GRANT_TYPES],
+    grant_types_supported: grantTypes(s),
     token_endpoint_auth_methods_supported: CLIENT_AUTH,
     introspection_endpoint_auth_methods_supported: CALLER_AUTH,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH,

@@ -51,6 +51,7 @@ const OAUTH_CODES = new Set([
   'invalid_dpop_proof',
   'use_dpop_nonce',
   'insufficient_scope',
+  'consent_required',
 ]);
 
 /** Error body shape for the OAuth routers (errors thrown without a complete body). */

@@ -1,3 +1,4 @@
+import { actFromChain } from '../domain/access-token.ts';
 import { newId, randomToken, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
@@ -9,6 +10,8 @@ export interface IssueInput {
   client: Client;
   /** The user for delegated grants; machine tokens use the client id as subject. */
   userId: string | null;
+  /** The subject when it is neither (a machine token exchanged by another client keeps its subject). */
+  subject?: string;
   resource: Resource;
   scopes: string[];
   ttlSec: number;
@@ -16,6 +19,13 @@ export interface IssueInput {
   consentGrantId?: string;
   /** DPoP key thumbprint: the token is bound to it (`cnf.jkt`) and its issuance records it. */
   jkt?: string | undefined;
+  /** RFC 8693 exchanges: the subject token, the actors root first, the agent, whose consent authorized it. */
+  exchange?: {
+    parentJti: string;
+    chain: string[];
+    agentId?: string | undefined;
+    consentClientId: string;
+  };
   /**
    * Re-checked once the token is signed and recorded: a revocation that ran while it was being signed
    * could not see it, so a token whose grant fell meanwhile is revoked at once and refused.
@@ -40,12 +50,13 @@ export const tokenType = (jkt: string | undefined): 'Bearer' | 'DPoP' => (jkt ? 
 export async function issueAccessToken(s: AuthServices, input: IssueInput) {
   const mark = s.issuances.cascadeMark();
   const { token, claims } = await s.signer.mint({
-    sub: input.userId ?? input.client.id,
+    sub: input.userId ?? input.subject ?? input.client.id,
     aud: input.resource.uri,
     clientId: input.client.id,
     scopes: input.scopes,
     ttlSec: input.ttlSec,
     ...(input.jkt ? { jkt: input.jkt } : {}),
+    ...(input.exchange ? { act: actFromChain(input.exchange.chain) } : {}),
   });
   const issuance: Issuance = {
     id: claims.jti,
@@ -59,9 +70,14 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     issued_at: new Date(claims.iat * 1000).toISOString(),
     t: claims.iat * 1000,
     expires_at: new Date(claims.exp * 1000).toISOString(),
-    agent_chain: [],
-    consent_client_id: input.consentGrantId ? input.client.id : '',
-    parent_jti: '',
+    agent_chain: input.exchange?.chain ?? [],
+    consent_client_id: input.exchange
+      ? input.exchange.consentClientId
+      : input.consentGrantId
+        ? input.client.id
+        : '',
+    parent_jti: input.exchange?.parentJti ?? '',
+    ...(input.exchange?.agentId ? { agent_id: input.exchange.agentId } : {}),
     ...(input.jkt ? { dpop_jkt: input.jkt } : {}),
     ...(input.familyId ? { family_id: input.familyId } : {}),
     ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
@@ -72,7 +88,9 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     await revokeJti(s, claims.jti);
     throw invalidGrant('the grant was revoked while the token was issued');
   }
-  s.issuedCounter.inc({ grant: input.userId === null ? 'client_credentials' : 'delegated' });
+  s.issuedCounter.inc({
+    grant: input.exchange ? 'token_exchange' : input.userId === null ? 'client_credentials' : 'delegated',
+  });
   return { token, claims };
 }
 
@@ -109,15 +127,21 @@ export function issueRefreshToken(
   return { token, familyId };
 }
 
-/** Revokes one access token by jti (idempotent). */
-export async function revokeJti(s: AuthServices, jti: string): Promise<boolean> {
-  if (!jti) return false;
+/**
+ * Revokes one access token by jti (idempotent) and, at any depth, every token exchanged from it (RFC 8693:
+ * a delegated token never outlives the one it was made from). Returns how many were newly revoked.
+ */
+export async function revokeJti(s: AuthServices, jti: string): Promise<number> {
+  if (!jti) return 0;
   const i = s.issuances.raw(jti);
   const exp = i ? Date.parse(i.expires_at) : Date.now() + 86_400_000;
   const fresh = await s.issuances.revoke(jti, exp);
   const aud = i ? own(s.data.data.resources, i.resource_id)?.uri : undefined;
   if (fresh && aud) s.onRevoked({ jti, aud, exp: Math.floor(exp / 1000) });
-  return fresh;
+  let n = fresh ? 1 : 0;
+  // Exchanges still signing when this runs check their parent afterwards (`stillValid`).
+  for (const child of s.issuances.childrenOf(jti)) n += await revokeJti(s, child);
+  return n;
 }
 
 /**
@@ -155,7 +179,7 @@ export async function revokeFamily(s: AuthServices, familyId: string): Promise<n
       }
     }
   });
-  for (const i of s.issuances.where((x) => x.family_id === familyId)) if (await revokeJti(s, i.jti)) n++;
+  for (const i of s.issuances.where((x) => x.family_id === familyId)) n += await revokeJti(s, i.jti);
   return n;
 }
 
@@ -177,6 +201,6 @@ export async function revokeWhere(s: AuthServices, filter: TokenFilter): Promise
   const live = s.issuances.where(
     (i) => match({ ...i, user_id: i.subject_user_id }) && Date.parse(i.expires_at) > now,
   );
-  for (const i of live) if (await revokeJti(s, i.jti)) n++;
+  for (const i of live) n += await revokeJti(s, i.jti);
   return n;
 }

@@ -5,9 +5,14 @@ import { tokenRequestProof } from './dpop.ts';
 import { oauthError } from './errors.ts';
 import { authorizationCodeGrant, refreshTokenGrant } from './grant-authorization-code.ts';
 import { clientCredentialsGrant } from './grant-client-credentials.ts';
+import { TOKEN_EXCHANGE, tokenExchangeGrant } from './grant-token-exchange.ts';
 import { readOAuthForm, required } from './params.ts';
 
-export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
+const BASE_GRANTS = ['authorization_code', 'client_credentials', 'refresh_token'];
+
+/** The grant types this server accepts (and advertises), given its settings. */
+export const grantTypes = (s: AuthServices): string[] =>
+  s.config.token_exchange.enabled ? [...BASE_GRANTS, TOKEN_EXCHANGE] : BASE_GRANTS;
 
 /** POST /oauth/token: parse, authenticate the client, run the grant, answer with no-store (RFC 6749 §5.1). */
 export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void {
@@ -30,11 +35,21 @@ export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void 
         case 'refresh_token':
           response = await refreshTokenGrant(s, client, body, proof);
           break;
+        case TOKEN_EXCHANGE:
+          if (!s.config.token_exchange.enabled)
+            throw oauthError(400, 'unsupported_grant_type', 'token exchange is disabled');
+          response = await tokenExchangeGrant(s, client, body, proof);
+          break;
         default:
           throw oauthError(400, 'unsupported_grant_type', `grant type ${grantType} is not supported`);
       }
     } catch (err) {
-      const action = grantType === 'client_credentials' ? 'client_credentials.denied' : 'token.issue_denied';
+      const action =
+        grantType === 'client_credentials'
+          ? 'client_credentials.denied'
+          : grantType === TOKEN_EXCHANGE
+            ? 'token.exchange_denied'
+            : 'token.issue_denied';
       void s.audit.record(action, { client_id: client.id, detail: (err as Error).message });
       throw err;
     }

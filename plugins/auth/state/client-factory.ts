@@ -4,7 +4,12 @@ import { hashSecret, newId, randomToken } from '../domain/secrets.ts';
 import type { AuthMethod, Client } from './model.ts';
 
 export const AUTH_METHODS: readonly AuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
-export const CLIENT_GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const CLIENT_GRANTS = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+];
 
 /** A validation failure: the field and the reason (mapped to 400 by the caller's error shape). */
 export class ClientMetadataError extends Error {

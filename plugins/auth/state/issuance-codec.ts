@@ -77,3 +77,8 @@ export function jtiOf(line: string): string {
   const [version, jti] = line.split('\t', 2);
   return (version === VERSION || version === V1) && jti ? jti : '';
 }
+
+/** The parent jti of an encoded line (token exchange), '' when none. */
+export function parentOf(line: string): string {
+  return line.split('\t', 11)[10] ?? '';
+}

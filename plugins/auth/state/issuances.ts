@@ -1,5 +1,5 @@
 import type { LogStore } from '../../../core/store/types.ts';
-import { decodeIssuance, encodeIssuance, jtiOf } from './issuance-codec.ts';
+import { decodeIssuance, encodeIssuance, jtiOf, parentOf } from './issuance-codec.ts';
 import type { Issuance, Revocation } from './model.ts';
 
 export interface IssuanceQuery {
@@ -30,11 +30,22 @@ export function createIssuanceRegistry(
   // graph (issuing is the hot path). Readers decode the lines they look at.
   const byJti = new Map<string, string>();
   const revoked = new Map<string, string>();
+  // parent jti → jtis exchanged from it (RFC 8693), so a revocation reaches them without a scan.
+  const children = new Map<string, string[]>();
+  const addChild = (parent: string, child: string) => {
+    const list = children.get(parent);
+    if (list) list.push(child);
+    else children.set(parent, [child]);
+  };
   const index = () => {
     byJti.clear();
+    children.clear();
     for (const line of log.items) {
       const jti = jtiOf(line);
-      if (jti) byJti.set(jti, line);
+      if (!jti) continue;
+      byJti.set(jti, line);
+      const parent = parentOf(line);
+      if (parent) addChild(parent, jti);
     }
     revoked.clear();
     for (const r of revocations.items) revoked.set(r.jti, r.revoked_at);
@@ -58,6 +69,7 @@ export function createIssuanceRegistry(
     async record(i: Issuance): Promise<void> {
       const line = encodeIssuance(i);
       byJti.set(i.jti, line);
+      if (i.parent_jti) addChild(i.parent_jti, i.jti);
       await log.append(line);
       // The log drops its oldest lines when full; forget the same number of oldest entries here.
       let excess = byJti.size - log.items.length;
@@ -65,9 +77,12 @@ export function createIssuanceRegistry(
       for (const jti of byJti.keys()) {
         if (excess-- <= 0) break;
         byJti.delete(jti);
+        children.delete(jti);
       }
     },
     isRevoked: (jti: string): boolean => revoked.has(jti),
+    /** The jtis of tokens exchanged from this one (one level). */
+    childrenOf: (jti: string): readonly string[] => children.get(jti) ?? [],
     /** Revokes one token; returns false when it was already revoked. */
     async revoke(jti: string, expMs: number): Promise<boolean> {
       if (revoked.has(jti)) return false;

@@ -2,7 +2,14 @@ import type { Logger } from 'pino';
 import type { DocStore } from '../../../core/store/types.ts';
 import { toDict } from './collections.ts';
 import type { AuthData, QuarantinedRecord, RefreshData, SessionData } from './model.ts';
-import { isClient, isConsentGrant, isRefreshRecord, isResource, isUser } from './record-shapes.ts';
+import {
+  isClient,
+  isConsentGrant,
+  isFrontingLink,
+  isRefreshRecord,
+  isResource,
+  isUser,
+} from './record-shapes.ts';
 
 const isSession = (_key: string, v: unknown): boolean =>
   typeof v === 'object' &&
@@ -31,6 +38,8 @@ export async function prepareAuthData(store: DocStore<AuthData>, log: Logger): P
   d.users = take('users', d.users, isUser);
   d.resources = take('resources', d.resources, isResource);
   d.consent_grants = take('consent_grants', d.consent_grants, isConsentGrant);
+  // Absent in files written before fronting links existed: an empty collection.
+  d.fronting = take('fronting', d.fronting ?? {}, isFrontingLink);
   const dcr = d.settings?.dcr;
   const dcrOk =
     dcr === null ||

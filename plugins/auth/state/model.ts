@@ -73,12 +73,26 @@ export interface ConsentGrant {
   revoked_at?: string;
 }
 
+/**
+ * A fronting link: a token for `source` may be exchanged (RFC 8693) for a token for `target`, with each
+ * source scope granting the target scopes it maps to. Stored by resource ids (slugs may be renamed).
+ */
+export interface FrontingLink {
+  source_id: string;
+  target_id: string;
+  scope_map: Record<string, string[]>;
+  created_at: string;
+  created_by: string;
+}
+
 /** The configuration document (`auth.data.json`): small, changed by admin writes and consent. */
 export interface AuthData {
   clients: Record<string, Client>;
   users: Record<string, User>;
   resources: Record<string, Resource>;
   consent_grants: Record<string, ConsentGrant>;
+  /** Fronting links by `<source id> <target id>`. */
+  fronting: Record<string, FrontingLink>;
   settings: { dcr: { mode: DcrMode; approved_redirects: string[] } | null };
   /** Records found malformed when the file was loaded, kept for inspection instead of being served. */
   quarantine?: QuarantinedRecord[];

@@ -1,4 +1,4 @@
-import type { Client, ConsentGrant, RefreshRecord, Resource, User } from './model.ts';
+import type { Client, ConsentGrant, FrontingLink, RefreshRecord, Resource, User } from './model.ts';
 
 /**
  * Shape checks for records read back from the data files. A record that fails one cannot be served (every
@@ -76,4 +76,11 @@ export function isRefreshRecord(_key: string, v: unknown): v is RefreshRecord {
     isNum(v.expires_at) &&
     (v.dpop_jkt === undefined || isStr(v.dpop_jkt))
   );
+}
+
+export function isFrontingLink(key: string, v: unknown): v is FrontingLink {
+  if (!isObj(v) || !isStr(v.source_id) || !isStr(v.target_id) || key !== `${v.source_id} ${v.target_id}`)
+    return false;
+  const map = v.scope_map;
+  return isObj(map) && Object.values(map).every(isStrs) && isStr(v.created_at) && isStr(v.created_by);
 }
