@@ -106,6 +106,7 @@ describe('discovery', () => {
       'lights:write',
       'scenes:apply',
       'sensors:write',
+      'schedules:write',
       'site:admin',
     ]);
     // Every resource (each site, translation) has its own document naming it.
