@@ -1,0 +1,56 @@
+/** The clusters, attributes and commands the driver uses (ZCL r7, chapters 3 to 8). */
+
+export const Cluster = {
+  BASIC: 0x0000,
+  IDENTIFY: 0x0003,
+  GROUPS: 0x0004,
+  SCENES: 0x0005,
+  ON_OFF: 0x0006,
+  LEVEL: 0x0008,
+  COLOR: 0x0300,
+  OCCUPANCY: 0x0406,
+  IAS_ZONE: 0x0500,
+} as const;
+
+export const Attr = {
+  BASIC_MANUFACTURER: 0x0004,
+  BASIC_MODEL: 0x0005,
+  ON_OFF: 0x0000,
+  LEVEL_CURRENT: 0x0000,
+  COLOR_X: 0x0003,
+  COLOR_Y: 0x0004,
+  COLOR_TEMP: 0x0007,
+  COLOR_MODE: 0x0008,
+  COLOR_CAPABILITIES: 0x400a,
+  COLOR_TEMP_MIN: 0x400b,
+  COLOR_TEMP_MAX: 0x400c,
+  OCCUPANCY: 0x0000,
+} as const;
+
+/** Profile-wide commands (ZCL r7 §2.5). */
+export const Global = {
+  READ: 0x00,
+  READ_RSP: 0x01,
+  CONFIGURE_REPORTING: 0x06,
+  CONFIGURE_REPORTING_RSP: 0x07,
+  REPORT: 0x0a,
+  DEFAULT_RSP: 0x0b,
+} as const;
+
+export const OnOffCmd = { OFF: 0x00, ON: 0x01, TOGGLE: 0x02 } as const;
+export const LevelCmd = {
+  MOVE_TO_LEVEL: 0x00,
+  MOVE: 0x01,
+  STEP: 0x02,
+  STOP: 0x03,
+  MOVE_TO_LEVEL_ON_OFF: 0x04,
+  MOVE_ON_OFF: 0x05,
+  STEP_ON_OFF: 0x06,
+  STOP_ON_OFF: 0x07,
+} as const;
+export const ColorCmd = { MOVE_TO_XY: 0x07, MOVE_TO_COLOR_TEMP: 0x0a } as const;
+export const ScenesCmd = { RECALL: 0x05 } as const;
+export const IasZoneCmd = { STATUS_CHANGE: 0x00 } as const;
+
+/** Home Automation profile; endpoint 1 of the coordinator speaks it. */
+export const HA_PROFILE = 0x0104;

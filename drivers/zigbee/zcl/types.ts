@@ -1,0 +1,69 @@
+/** ZCL attribute data types and their codecs (ZCL r7 §2.6.2, table 2-10). */
+
+export const DataType = {
+  BOOL: 0x10,
+  BITMAP8: 0x18,
+  BITMAP16: 0x19,
+  UINT8: 0x20,
+  UINT16: 0x21,
+  UINT32: 0x23,
+  INT8: 0x28,
+  INT16: 0x29,
+  ENUM8: 0x30,
+  ENUM16: 0x31,
+  CHAR_STR: 0x42,
+} as const;
+
+export type AttrValue = number | boolean | string;
+
+const FIXED: Record<number, number> = {
+  [DataType.BOOL]: 1,
+  [DataType.BITMAP8]: 1,
+  [DataType.UINT8]: 1,
+  [DataType.INT8]: 1,
+  [DataType.ENUM8]: 1,
+  [DataType.BITMAP16]: 2,
+  [DataType.UINT16]: 2,
+  [DataType.INT16]: 2,
+  [DataType.ENUM16]: 2,
+  [DataType.UINT32]: 4,
+};
+
+export class UnsupportedTypeError extends Error {
+  constructor(type: number) {
+    super(`ZCL data type 0x${type.toString(16)} is not supported`);
+    this.name = 'UnsupportedTypeError';
+  }
+}
+
+export function encodeValue(type: number, value: AttrValue): Buffer {
+  if (type === DataType.CHAR_STR) {
+    const s = Buffer.from(String(value), 'utf8').subarray(0, 254);
+    return Buffer.concat([Buffer.of(s.length), s]);
+  }
+  const size = FIXED[type];
+  if (size === undefined) throw new UnsupportedTypeError(type);
+  const n = typeof value === 'boolean' ? Number(value) : Number(value);
+  const b = Buffer.alloc(size);
+  if (type === DataType.INT8 || type === DataType.INT16) b.writeIntLE(n, 0, size);
+  else b.writeUIntLE(n, 0, size);
+  return b;
+}
+
+/** Decodes one value at `at`; returns it and how many bytes it took. */
+export function decodeValue(type: number, b: Buffer, at: number): { value: AttrValue; size: number } {
+  if (type === DataType.CHAR_STR) {
+    const n = b[at];
+    if (n === undefined) throw new RangeError('string length missing');
+    if (n === 0xff) return { value: '', size: 1 }; // invalid string (ZCL r7 §2.6.2.11)
+    if (at + 1 + n > b.length) throw new RangeError('string runs past the frame');
+    return { value: b.toString('utf8', at + 1, at + 1 + n), size: 1 + n };
+  }
+  const size = FIXED[type];
+  if (size === undefined) throw new UnsupportedTypeError(type);
+  if (at + size > b.length) throw new RangeError('value runs past the frame');
+  if (type === DataType.BOOL) return { value: b[at] === 1, size };
+  const value =
+    type === DataType.INT8 || type === DataType.INT16 ? b.readIntLE(at, size) : b.readUIntLE(at, size);
+  return { value, size };
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
+import {
+  moveToColorTemp,
+  moveToLevelWithOnOff,
+  moveToXy,
+  onOff,
+  remoteEvent,
+} from '../../drivers/zigbee/zcl/commands.ts';
+import {
+  decodeConfigureReporting,
+  decodeReadRsp,
+  decodeReport,
+  encodeConfigureReporting,
+  encodeRead,
+  encodeReadRsp,
+  encodeReport,
+} from '../../drivers/zigbee/zcl/foundation.ts';
+import { decodeZcl, encodeZcl, ZclFrameError } from '../../drivers/zigbee/zcl/frame.ts';
+import { DataType } from '../../drivers/zigbee/zcl/types.ts';
+
+const cmd = (c: { command: number; payload: Buffer }, tsn: number) =>
+  encodeZcl({
+    kind: 1,
+    fromServer: false,
+    disableDefaultResponse: true,
+    tsn,
+    command: c.command,
+    payload: c.payload,
+  }).toString('hex');
+
+describe('ZCL frames', () => {
+  it('encodes on, off and move-to-level-with-on/off as the documented bytes', () => {
+    expect(cmd(onOff(true), 5)).toBe('110501');
+    expect(cmd(onOff(false), 6)).toBe('110600');
+    // level 128, transition 1 s = 10 tenths
+    expect(cmd(moveToLevelWithOnOff(128, 1), 7)).toBe('110704800a00');
+    // no transition: 0xFFFF, the device's default
+    expect(cmd(moveToLevelWithOnOff(0), 8)).toBe('11080401ffff');
+  });
+
+  it('encodes colour temperature in mirek and xy scaled to 0..65279', () => {
+    expect(cmd(moveToColorTemp(370, 0.4), 1)).toBe('11010a72010400');
+    expect(cmd(moveToXy(0x4ccc, 0x5555, 0), 2)).toBe('110207cc4c55550000');
+  });
+
+  it('reads onOff as 10 <tsn> 00 00 00 and decodes the answer', () => {
+    const read = encodeZcl({
+      kind: 0,
+      fromServer: false,
+      disableDefaultResponse: true,
+      tsn: 3,
+      command: 0,
+      payload: encodeRead([Attr.ON_OFF]),
+    });
+    expect(read.toString('hex')).toBe('1003000000');
+    const rsp = encodeReadRsp([
+      { attr: 0, type: DataType.BOOL, value: true },
+      { attr: 0x4000, status: 0x86 },
+    ]);
+    expect(decodeReadRsp(rsp)).toEqual([{ attr: 0, type: DataType.BOOL, value: true }]);
+  });
+
+  it('decodes an attribute report with a manufacturer code and strings', () => {
+    const payload = encodeReport([
+      { attr: Attr.BASIC_MODEL, type: DataType.CHAR_STR, value: 'TRADFRI bulb' },
+      { attr: 0x0000, type: DataType.UINT8, value: 3 },
+    ]);
+    const f = decodeZcl(
+      encodeZcl({
+        kind: 0,
+        fromServer: true,
+        disableDefaultResponse: true,
+        manufacturerCode: 0x117c,
+        tsn: 9,
+        command: 0x0a,
+        payload,
+      }),
+    );
+    expect(f).toMatchObject({ kind: 0, fromServer: true, manufacturerCode: 0x117c, tsn: 9, command: 0x0a });
+    expect(decodeReport(f.payload).map((r) => r.value)).toEqual(['TRADFRI bulb', 3]);
+  });
+
+  it('encodes configure reporting with a reportable change for analogue types only', () => {
+    const p = encodeConfigureReporting([
+      { attr: 0, type: DataType.BOOL, minSeconds: 0, maxSeconds: 300 },
+      { attr: 0, type: DataType.UINT8, minSeconds: 1, maxSeconds: 300, change: 1 },
+    ]);
+    expect(p.toString('hex')).toBe('0000001000002c01' + '000000200100' + '2c0101');
+    expect(decodeConfigureReporting(p)).toHaveLength(2);
+  });
+
+  it('refuses truncated frames', () => {
+    expect(() => decodeZcl(Buffer.from('18', 'hex'))).toThrow(ZclFrameError);
+    expect(() => decodeReport(Buffer.from('000021ff', 'hex'))).toThrow(RangeError);
+  });
+
+  it("names a remote's buttons", () => {
+    expect(remoteEvent(Cluster.ON_OFF, 2, Buffer.alloc(0))).toBe('toggle');
+    expect(remoteEvent(Cluster.LEVEL, 0x05, Buffer.of(0, 83))).toBe('brightness_move_up');
+    expect(remoteEvent(Cluster.LEVEL, 0x06, Buffer.of(1, 43, 5, 0))).toBe('brightness_step_down');
+    expect(remoteEvent(Cluster.LEVEL, 0x07, Buffer.alloc(0))).toBe('brightness_stop');
+    expect(remoteEvent(Cluster.SCENES, 0x05, Buffer.of(0, 0, 3))).toBe('recall_scene_3');
+    expect(remoteEvent(Cluster.COLOR, 0x07, Buffer.alloc(0))).toBe(null);
+  });
+});
