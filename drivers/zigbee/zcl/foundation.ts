@@ -10,7 +10,7 @@ export interface AttrRecord {
 /** `read attributes`: a list of attribute ids (ZCL r7 §2.5.1). */
 export function encodeRead(attrs: number[]): Buffer {
   const b = Buffer.alloc(attrs.length * 2);
-  attrs.forEach((a, i) => b.writeUInt16LE(a, i * 2));
+  for (const [i, a] of attrs.entries()) b.writeUInt16LE(a, i * 2);
   return b;
 }
 
