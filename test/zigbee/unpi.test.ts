@@ -50,7 +50,7 @@ describe('UNPI framing', () => {
   it('drops a frame with a bad FCS and resynchronises on the next good one', () => {
     const { frames, parser } = collect();
     const bad = Buffer.from(encodeFrame(mtFrame('sysPing')));
-    bad[4] ^= 0xff;
+    bad[4] = (bad[4] as number) ^ 0xff;
     parser.push(Buffer.concat([bad, encodeFrame(mtFrame('sysVersion'))]));
     expect(frames.map((f) => f.command)).toEqual([0x02]);
     expect(parser.stats.badFcs).toBe(1);

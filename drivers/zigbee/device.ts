@@ -1,0 +1,114 @@
+/** A joined Zigbee device as the driver keeps it, and what Hearth sees of it. */
+import type { DeviceInfo, LightCapabilities } from '../lighting/index.ts';
+import { HUE_GAMUT_C } from '../lighting/index.ts';
+import { Cluster } from './zcl/clusters.ts';
+import type { NetworkParams } from './znp/network.ts';
+
+export interface EndpointRecord {
+  id: number;
+  deviceId: number;
+  inClusters: number[];
+  outClusters: number[];
+}
+
+export interface ZigbeeDeviceRecord {
+  ieee: string;
+  nwk: number;
+  manufacturer?: string;
+  model?: string;
+  endpoints: EndpointRecord[];
+  /** Colour temperature range the device reported, in mirek. */
+  ct?: { min: number; max: number };
+  /** Color Control `ColorCapabilities` bits (bit 3 xy, bit 4 colour temperature). */
+  colorCapabilities?: number;
+  /** Interview finished (descriptors read, bound, reporting configured). */
+  interviewed: boolean;
+}
+
+/** Where the driver keeps its network and devices; the plugin backs it with its store (one owner). */
+export interface ZigbeeStateStore {
+  network(): NetworkParams | null;
+  setNetwork(n: NetworkParams): Promise<void>;
+  devices(): ZigbeeDeviceRecord[];
+  putDevice(d: ZigbeeDeviceRecord): Promise<void>;
+  removeDevice(ieee: string): Promise<void>;
+}
+
+export function memoryStateStore(): ZigbeeStateStore & { snapshot(): unknown } {
+  let network: NetworkParams | null = null;
+  const devices = new Map<string, ZigbeeDeviceRecord>();
+  return {
+    network: () => network,
+    async setNetwork(n) {
+      network = { ...n };
+    },
+    devices: () => [...devices.values()],
+    async putDevice(d) {
+      devices.set(d.ieee, structuredClone(d));
+    },
+    async removeDevice(ieee) {
+      devices.delete(ieee);
+    },
+    snapshot: () => ({ network, devices: [...devices.values()] }),
+  };
+}
+
+const has = (ep: EndpointRecord, c: number) => ep.inClusters.includes(c);
+
+/** The endpoint Hearth controls or listens to: the first light endpoint, else the first with a sensor. */
+export function mainEndpoint(d: ZigbeeDeviceRecord): EndpointRecord | undefined {
+  return (
+    d.endpoints.find((e) => has(e, Cluster.ON_OFF)) ??
+    d.endpoints.find((e) => has(e, Cluster.OCCUPANCY) || has(e, Cluster.IAS_ZONE)) ??
+    d.endpoints.find(
+      (e) => e.outClusters.includes(Cluster.ON_OFF) || e.outClusters.includes(Cluster.LEVEL),
+    ) ??
+    d.endpoints[0]
+  );
+}
+
+export const protocolIdOf = (ieee: string, endpoint: number): string => `${ieee}/${endpoint}`;
+
+export function parseProtocolId(id: string): { ieee: string; endpoint: number } | null {
+  const m = /^(0x[0-9a-f]{16})\/(\d{1,3})$/.exec(id);
+  return m ? { ieee: m[1] as string, endpoint: Number(m[2]) } : null;
+}
+
+const REMOTE_EVENTS = [
+  'on',
+  'off',
+  'toggle',
+  'brightness_step_up',
+  'brightness_step_down',
+  'brightness_move_up',
+  'brightness_move_down',
+  'brightness_stop',
+];
+
+export function deviceInfo(d: ZigbeeDeviceRecord): DeviceInfo | null {
+  const ep = mainEndpoint(d);
+  if (!ep) return null;
+  const name = [d.manufacturer, d.model].filter(Boolean).join(' ') || d.ieee;
+  const info: DeviceInfo = { protocolid: protocolIdOf(d.ieee, ep.id), kind: 'sensor', name };
+  if (has(ep, Cluster.ON_OFF)) {
+    info.kind = has(ep, Cluster.LEVEL) ? 'dimmable' : 'binary';
+    if (has(ep, Cluster.COLOR)) {
+      const bits = d.colorCapabilities ?? 0x18;
+      const caps: LightCapabilities = {};
+      if (bits & 0x10) caps.ct = d.ct ?? { min: 153, max: 500 };
+      // ZCL does not say which gamut a bulb has; gamut C is the widest common one and the bulb clips.
+      if (bits & 0x08) caps.xy = { gamut: HUE_GAMUT_C };
+      info.capabilities = caps;
+    }
+    return info;
+  }
+  const events: string[] = [];
+  if (has(ep, Cluster.OCCUPANCY)) events.push('motion', 'no_motion');
+  if (has(ep, Cluster.IAS_ZONE)) events.push('alarm', 'clear');
+  if (ep.outClusters.includes(Cluster.ON_OFF) || ep.outClusters.includes(Cluster.LEVEL))
+    events.push(...REMOTE_EVENTS);
+  if (ep.outClusters.includes(Cluster.SCENES))
+    events.push('recall_scene_1', 'recall_scene_2', 'recall_scene_3');
+  info.events = events;
+  return info;
+}

@@ -1,0 +1,403 @@
+/**
+ * The `zigbee` lighting driver: one Z-Stack stick, its network and its devices. Starts (or commissions)
+ * the network, interviews devices that join, turns commands into ZCL and reports into states and sensor
+ * events, and reopens the stick when it goes away (docs/zigbee.md).
+ */
+import type { Logger } from 'pino';
+import {
+  briToLevel254,
+  type ConnectionStatus,
+  type DeviceInfo,
+  type DriverFactory,
+  type DriverInit,
+  type DriverSink,
+  type LightCommand,
+  type LightingDriver,
+  type LightState,
+  type LightTarget,
+  xyToZcl,
+} from '../lighting/index.ts';
+import {
+  deviceInfo,
+  mainEndpoint,
+  parseProtocolId,
+  protocolIdOf,
+  type ZigbeeDeviceRecord,
+  type ZigbeeStateStore,
+} from './device.ts';
+import { findStick } from './find-stick.ts';
+import { interview } from './interview.ts';
+import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
+import { type Attrs, applyRecords, toLightState } from './reports.ts';
+import { Attr, Cluster, Global, IasZoneCmd } from './zcl/clusters.ts';
+import {
+  type ClusterCommand,
+  moveToColorTemp,
+  moveToLevelWithOnOff,
+  moveToXy,
+  onOff,
+  remoteEvent,
+} from './zcl/commands.ts';
+import { decodeReadRsp, decodeReport } from './zcl/foundation.ts';
+import { decodeZcl, type ZclFrame } from './zcl/frame.ts';
+import { ZclClient } from './zcl-client.ts';
+import { type Destination, ZStackAdapter } from './znp/adapter.ts';
+import type { Fields } from './znp/codec.ts';
+import type { MtMessage } from './znp/mt.ts';
+import { randomNetwork } from './znp/network.ts';
+import { openSerial } from './znp/serial.ts';
+import type { Transport } from './znp/transport.ts';
+
+export interface ZigbeeObserver {
+  /** A device finished its interview (joined, or re-interviewed). */
+  joined?(info: DeviceInfo): void;
+  /** A device left the network. */
+  left?(protocolid: string): void;
+}
+
+export interface ZigbeeDriverDeps {
+  store: ZigbeeStateStore;
+  observer?: ZigbeeObserver;
+  openTransport?: (path: string) => Promise<Transport>;
+}
+
+export class NotConnectedError extends Error {
+  constructor() {
+    super('the Zigbee stick is not connected');
+    this.name = 'NotConnectedError';
+  }
+}
+
+export class ZigbeeDriver implements LightingDriver {
+  readonly #o: ZigbeeDriverOptions;
+  readonly #sink: DriverSink;
+  readonly #log: Logger;
+  readonly #deps: ZigbeeDriverDeps;
+  #adapter: ZStackAdapter | null = null;
+  #zcl: ZclClient | null = null;
+  #coordinatorIeee = '';
+  #status: ConnectionStatus = { connected: false, since: new Date().toISOString() };
+  #stopped = false;
+  #reconnect: ReturnType<typeof setTimeout> | null = null;
+  #liveness: ReturnType<typeof setInterval> | null = null;
+  readonly #attrs = new Map<string, Attrs>();
+  readonly #pending = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #interviewing = new Set<string>();
+  #found: DeviceInfo[] | null = null;
+  #detail: Record<string, unknown> = {};
+
+  constructor(init: DriverInit, deps: ZigbeeDriverDeps) {
+    this.#o = driverOptions(init.options);
+    this.#sink = init.sink;
+    this.#log = init.log;
+    this.#deps = deps;
+    init.signal.addEventListener('abort', () => void this.stop());
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    try {
+      await this.#connect();
+    } catch (err) {
+      // A stick that is absent or not answering is a link that is down, not a failed start.
+      this.#log.warn({ err }, 'zigbee stick not available; retrying');
+      this.#scheduleReconnect();
+    }
+  }
+
+  async #connect(): Promise<void> {
+    const path = this.#o.path || (await findStick());
+    if (!path) throw new Error('no Zigbee stick found under /dev/serial/by-id');
+    const transport = await (this.#deps.openTransport ?? openSerial)(path);
+    const adapter = new ZStackAdapter(transport, this.#o.timings);
+    adapter.onMessage((m) => this.#onMessage(adapter, m));
+    transport.onClose(() => this.#lost(adapter));
+    try {
+      const store = this.#deps.store;
+      const r = await adapter.start(store.network(), () => randomNetwork(this.#o.channel), path);
+      if (r.commissioned || !store.network()) await store.setNetwork(r.network);
+      if (r.commissioned)
+        this.#log.info({ panId: r.network.panId, channel: r.network.channel }, 'network formed on the stick');
+      this.#coordinatorIeee = r.ieee;
+      for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
+      this.#detail = { path, firmware: r.version, channel: r.network.channel, panId: r.network.panId };
+    } catch (err) {
+      await adapter.close().catch(() => {});
+      throw err;
+    }
+    if (this.#stopped) {
+      await adapter.close();
+      return;
+    }
+    this.#adapter = adapter;
+    this.#zcl = new ZclClient(adapter);
+    this.#setConnected(true);
+    this.#liveness = setInterval(() => {
+      adapter.znp.request('sysPing', {}, 2000).catch(() => this.#lost(adapter));
+    }, this.#o.livenessMs);
+  }
+
+  #setConnected(connected: boolean): void {
+    if (this.#status.connected === connected) return;
+    this.#status = { connected, since: new Date().toISOString(), detail: this.#detail };
+    this.#sink.reportConnection({ connected, detail: this.#detail });
+  }
+
+  #lost(adapter: ZStackAdapter): void {
+    if (this.#adapter !== adapter) return;
+    this.#log.warn('zigbee stick lost');
+    this.#adapter = null;
+    this.#zcl?.close();
+    this.#zcl = null;
+    if (this.#liveness) clearInterval(this.#liveness);
+    this.#liveness = null;
+    void adapter.close().catch(() => {});
+    this.#setConnected(false);
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#stopped || this.#reconnect) return;
+    this.#reconnect = setTimeout(() => {
+      this.#reconnect = null;
+      if (this.#stopped || this.#adapter) return;
+      this.#connect().catch((err: unknown) => {
+        this.#log.debug({ err }, 'zigbee stick still unavailable');
+        this.#scheduleReconnect();
+      });
+    }, this.#o.reconnectMs);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#reconnect) clearTimeout(this.#reconnect);
+    this.#reconnect = null;
+    if (this.#liveness) clearInterval(this.#liveness);
+    this.#liveness = null;
+    for (const t of this.#pending.values()) clearTimeout(t);
+    this.#pending.clear();
+    const adapter = this.#adapter;
+    this.#adapter = null;
+    this.#zcl?.close();
+    this.#zcl = null;
+    await adapter?.close().catch(() => {});
+    this.#setConnected(false);
+  }
+
+  connection(): ConnectionStatus {
+    return this.#status;
+  }
+
+  async listDevices(): Promise<DeviceInfo[]> {
+    return this.#deps.store.devices().flatMap((d) => {
+      const info = d.interviewed ? deviceInfo(d) : null;
+      return info ? [info] : [];
+    });
+  }
+
+  /** Opens the network for joining for about `durationMs` and returns the devices interviewed meanwhile. */
+  async discover({ durationMs }: { durationMs: number }): Promise<DeviceInfo[]> {
+    const adapter = this.#need();
+    await adapter.permitJoin(Math.ceil(durationMs / 1000));
+    const found: DeviceInfo[] = [];
+    this.#found = found;
+    await new Promise((resolve) => setTimeout(resolve, durationMs));
+    if (this.#found === found) this.#found = null;
+    return found;
+  }
+
+  /** Opens joining for `seconds` (0 closes it) without waiting. */
+  async permitJoin(seconds: number): Promise<void> {
+    await this.#need().permitJoin(seconds);
+  }
+
+  #need(): ZStackAdapter {
+    if (this.#stopped || !this.#adapter) throw new NotConnectedError();
+    return this.#adapter;
+  }
+
+  #device(protocolid: string): { rec: ZigbeeDeviceRecord; dest: Destination; inClusters: number[] } {
+    const id = parseProtocolId(protocolid);
+    const rec = id ? this.#deps.store.devices().find((d) => d.ieee === id.ieee) : undefined;
+    const ep = rec?.endpoints.find((e) => e.id === id?.endpoint);
+    if (!id || !rec || !ep) throw new Error(`unknown Zigbee device ${protocolid}`);
+    return { rec, dest: { ieee: rec.ieee, nwk: rec.nwk, endpoint: ep.id }, inClusters: ep.inClusters };
+  }
+
+  async setState(protocolid: string, cmd: LightCommand, light?: LightTarget): Promise<void> {
+    this.#need();
+    const { dest, inClusters } = this.#device(protocolid);
+    const zcl = this.#zcl as ZclClient;
+    const dims = inClusters.includes(Cluster.LEVEL) && light?.type !== 'binary';
+    const out: ClusterCommand[] = [];
+    if (!cmd.on || cmd.bri <= 0) out.push(onOff(false));
+    else {
+      out.push(dims ? moveToLevelWithOnOff(briToLevel254(cmd.bri), cmd.transition) : onOff(true));
+      if (inClusters.includes(Cluster.COLOR)) {
+        if (cmd.xy) {
+          const [x, y] = xyToZcl(cmd.xy);
+          out.push(moveToXy(x, y, cmd.transition));
+        } else if (cmd.ct !== undefined) out.push(moveToColorTemp(cmd.ct, cmd.transition));
+      }
+    }
+    for (const c of out) await zcl.command(dest, c);
+  }
+
+  async readState(protocolid: string): Promise<LightState | null> {
+    this.#need();
+    const { rec, dest, inClusters } = this.#device(protocolid);
+    const zcl = this.#zcl as ZclClient;
+    const a = this.#attrsOf(rec.ieee);
+    applyRecords(a, Cluster.ON_OFF, await zcl.read(dest, Cluster.ON_OFF, [Attr.ON_OFF]));
+    if (inClusters.includes(Cluster.LEVEL))
+      applyRecords(a, Cluster.LEVEL, await zcl.read(dest, Cluster.LEVEL, [Attr.LEVEL_CURRENT]));
+    if (inClusters.includes(Cluster.COLOR))
+      applyRecords(
+        a,
+        Cluster.COLOR,
+        await zcl.read(dest, Cluster.COLOR, [Attr.COLOR_TEMP, Attr.COLOR_X, Attr.COLOR_Y, Attr.COLOR_MODE]),
+      );
+    return toLightState(a);
+  }
+
+  #attrsOf(ieee: string): Attrs {
+    let a = this.#attrs.get(ieee);
+    if (!a) this.#attrs.set(ieee, (a = {}));
+    return a;
+  }
+
+  #onMessage(adapter: ZStackAdapter, m: MtMessage): void {
+    const f = m.fields;
+    switch (m.name) {
+      case 'sysResetInd':
+        // The coordinator restarted: it forgot its endpoint and must start its network again.
+        this.#log.warn({ reason: f.reason }, 'zigbee coordinator reset');
+        adapter.resume().catch((err: unknown) => {
+          this.#log.error({ err }, 'zigbee coordinator did not come back after a reset');
+          this.#lost(adapter);
+        });
+        return;
+      case 'zdoEndDeviceAnnceInd':
+        void this.#announced(adapter, f.ieee as string, f.nwkAddr as number);
+        return;
+      case 'zdoLeaveInd':
+        void this.#left(f.ieee as string);
+        return;
+      case 'afIncomingMsg':
+        this.#incoming(f);
+        return;
+      default:
+        return;
+    }
+  }
+
+  async #announced(adapter: ZStackAdapter, ieee: string, nwk: number): Promise<void> {
+    const store = this.#deps.store;
+    const known = store.devices().find((d) => d.ieee === ieee);
+    adapter.addresses.set(ieee, nwk);
+    if (known?.interviewed) {
+      if (known.nwk !== nwk) await store.putDevice({ ...known, nwk });
+      return;
+    }
+    if (this.#interviewing.has(ieee) || !this.#zcl) return;
+    this.#interviewing.add(ieee);
+    try {
+      const rec = await interview(adapter, this.#zcl, this.#coordinatorIeee, ieee, nwk);
+      await store.putDevice(rec);
+      const info = deviceInfo(rec);
+      if (!info) return;
+      this.#log.info({ device: info.protocolid, model: rec.model }, 'zigbee device joined');
+      this.#found?.push(info);
+      this.#sink.reportDevices([info]);
+      this.#deps.observer?.joined?.(info);
+    } catch (err) {
+      this.#log.warn({ err, ieee }, 'zigbee interview failed; the device can join again');
+    } finally {
+      this.#interviewing.delete(ieee);
+    }
+  }
+
+  async #left(ieee: string): Promise<void> {
+    const rec = this.#deps.store.devices().find((d) => d.ieee === ieee);
+    if (!rec) return;
+    await this.#deps.store.removeDevice(ieee);
+    this.#attrs.delete(ieee);
+    this.#adapter?.addresses.delete(ieee);
+    const ep = mainEndpoint(rec);
+    this.#log.info({ ieee }, 'zigbee device left the network');
+    if (ep) this.#deps.observer?.left?.(protocolIdOf(ieee, ep.id));
+  }
+
+  #incoming(f: Fields): void {
+    const nwk = f.srcAddr as number;
+    const cluster = f.clusterId as number;
+    let frame: ZclFrame;
+    try {
+      frame = decodeZcl(f.data as Buffer);
+    } catch {
+      return;
+    }
+    if (this.#zcl?.answer(nwk, cluster, frame)) return;
+    const rec = this.#byNwk(nwk);
+    if (!rec) return;
+    const ep = mainEndpoint(rec);
+    const protocolid = protocolIdOf(rec.ieee, ep?.id ?? (f.srcEndpoint as number));
+    try {
+      if (frame.kind === 0) this.#attributes(rec, protocolid, cluster, frame);
+      else this.#command(protocolid, cluster, frame);
+    } catch (err) {
+      this.#log.debug({ err, ieee: rec.ieee }, 'undecodable ZCL frame');
+    }
+  }
+
+  #byNwk(nwk: number): ZigbeeDeviceRecord | undefined {
+    const adapter = this.#adapter;
+    return this.#deps.store.devices().find((d) => (adapter?.addresses.get(d.ieee) ?? d.nwk) === nwk);
+  }
+
+  #attributes(rec: ZigbeeDeviceRecord, protocolid: string, cluster: number, frame: ZclFrame): void {
+    const records =
+      frame.command === Global.REPORT
+        ? decodeReport(frame.payload)
+        : frame.command === Global.READ_RSP
+          ? decodeReadRsp(frame.payload)
+          : [];
+    if (cluster === Cluster.OCCUPANCY) {
+      const occ = records.find((r) => r.attr === Attr.OCCUPANCY);
+      if (occ) this.#sink.reportSensorEvent(protocolid, Number(occ.value) & 1 ? 'motion' : 'no_motion');
+      return;
+    }
+    if (!applyRecords(this.#attrsOf(rec.ieee), cluster, records)) return;
+    this.#schedule(rec.ieee, protocolid);
+  }
+
+  #schedule(ieee: string, protocolid: string): void {
+    if (this.#pending.has(ieee)) return;
+    this.#pending.set(
+      ieee,
+      setTimeout(() => {
+        this.#pending.delete(ieee);
+        const s = toLightState(this.#attrsOf(ieee));
+        if (s) this.#sink.reportState(protocolid, s);
+      }, this.#o.coalesceMs),
+    );
+  }
+
+  #command(protocolid: string, cluster: number, frame: ZclFrame): void {
+    if (
+      cluster === Cluster.IAS_ZONE &&
+      frame.command === IasZoneCmd.STATUS_CHANGE &&
+      frame.payload.length >= 2
+    ) {
+      // ZoneStatus bit 0 is Alarm1 (ZCL r7 §8.2.2.2.1.3).
+      this.#sink.reportSensorEvent(protocolid, frame.payload.readUInt16LE(0) & 1 ? 'alarm' : 'clear');
+      return;
+    }
+    const event = remoteEvent(cluster, frame.command, frame.payload);
+    if (event) this.#sink.reportSensorEvent(protocolid, event);
+  }
+}
+
+export function createZigbeeDriverFactory(deps: ZigbeeDriverDeps): DriverFactory {
+  return (init) => new ZigbeeDriver(init, deps);
+}

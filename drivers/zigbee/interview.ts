@@ -1,0 +1,106 @@
+/**
+ * Interviewing a device that joined: node descriptor, active endpoints, simple descriptors, Basic
+ * manufacturer and model; then binding the clusters Hearth listens to and configuring their reporting.
+ */
+import type { ZigbeeDeviceRecord } from './device.ts';
+import { Attr, Cluster } from './zcl/clusters.ts';
+import type { ReportingConfig } from './zcl/foundation.ts';
+import { DataType } from './zcl/types.ts';
+import type { ZclClient } from './zcl-client.ts';
+import { HEARTH_ENDPOINT, type ZStackAdapter } from './znp/adapter.ts';
+
+/** Reporting: at most every second, at least every five minutes (a heartbeat for reconciliation). */
+const REPORTING: Record<number, ReportingConfig[]> = {
+  [Cluster.ON_OFF]: [{ attr: Attr.ON_OFF, type: DataType.BOOL, minSeconds: 0, maxSeconds: 300 }],
+  [Cluster.LEVEL]: [
+    { attr: Attr.LEVEL_CURRENT, type: DataType.UINT8, minSeconds: 1, maxSeconds: 300, change: 1 },
+  ],
+  [Cluster.COLOR]: [
+    { attr: Attr.COLOR_TEMP, type: DataType.UINT16, minSeconds: 1, maxSeconds: 300, change: 1 },
+    { attr: Attr.COLOR_X, type: DataType.UINT16, minSeconds: 1, maxSeconds: 300, change: 16 },
+    { attr: Attr.COLOR_Y, type: DataType.UINT16, minSeconds: 1, maxSeconds: 300, change: 16 },
+    { attr: Attr.COLOR_MODE, type: DataType.ENUM8, minSeconds: 1, maxSeconds: 300 },
+  ],
+  [Cluster.OCCUPANCY]: [{ attr: Attr.OCCUPANCY, type: DataType.BITMAP8, minSeconds: 0, maxSeconds: 600 }],
+};
+/** Commands a remote sends: bound to the coordinator so its buttons reach Hearth. */
+const REMOTE_CLUSTERS: number[] = [Cluster.ON_OFF, Cluster.LEVEL, Cluster.SCENES];
+
+export async function interview(
+  adapter: ZStackAdapter,
+  zcl: ZclClient,
+  coordinatorIeee: string,
+  ieee: string,
+  nwk: number,
+): Promise<ZigbeeDeviceRecord> {
+  const rec: ZigbeeDeviceRecord = { ieee, nwk, endpoints: [], interviewed: false };
+  await adapter.zdo('zdoNodeDescReq', { dstAddr: nwk, nwkAddrOfInterest: nwk }, 'zdoNodeDescRsp', nwk);
+  const active = await adapter.zdo(
+    'zdoActiveEpReq',
+    { dstAddr: nwk, nwkAddrOfInterest: nwk },
+    'zdoActiveEpRsp',
+    nwk,
+  );
+  for (const id of active.endpoints as number[]) {
+    const s = await adapter.zdo(
+      'zdoSimpleDescReq',
+      { dstAddr: nwk, nwkAddrOfInterest: nwk, endpoint: id },
+      'zdoSimpleDescRsp',
+      nwk,
+    );
+    rec.endpoints.push({
+      id,
+      deviceId: s.deviceId as number,
+      inClusters: s.inClusters as number[],
+      outClusters: s.outClusters as number[],
+    });
+  }
+  const basic = rec.endpoints.find((e) => e.inClusters.includes(Cluster.BASIC));
+  if (basic) {
+    const attrs = await zcl
+      .read({ ieee, nwk, endpoint: basic.id }, Cluster.BASIC, [Attr.BASIC_MANUFACTURER, Attr.BASIC_MODEL])
+      .catch(() => []);
+    for (const a of attrs) {
+      if (a.attr === Attr.BASIC_MANUFACTURER) rec.manufacturer = String(a.value);
+      if (a.attr === Attr.BASIC_MODEL) rec.model = String(a.value);
+    }
+  }
+  for (const ep of rec.endpoints) {
+    const dest = { ieee, nwk, endpoint: ep.id };
+    const bind = (clusterId: number) =>
+      adapter.zdo(
+        'zdoBindReq',
+        {
+          dstAddr: nwk,
+          srcIeee: ieee,
+          srcEndpoint: ep.id,
+          clusterId,
+          dstAddrMode: 3,
+          dstIeee: coordinatorIeee,
+          dstEndpoint: HEARTH_ENDPOINT,
+        },
+        'zdoBindRsp',
+        nwk,
+      );
+    for (const cluster of ep.inClusters) {
+      const configs = REPORTING[cluster];
+      if (!configs) continue;
+      await bind(cluster);
+      await zcl.configureReporting(dest, cluster, configs);
+    }
+    for (const cluster of ep.outClusters) if (REMOTE_CLUSTERS.includes(cluster)) await bind(cluster);
+    if (ep.inClusters.includes(Cluster.COLOR)) {
+      const attrs = await zcl
+        .read(dest, Cluster.COLOR, [Attr.COLOR_CAPABILITIES, Attr.COLOR_TEMP_MIN, Attr.COLOR_TEMP_MAX])
+        .catch(() => []);
+      const v = (attr: number) => attrs.find((a) => a.attr === attr)?.value;
+      const caps = v(Attr.COLOR_CAPABILITIES);
+      if (typeof caps === 'number') rec.colorCapabilities = caps;
+      const min = v(Attr.COLOR_TEMP_MIN);
+      const max = v(Attr.COLOR_TEMP_MAX);
+      if (typeof min === 'number' && typeof max === 'number' && min > 0 && max >= min) rec.ct = { min, max };
+    }
+  }
+  rec.interviewed = true;
+  return rec;
+}

@@ -1,0 +1,303 @@
+/**
+ * The Z-Stack adapter: brings a stick up (ping with the bootloader-skip fallback, device info, commissioning
+ * a blank stick or resuming its network), carries ZDO requests and AF frames with confirm-matching and
+ * recovery, and notices a vanished stick with a liveness ping (docs/zigbee.md).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Fields } from './codec.ts';
+import {
+  AfStatus,
+  BDB_MODE_FORMATION,
+  DEVICE_STATE_COORDINATOR,
+  type MtMessage,
+  type MtName,
+  NV,
+} from './mt.ts';
+import { channelMask, type NetworkParams } from './network.ts';
+import type { Transport } from './transport.ts';
+import { Znp, ZnpTimeoutError } from './znp.ts';
+
+export interface AdapterTimings {
+  pingMs: number;
+  /** How long a stick takes to leave its bootloader after the skip byte. */
+  bootloaderMs: number;
+  startupMs: number;
+  /** Wait before retrying after a channel-access failure or a full buffer. */
+  retryBackoffMs: number;
+  /** Wait after a route discovery before the retry. */
+  routeDiscoveryMs: number;
+  confirmMs: number;
+}
+
+export const DEFAULT_TIMINGS: AdapterTimings = {
+  pingMs: 250,
+  bootloaderMs: 1000,
+  startupMs: 40_000,
+  retryBackoffMs: 2000,
+  routeDiscoveryMs: 1000,
+  confirmMs: 10_000,
+};
+
+/** The endpoint Hearth registers on the coordinator (Home Automation profile). */
+export const HEARTH_ENDPOINT = 1;
+const HA_PROFILE = 0x0104;
+const AF_OPTIONS = 0x10 | 0x20; // ACK_REQUEST | DISCV_ROUTE
+const RADIUS = 30;
+const ATTEMPTS = 4;
+
+export class StickNotFoundError extends Error {
+  constructor(path: string) {
+    super(`no Z-Stack coordinator answers on ${path}`);
+    this.name = 'StickNotFoundError';
+  }
+}
+
+export class DeliveryError extends Error {
+  constructor(readonly status: number) {
+    super(`the device did not take the frame (status 0x${status.toString(16)})`);
+    this.name = 'DeliveryError';
+  }
+}
+
+export interface Destination {
+  ieee: string;
+  nwk: number;
+  endpoint: number;
+}
+
+export interface StartResult {
+  ieee: string;
+  network: NetworkParams;
+  /** True when the stick was commissioned now (a blank stick, or a replacement given a backup). */
+  commissioned: boolean;
+  version: string;
+}
+
+const hex = (n: number, len: number) => Buffer.from(n.toString(16).padStart(len * 2, '0'), 'hex').reverse();
+
+export class ZStackAdapter {
+  readonly znp: Znp;
+  readonly #t: AdapterTimings;
+  readonly #transport: Transport;
+  #transId = 0;
+  /** Where each device is reachable now (re-resolved after a route failure). */
+  readonly addresses = new Map<string, number>();
+  /** Counters for diagnostics and the admin status. */
+  readonly stats = { sent: 0, retries: 0, routeDiscoveries: 0, failed: 0 };
+
+  constructor(transport: Transport, timings: Partial<AdapterTimings> = {}) {
+    this.#transport = transport;
+    this.#t = { ...DEFAULT_TIMINGS, ...timings };
+    this.znp = new Znp(transport);
+  }
+
+  /** SYS_PING with the fallbacks of docs/zigbee.md#start-up. */
+  async ping(path = 'the serial port'): Promise<void> {
+    const once = () =>
+      this.znp.request('sysPing', {}, this.#t.pingMs).then(
+        () => true,
+        () => false,
+      );
+    if (await once()) return;
+    await this.#transport.write(Buffer.of(0xef)); // skip the serial bootloader
+    await sleep(this.#t.bootloaderMs);
+    if (await once()) return;
+    await this.#transport.pulseModemLines?.().catch(() => {});
+    await sleep(this.#t.bootloaderMs);
+    if (await once()) return;
+    throw new StickNotFoundError(path);
+  }
+
+  /** Brings the stick up on `network` (resume or restore), or commissions a new one when it is null. */
+  async start(
+    network: NetworkParams | null,
+    create: () => NetworkParams,
+    path?: string,
+  ): Promise<StartResult> {
+    await this.ping(path);
+    const v = await this.znp.call('sysVersion');
+    const version = `${v.major}.${v.minor}.${v.maint}`;
+    let commissioned = false;
+    let params = network;
+    if (!params || !(await this.#carries(params))) {
+      params = params ?? create();
+      await this.#commission(params);
+      commissioned = true;
+    } else if ((await this.#deviceInfo()).deviceState !== DEVICE_STATE_COORDINATOR) {
+      await this.#startup();
+    }
+    const info = await this.#deviceInfo();
+    await this.registerEndpoint();
+    return { ieee: info.ieee as string, network: params, commissioned, version };
+  }
+
+  async #deviceInfo(): Promise<Fields> {
+    return this.znp.call('utilGetDeviceInfo');
+  }
+
+  async #nvRead(id: number): Promise<Buffer | null> {
+    const r = await this.znp.request('sysOsalNvRead', { id, offset: 0 });
+    return r.status === 0 ? (r.value as Buffer) : null;
+  }
+
+  /** Whether the stick already carries this network (same PAN id and extended PAN id). */
+  async #carries(n: NetworkParams): Promise<boolean> {
+    const pan = await this.#nvRead(NV.PANID);
+    const ext = await this.#nvRead(NV.EXTPANID);
+    return !!pan && !!ext && pan.equals(hex(n.panId, 2)) && ext.equals(Buffer.from(n.extendedPanId, 'hex'));
+  }
+
+  /** Writes the network to NV and forms it with BDB commissioning (Z-Stack 3). */
+  async #commission(n: NetworkParams): Promise<void> {
+    const write = (id: number, value: Buffer) => this.znp.call('sysOsalNvWrite', { id, offset: 0, value });
+    await write(NV.LOGICAL_TYPE, Buffer.of(0)); // coordinator
+    await write(NV.PANID, hex(n.panId, 2));
+    await write(NV.EXTPANID, Buffer.from(n.extendedPanId, 'hex'));
+    await write(NV.CHANLIST, hex(channelMask(n.channel), 4));
+    await write(NV.PRECFGKEY, Buffer.from(n.networkKey, 'hex'));
+    await write(NV.PRECFGKEYS_ENABLE, Buffer.of(1));
+    await this.znp.call('appCnfBdbSetChannel', { isPrimary: 1, channelMask: channelMask(n.channel) });
+    await this.znp.call('appCnfBdbSetChannel', { isPrimary: 0, channelMask: 0 });
+    const formed = this.znp.waitFor(
+      'appCnfBdbCommissioningNotification',
+      (f) => f.remainingModes === 0,
+      this.#t.startupMs,
+    );
+    const up = this.znp.waitFor(
+      'zdoStateChangeInd',
+      (f) => f.state === DEVICE_STATE_COORDINATOR,
+      this.#t.startupMs,
+    );
+    await this.znp.call('appCnfBdbStartCommissioning', { mode: BDB_MODE_FORMATION });
+    const done = await formed.promise;
+    if (done.status !== 0) throw new Error(`network formation failed (status ${done.status})`);
+    await up.promise;
+  }
+
+  async #startup(): Promise<void> {
+    const up = this.znp.waitFor(
+      'zdoStateChangeInd',
+      (f) => f.state === DEVICE_STATE_COORDINATOR,
+      this.#t.startupMs,
+    );
+    await this.znp.call('zdoStartupFromApp', { startDelay: 100 });
+    await up.promise;
+  }
+
+  /** After a coordinator reset: start the network again and re-register the endpoint it forgot. */
+  async resume(): Promise<void> {
+    if ((await this.#deviceInfo()).deviceState !== DEVICE_STATE_COORDINATOR) await this.#startup();
+    await this.registerEndpoint();
+  }
+
+  async registerEndpoint(): Promise<void> {
+    const r = await this.znp.request('afRegister', {
+      endpoint: HEARTH_ENDPOINT,
+      profileId: HA_PROFILE,
+      deviceId: 0x0005,
+      deviceVersion: 0,
+      latency: 0,
+      inClusters: [0x0000, 0x0006, 0x0008, 0x0300, 0x0406, 0x0500],
+      outClusters: [0x0000, 0x0006, 0x0008, 0x0300],
+    });
+    // 0xB8: already registered (the stick kept it).
+    if (r.status !== 0 && r.status !== 0xb8) throw new Error(`AF_REGISTER failed (status ${r.status})`);
+  }
+
+  async permitJoin(seconds: number): Promise<void> {
+    const duration = Math.max(0, Math.min(254, Math.round(seconds)));
+    await this.znp.call('zdoMgmtPermitJoinReq', {
+      addrMode: 0x0f,
+      dstAddr: 0xfffc,
+      duration,
+      tcSignificance: 0,
+    });
+  }
+
+  /** A ZDO request and the device's answer (the AREQ `rsp` from `nwk`). */
+  async zdo(req: MtName, fields: Fields, rsp: MtName, nwk: number): Promise<Fields> {
+    const wait = this.znp.waitFor(rsp, (f) => f.srcAddr === nwk || f.nwkAddr === nwk);
+    try {
+      await this.znp.call(req, fields);
+    } catch (err) {
+      wait.cancel();
+      throw err;
+    }
+    const r = await wait.promise;
+    if (typeof r.status === 'number' && r.status !== 0) throw new Error(`${rsp} status ${r.status}`);
+    return r;
+  }
+
+  nwkOf(d: Destination): number {
+    return this.addresses.get(d.ieee) ?? d.nwk;
+  }
+
+  /**
+   * Sends one AF frame and waits for its confirm. Channel-access failures and a full buffer are retried
+   * after a pause; no route / no ack trigger a route discovery and a fresh look-up of the device's network
+   * address (docs/zigbee.md#sending-and-recovery).
+   */
+  async send(d: Destination, cluster: number, data: Buffer): Promise<void> {
+    let last = 0;
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const nwk = this.nwkOf(d);
+      const transId = (this.#transId = (this.#transId + 1) & 0xff);
+      const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
+      try {
+        await this.znp.call('afDataRequest', {
+          dstAddr: nwk,
+          dstEndpoint: d.endpoint,
+          srcEndpoint: HEARTH_ENDPOINT,
+          clusterId: cluster,
+          transId,
+          options: AF_OPTIONS,
+          radius: RADIUS,
+          data,
+        });
+      } catch (err) {
+        confirm.cancel();
+        throw err;
+      }
+      const c = await confirm.promise.catch((err: unknown) => {
+        if (err instanceof ZnpTimeoutError) return { status: AfStatus.MAC_TRANSACTION_EXPIRED };
+        throw err;
+      });
+      last = c.status as number;
+      if (last === AfStatus.SUCCESS) {
+        this.stats.sent++;
+        return;
+      }
+      if (attempt === ATTEMPTS) break;
+      this.stats.retries++;
+      if (last === AfStatus.MAC_CHANNEL_ACCESS_FAILURE || last === AfStatus.BUFFER_FULL) {
+        await sleep(this.#t.retryBackoffMs);
+      } else {
+        await this.#recoverRoute(d, nwk);
+      }
+    }
+    this.stats.failed++;
+    throw new DeliveryError(last);
+  }
+
+  async #recoverRoute(d: Destination, nwk: number): Promise<void> {
+    this.stats.routeDiscoveries++;
+    await this.znp.call('zdoExtRouteDisc', { dstAddr: nwk, options: 0, radius: RADIUS }).catch(() => {});
+    await sleep(this.#t.routeDiscoveryMs);
+    try {
+      const wait = this.znp.waitFor('zdoNwkAddrRsp', (f) => f.ieee === d.ieee, this.#t.confirmMs);
+      await this.znp.call('zdoNwkAddrReq', { ieee: d.ieee, reqType: 0, startIndex: 0 });
+      const r = await wait.promise;
+      if (r.status === 0) this.addresses.set(d.ieee, r.nwkAddr as number);
+    } catch {
+      // The device may be asleep or gone; the next attempt tells.
+    }
+  }
+
+  onMessage(listener: (m: MtMessage) => void): void {
+    this.znp.onAreq(listener);
+  }
+
+  close(): Promise<void> {
+    return this.znp.close();
+  }
+}

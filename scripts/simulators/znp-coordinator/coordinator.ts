@@ -1,0 +1,375 @@
+/**
+ * A simulated Z-Stack 3 coordinator: speaks UNPI/MT on its end of a PTY pair, keeps NV items, forms a
+ * network when commissioned, carries AF frames to and from the simulated devices, and has fault modes.
+ */
+import { SerialPort } from 'serialport';
+import type { Fields } from '../../../drivers/zigbee/znp/codec.ts';
+import {
+  AfStatus,
+  DEVICE_STATE_COORDINATOR,
+  decodeMt,
+  type MtName,
+  mtFrame,
+  NV,
+} from '../../../drivers/zigbee/znp/mt.ts';
+import { encodeFrame, type Frame, FrameType, UnpiParser } from '../../../drivers/zigbee/znp/unpi.ts';
+import type { Outgoing, SimDevice, SimDeviceName } from './devices.ts';
+import { simulatedNetwork } from './devices.ts';
+
+export interface Faults {
+  /** Ignore SYS_PING until the bootloader-skip byte 0xEF arrives. */
+  silentUntilBootloaderSkip: boolean;
+  /** The next N AF data requests confirm with a MAC channel-access failure. */
+  channelAccessFailures: number;
+  /** Devices (by name) unreachable until a route discovery towards them. */
+  noRoute: Set<SimDeviceName>;
+  /** Drop attribute reports instead of sending them. */
+  dropReports: boolean;
+  /** Send reports this late. */
+  reportDelayMs: number;
+}
+
+export const COORDINATOR_IEEE = '0x00124b0099887766';
+
+export class SimCoordinator {
+  readonly devices = simulatedNetwork();
+  readonly nv = new Map<number, Buffer>();
+  readonly faults: Faults = {
+    silentUntilBootloaderSkip: false,
+    channelAccessFailures: 0,
+    noRoute: new Set(),
+    dropReports: false,
+    reportDelayMs: 0,
+  };
+  /** Every MT request received, newest last (name and fields). */
+  readonly log: Array<{ name: MtName; fields: Fields }> = [];
+  state = 0;
+  formed = false;
+  permitJoinUntil = 0;
+  /** Devices join by themselves whenever permit-join is open. */
+  autoJoin = false;
+  readonly endpoints = new Set<number>();
+  #port: SerialPort | null = null;
+  #parser = new UnpiParser((f) => this.#onFrame(f));
+  #awake = true;
+  #afListeners: Array<(d: SimDevice, cluster: number) => void> = [];
+
+  constructor(opts: { blank?: boolean } = {}) {
+    if (opts.blank === false) this.#formDefault();
+  }
+
+  /** A stick that already carries a network (for tests that do not commission). */
+  #formDefault(): void {
+    this.nv.set(NV.PANID, Buffer.from([0x34, 0x12]));
+    this.nv.set(NV.EXTPANID, Buffer.from('dddddddddddddddd', 'hex'));
+    this.nv.set(NV.CHANLIST, Buffer.from([0, 0, 0, 0x08]));
+    this.nv.set(NV.PRECFGKEY, Buffer.alloc(16, 1));
+    this.formed = true;
+  }
+
+  get panId(): number | null {
+    return this.nv.get(NV.PANID)?.readUInt16LE(0) ?? null;
+  }
+
+  async attach(path: string): Promise<void> {
+    const port = new SerialPort({ path, baudRate: 115_200, autoOpen: false });
+    await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
+    this.#parser.reset();
+    port.on('data', (b: Buffer) => {
+      if (this.faults.silentUntilBootloaderSkip && b.includes(0xef))
+        this.faults.silentUntilBootloaderSkip = false;
+      this.#parser.push(b);
+    });
+    port.on('error', () => {});
+    port.on('close', () => {
+      if (this.#port === port) this.#port = null;
+    });
+    this.#port = port;
+    this.#awake = true;
+  }
+
+  async detach(): Promise<void> {
+    const port = this.#port;
+    this.#port = null;
+    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  }
+
+  /** Raw bytes onto the wire (garbage, half frames). */
+  writeRaw(bytes: Buffer): void {
+    this.#port?.write(bytes);
+  }
+
+  send(name: MtName, fields: Fields = {}, answer = false): void {
+    this.#write(mtFrame(name, fields, answer));
+  }
+
+  #write(frame: Frame): void {
+    if (this.#port?.isOpen) this.#port.write(encodeFrame(frame));
+  }
+
+  /** Fires for every AF frame a device receives (for benchmarks and tests). */
+  onDeviceFrame(listener: (d: SimDevice, cluster: number) => void): void {
+    this.#afListeners.push(listener);
+  }
+
+  /** Unplugged and plugged back: the stick boots with its NV but has to be started again. */
+  powerCycle(): void {
+    this.endpoints.clear();
+    this.state = 0;
+  }
+
+  /** The stick restarts: registrations are lost, the network is left until started again. */
+  reset(reason = 0): void {
+    this.endpoints.clear();
+    this.state = 0;
+    this.send('sysResetInd', { reason, transportRev: 2, product: 1, major: 2, minor: 7, maint: 1 });
+  }
+
+  #onFrame(frame: Frame): void {
+    let msg: ReturnType<typeof decodeMt>;
+    try {
+      msg = decodeMt(frame);
+    } catch {
+      return;
+    }
+    if (!msg || !this.#awake) return;
+    this.log.push({ name: msg.name, fields: msg.fields });
+    const f = msg.fields;
+    const ok = (extra: Fields = {}) => this.send(msg.name, { status: 0, ...extra }, true);
+    const n = (k: string) => (typeof f[k] === 'number' ? (f[k] as number) : 0);
+    switch (msg.name) {
+      case 'sysPing':
+        if (this.faults.silentUntilBootloaderSkip) return;
+        return this.send('sysPing', { capabilities: 0x0659 }, true);
+      case 'sysVersion':
+        return this.send('sysVersion', { transportRev: 2, product: 1, major: 2, minor: 7, maint: 1 }, true);
+      case 'sysResetReq':
+        setTimeout(() => this.reset(0), 5);
+        return;
+      case 'sysOsalNvRead': {
+        const v = this.nv.get(n('id'));
+        return v
+          ? ok({ value: v })
+          : this.send('sysOsalNvRead', { status: 0x0a, value: Buffer.alloc(0) }, true);
+      }
+      case 'sysOsalNvWrite':
+        this.nv.set(n('id'), Buffer.from(f.value as Buffer));
+        return ok();
+      case 'utilGetDeviceInfo':
+        return ok({ ieee: COORDINATOR_IEEE, nwkAddr: 0, deviceType: 7, deviceState: this.state, assoc: [] });
+      case 'appCnfBdbSetChannel':
+        return ok();
+      case 'appCnfBdbStartCommissioning':
+        ok();
+        setTimeout(() => {
+          this.formed = this.nv.has(NV.PANID) && this.nv.has(NV.EXTPANID) && this.nv.has(NV.PRECFGKEY);
+          if (!this.formed)
+            return this.send('appCnfBdbCommissioningNotification', { status: 2, mode: 4, remainingModes: 0 });
+          this.#start();
+          this.send('appCnfBdbCommissioningNotification', { status: 0, mode: 4, remainingModes: 0 });
+        }, 20);
+        return;
+      case 'zdoStartupFromApp':
+        ok();
+        if (this.formed) setTimeout(() => this.#start(), 10);
+        return;
+      case 'afRegister':
+        if (this.endpoints.has(n('endpoint'))) return this.send('afRegister', { status: 0xb8 }, true);
+        this.endpoints.add(n('endpoint'));
+        return ok();
+      case 'zdoMgmtPermitJoinReq': {
+        ok();
+        const duration = n('duration');
+        this.permitJoinUntil = duration ? Date.now() + duration * 1000 : 0;
+        this.send('zdoPermitJoinInd', { duration });
+        if (this.autoJoin && duration)
+          for (const d of this.devices.values()) if (!d.joined) setTimeout(() => this.join(d.name), 20);
+        return;
+      }
+      case 'afDataRequest':
+        return this.#afData(f);
+      default:
+        return this.#zdo(msg.name, f, ok);
+    }
+  }
+
+  #start(): void {
+    this.send('zdoStateChangeInd', { state: 8 });
+    this.state = DEVICE_STATE_COORDINATOR;
+    this.send('zdoStateChangeInd', { state: DEVICE_STATE_COORDINATOR });
+  }
+
+  #byNwk(nwk: number): SimDevice | undefined {
+    for (const d of this.devices.values()) if (d.joined && d.nwk === nwk) return d;
+    return undefined;
+  }
+
+  #zdo(name: MtName, f: Fields, ok: (extra?: Fields) => void): void {
+    const nwk = typeof f.nwkAddrOfInterest === 'number' ? f.nwkAddrOfInterest : (f.dstAddr as number);
+    const d = this.#byNwk(nwk);
+    switch (name) {
+      case 'zdoNodeDescReq':
+        ok();
+        if (d)
+          this.send('zdoNodeDescRsp', {
+            srcAddr: d.nwk,
+            status: 0,
+            nwkAddr: d.nwk,
+            logicalType: d.logicalType,
+            apsFlags: 0x40,
+            macCapabilities: d.logicalType === 1 ? 0x8e : 0x80,
+            manufacturerCode: 0x100b,
+            tail: Buffer.from('5200005200002c0000', 'hex'),
+          });
+        return;
+      case 'zdoActiveEpReq':
+        ok();
+        if (d)
+          this.send('zdoActiveEpRsp', {
+            srcAddr: d.nwk,
+            status: 0,
+            nwkAddr: d.nwk,
+            endpoints: d.endpoints.map((e) => e.id),
+          });
+        return;
+      case 'zdoSimpleDescReq': {
+        ok();
+        const ep = d?.endpoints.find((e) => e.id === f.endpoint);
+        if (d && ep)
+          this.send('zdoSimpleDescRsp', {
+            srcAddr: d.nwk,
+            status: 0,
+            nwkAddr: d.nwk,
+            length: 8 + 2 * (ep.inClusters.length + ep.outClusters.length),
+            endpoint: ep.id,
+            profileId: 0x0104,
+            deviceId: ep.deviceId,
+            deviceVersion: 1,
+            inClusters: ep.inClusters,
+            outClusters: ep.outClusters,
+          });
+        return;
+      }
+      case 'zdoBindReq':
+        ok();
+        if (d) {
+          d.binds.add(f.clusterId as number);
+          this.send('zdoBindRsp', { srcAddr: d.nwk, status: 0 });
+        }
+        return;
+      case 'zdoNwkAddrReq': {
+        ok();
+        const byIeee = [...this.devices.values()].find((x) => x.joined && x.ieee === f.ieee);
+        if (byIeee)
+          this.send('zdoNwkAddrRsp', {
+            status: 0,
+            ieee: byIeee.ieee,
+            nwkAddr: byIeee.nwk,
+            startIndex: 0,
+            assoc: [],
+          });
+        return;
+      }
+      case 'zdoExtRouteDisc': {
+        ok();
+        const target = this.#byNwk(f.dstAddr as number);
+        if (target) this.faults.noRoute.delete(target.name);
+        return;
+      }
+      case 'zdoMgmtLeaveReq':
+        ok();
+        if (d) this.leave(d.name);
+        return;
+      default:
+        this.send(name, { status: 0 }, true);
+    }
+  }
+
+  #afData(f: Fields): void {
+    const transId = f.transId as number;
+    const srcEndpoint = f.srcEndpoint as number;
+    this.send('afDataRequest', { status: 0 }, true);
+    const d = this.#byNwk(f.dstAddr as number);
+    const confirm = (status: number): void => {
+      setTimeout(() => this.send('afDataConfirm', { status, endpoint: srcEndpoint, transId }), 2);
+    };
+    if (this.faults.channelAccessFailures > 0) {
+      this.faults.channelAccessFailures--;
+      return confirm(AfStatus.MAC_CHANNEL_ACCESS_FAILURE);
+    }
+    if (!d) return confirm(AfStatus.MAC_NO_ACK);
+    if (this.faults.noRoute.has(d.name)) return confirm(AfStatus.NWK_NO_ROUTE);
+    confirm(AfStatus.SUCCESS);
+    let out: ReturnType<SimDevice['receive']>;
+    try {
+      out = d.receive(f.dstEndpoint as number, f.clusterId as number, f.data as Buffer);
+    } catch {
+      return;
+    }
+    for (const l of this.#afListeners) l(d, f.clusterId as number);
+    for (const r of out.replies) setTimeout(() => this.deliver(d, r), 3);
+    if (this.faults.dropReports) return;
+    for (const r of out.reports) setTimeout(() => this.deliver(d, r), 4 + this.faults.reportDelayMs);
+  }
+
+  /** A frame from a device reaches the coordinator (AF_INCOMING_MSG). */
+  deliver(d: SimDevice, o: Outgoing): void {
+    this.send('afIncomingMsg', {
+      groupId: 0,
+      clusterId: o.cluster,
+      srcAddr: d.nwk,
+      srcEndpoint: o.srcEndpoint,
+      dstEndpoint: 1,
+      wasBroadcast: 0,
+      linkQuality: 180,
+      securityUse: 0,
+      timestamp: Date.now() & 0xffffffff,
+      transSeq: 0,
+      data: o.zcl,
+      tail: Buffer.from([d.nwk & 0xff, d.nwk >> 8, 0x1e]),
+    });
+  }
+
+  /** A device joins (permit-join must be open): trust-centre indication, then its announce. */
+  join(name: SimDeviceName): boolean {
+    const d = this.devices.get(name);
+    if (!d || !this.formed || Date.now() > this.permitJoinUntil) return false;
+    if (d.joined) return true;
+    d.joined = true;
+    this.send('zdoTcDevInd', { nwkAddr: d.nwk, ieee: d.ieee, parentAddr: 0 });
+    this.send('zdoEndDeviceAnnceInd', {
+      srcAddr: d.nwk,
+      nwkAddr: d.nwk,
+      ieee: d.ieee,
+      capabilities: d.logicalType === 1 ? 0x8e : 0x80,
+    });
+    return true;
+  }
+
+  leave(name: SimDeviceName): void {
+    const d = this.devices.get(name);
+    if (!d?.joined) return;
+    d.joined = false;
+    d.binds.clear();
+    d.reporting.clear();
+    this.send('zdoLeaveInd', { srcAddr: d.nwk, ieee: d.ieee, request: 0, remove: 0, rejoin: 0 });
+  }
+
+  /** The device moved in the mesh and took a new network address (it announces itself again). */
+  readdress(name: SimDeviceName, nwk: number): void {
+    const d = this.devices.get(name);
+    if (!d) return;
+    d.nwk = nwk;
+    this.send('zdoEndDeviceAnnceInd', { srcAddr: nwk, nwkAddr: nwk, ieee: d.ieee, capabilities: 0x8e });
+  }
+
+  /** A device sends something to the coordinator if it is bound there (a remote's button). */
+  fromDevice(name: SimDeviceName, o: (d: SimDevice) => Outgoing, needsBind = true): boolean {
+    const d = this.devices.get(name);
+    if (!d?.joined) return false;
+    const out = o(d);
+    if (needsBind && !d.binds.has(out.cluster)) return false;
+    this.deliver(d, out);
+    return true;
+  }
+}

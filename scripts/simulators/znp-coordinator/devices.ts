@@ -1,0 +1,289 @@
+/**
+ * The simulated Zigbee network: a colour bulb, a dimmable bulb, a plug, a four-button remote and a motion
+ * sensor, each with its endpoints, clusters and attributes, answering ZCL the way such devices do.
+ */
+import {
+  Attr,
+  Cluster,
+  ColorCmd,
+  Global,
+  HA_PROFILE,
+  LevelCmd,
+  OnOffCmd,
+} from '../../../drivers/zigbee/zcl/clusters.ts';
+import {
+  decodeConfigureReporting,
+  decodeRead,
+  encodeReadRsp,
+  encodeReport,
+} from '../../../drivers/zigbee/zcl/foundation.ts';
+import { decodeZcl, encodeZcl, type ZclFrame } from '../../../drivers/zigbee/zcl/frame.ts';
+import { type AttrValue, DataType } from '../../../drivers/zigbee/zcl/types.ts';
+
+export type SimDeviceName = 'colourBulb' | 'dimmableBulb' | 'plug' | 'remote' | 'motion';
+
+export interface SimEndpoint {
+  id: number;
+  deviceId: number;
+  inClusters: number[];
+  outClusters: number[];
+}
+
+interface AttrCell {
+  type: number;
+  value: AttrValue;
+}
+
+/** What a device sends into the air: the coordinator turns it into AF_INCOMING_MSG. */
+export interface Outgoing {
+  cluster: number;
+  srcEndpoint: number;
+  zcl: Buffer;
+}
+
+export class SimDevice {
+  nwk: number;
+  joined = false;
+  /** Clusters bound to the coordinator (a remote sends its buttons there). */
+  readonly binds = new Set<number>();
+  /** `cluster:attr` keys with reporting configured. */
+  readonly reporting = new Set<string>();
+  readonly attrs = new Map<number, Map<number, AttrCell>>();
+  /** Every ZCL command the device received, newest last. */
+  readonly received: Array<{ cluster: number; frame: ZclFrame; at: bigint }> = [];
+  #tsn = 0;
+
+  constructor(
+    readonly name: SimDeviceName,
+    readonly ieee: string,
+    nwk: number,
+    readonly logicalType: 1 | 2,
+    readonly manufacturer: string,
+    readonly model: string,
+    readonly endpoints: SimEndpoint[],
+  ) {
+    this.nwk = nwk;
+    this.#set(Cluster.BASIC, Attr.BASIC_MANUFACTURER, DataType.CHAR_STR, manufacturer);
+    this.#set(Cluster.BASIC, Attr.BASIC_MODEL, DataType.CHAR_STR, model);
+  }
+
+  #set(cluster: number, attr: number, type: number, value: AttrValue): void {
+    let m = this.attrs.get(cluster);
+    if (!m) this.attrs.set(cluster, (m = new Map()));
+    m.set(attr, { type, value });
+  }
+
+  attr(cluster: number, attr: number): AttrValue | undefined {
+    return this.attrs.get(cluster)?.get(attr)?.value;
+  }
+
+  define(cluster: number, attr: number, type: number, value: AttrValue): this {
+    this.#set(cluster, attr, type, value);
+    return this;
+  }
+
+  #frame(kind: 0 | 1, command: number, payload: Buffer, fromServer = true): Buffer {
+    this.#tsn = (this.#tsn + 1) & 0xff;
+    return encodeZcl({ kind, fromServer, disableDefaultResponse: true, tsn: this.#tsn, command, payload });
+  }
+
+  /** Handles a frame sent to one of its endpoints; returns what it answers and the reports it owes. */
+  receive(endpoint: number, cluster: number, data: Buffer): { replies: Outgoing[]; reports: Outgoing[] } {
+    const replies: Outgoing[] = [];
+    const frame = decodeZcl(data);
+    this.received.push({ cluster, frame, at: process.hrtime.bigint() });
+    const changed: number[] = [];
+    if (frame.kind === 0) {
+      if (frame.command === Global.READ) {
+        const records = decodeRead(frame.payload).map((attr) => {
+          const cell = this.attrs.get(cluster)?.get(attr);
+          return cell ? { attr, type: cell.type, value: cell.value } : { attr, status: 0x86 };
+        });
+        replies.push({
+          cluster,
+          srcEndpoint: endpoint,
+          zcl: this.#reply(frame, Global.READ_RSP, encodeReadRsp(records)),
+        });
+      } else if (frame.command === Global.CONFIGURE_REPORTING) {
+        for (const c of decodeConfigureReporting(frame.payload)) this.reporting.add(`${cluster}:${c.attr}`);
+        replies.push({
+          cluster,
+          srcEndpoint: endpoint,
+          zcl: this.#reply(frame, Global.CONFIGURE_REPORTING_RSP, Buffer.of(0)),
+        });
+      }
+    } else {
+      changed.push(...this.#command(cluster, frame));
+    }
+    const reports = changed.length
+      ? [{ cluster, srcEndpoint: endpoint, zcl: this.report(cluster, changed, true) }].filter(
+          (r) => r.zcl.length > 0,
+        )
+      : [];
+    // A level change with on/off also changes onOff.
+    if (cluster === Cluster.LEVEL && changed.length && this.reporting.has(`${Cluster.ON_OFF}:0`)) {
+      reports.push({
+        cluster: Cluster.ON_OFF,
+        srcEndpoint: endpoint,
+        zcl: this.report(Cluster.ON_OFF, [Attr.ON_OFF], true),
+      });
+    }
+    return { replies, reports: reports.filter((r) => r.zcl.length > 0) };
+  }
+
+  #reply(req: ZclFrame, command: number, payload: Buffer): Buffer {
+    return encodeZcl({
+      kind: 0,
+      fromServer: true,
+      disableDefaultResponse: true,
+      tsn: req.tsn,
+      command,
+      payload,
+    });
+  }
+
+  /** An attribute report of `attrs` (only configured ones unless `onlyConfigured` is false). */
+  report(cluster: number, attrs: number[], onlyConfigured = false): Buffer {
+    const records = attrs
+      .filter((a) => !onlyConfigured || this.reporting.has(`${cluster}:${a}`))
+      .flatMap((attr) => {
+        const cell = this.attrs.get(cluster)?.get(attr);
+        return cell ? [{ attr, type: cell.type, value: cell.value }] : [];
+      });
+    return records.length ? this.#frame(0, Global.REPORT, encodeReport(records)) : Buffer.alloc(0);
+  }
+
+  #command(cluster: number, f: ZclFrame): number[] {
+    const p = f.payload;
+    if (cluster === Cluster.ON_OFF && this.attrs.has(Cluster.ON_OFF)) {
+      const now = this.attr(Cluster.ON_OFF, Attr.ON_OFF) === true;
+      const next = f.command === OnOffCmd.ON ? true : f.command === OnOffCmd.OFF ? false : !now;
+      this.#set(Cluster.ON_OFF, Attr.ON_OFF, DataType.BOOL, next);
+      return [Attr.ON_OFF];
+    }
+    if (cluster === Cluster.LEVEL && this.attrs.has(Cluster.LEVEL) && p.length >= 1) {
+      if (f.command === LevelCmd.MOVE_TO_LEVEL || f.command === LevelCmd.MOVE_TO_LEVEL_ON_OFF) {
+        this.#set(Cluster.LEVEL, Attr.LEVEL_CURRENT, DataType.UINT8, p[0] as number);
+        if (f.command === LevelCmd.MOVE_TO_LEVEL_ON_OFF)
+          this.#set(Cluster.ON_OFF, Attr.ON_OFF, DataType.BOOL, true);
+        return [Attr.LEVEL_CURRENT];
+      }
+    }
+    if (cluster === Cluster.COLOR && this.attrs.has(Cluster.COLOR)) {
+      if (f.command === ColorCmd.MOVE_TO_COLOR_TEMP && p.length >= 2) {
+        this.#set(Cluster.COLOR, Attr.COLOR_TEMP, DataType.UINT16, p.readUInt16LE(0));
+        this.#set(Cluster.COLOR, Attr.COLOR_MODE, DataType.ENUM8, 2);
+        return [Attr.COLOR_TEMP, Attr.COLOR_MODE];
+      }
+      if (f.command === ColorCmd.MOVE_TO_XY && p.length >= 4) {
+        this.#set(Cluster.COLOR, Attr.COLOR_X, DataType.UINT16, p.readUInt16LE(0));
+        this.#set(Cluster.COLOR, Attr.COLOR_Y, DataType.UINT16, p.readUInt16LE(2));
+        this.#set(Cluster.COLOR, Attr.COLOR_MODE, DataType.ENUM8, 1);
+        return [Attr.COLOR_X, Attr.COLOR_Y, Attr.COLOR_MODE];
+      }
+    }
+    return [];
+  }
+
+  /** A cluster command the device sends on its own (a remote's button): client → server. */
+  command(cluster: number, command: number, payload: Buffer = Buffer.alloc(0)): Outgoing {
+    const ep = this.endpoints.find((e) => e.outClusters.includes(cluster)) ?? this.endpoints[0];
+    return { cluster, srcEndpoint: ep?.id ?? 1, zcl: this.#frame(1, command, payload, false) };
+  }
+
+  /** Sets an attribute as the device itself would (a sensor reading) and returns its report. */
+  change(cluster: number, attr: number, type: number, value: AttrValue): Outgoing {
+    this.#set(cluster, attr, type, value);
+    return { cluster, srcEndpoint: this.endpoints[0]?.id ?? 1, zcl: this.report(cluster, [attr]) };
+  }
+}
+
+const light = (ep: number, deviceId: number, colour: boolean): SimEndpoint => ({
+  id: ep,
+  deviceId,
+  inClusters: [
+    Cluster.BASIC,
+    Cluster.IDENTIFY,
+    Cluster.GROUPS,
+    Cluster.SCENES,
+    Cluster.ON_OFF,
+    Cluster.LEVEL,
+    ...(colour ? [Cluster.COLOR] : []),
+  ],
+  outClusters: [],
+});
+
+/** The five devices, with fixed IEEE addresses so tests can name them. */
+export function simulatedNetwork(): Map<SimDeviceName, SimDevice> {
+  const colour = new SimDevice(
+    'colourBulb',
+    '0x0017880100000001',
+    0x1a01,
+    1,
+    'Signify Netherlands B.V.',
+    'LCA001',
+    [light(11, 0x010d, true)],
+  )
+    .define(Cluster.ON_OFF, Attr.ON_OFF, DataType.BOOL, false)
+    .define(Cluster.LEVEL, Attr.LEVEL_CURRENT, DataType.UINT8, 254)
+    .define(Cluster.COLOR, Attr.COLOR_TEMP, DataType.UINT16, 366)
+    .define(Cluster.COLOR, Attr.COLOR_X, DataType.UINT16, 0x5000)
+    .define(Cluster.COLOR, Attr.COLOR_Y, DataType.UINT16, 0x5000)
+    .define(Cluster.COLOR, Attr.COLOR_MODE, DataType.ENUM8, 2)
+    .define(Cluster.COLOR, Attr.COLOR_CAPABILITIES, DataType.BITMAP16, 0x19)
+    .define(Cluster.COLOR, Attr.COLOR_TEMP_MIN, DataType.UINT16, 153)
+    .define(Cluster.COLOR, Attr.COLOR_TEMP_MAX, DataType.UINT16, 500);
+  const dimmable = new SimDevice(
+    'dimmableBulb',
+    '0x000b57fffe000002',
+    0x1a02,
+    1,
+    'IKEA of Sweden',
+    'TRADFRI bulb E27 W opal 1000lm',
+    [light(1, 0x0101, false)],
+  )
+    .define(Cluster.ON_OFF, Attr.ON_OFF, DataType.BOOL, false)
+    .define(Cluster.LEVEL, Attr.LEVEL_CURRENT, DataType.UINT8, 254);
+  const plug = new SimDevice('plug', '0x000d6f0000000003', 0x1a03, 1, 'innr', 'SP 120', [
+    {
+      id: 1,
+      deviceId: 0x010a,
+      inClusters: [Cluster.BASIC, Cluster.GROUPS, Cluster.SCENES, Cluster.ON_OFF],
+      outClusters: [],
+    },
+  ]).define(Cluster.ON_OFF, Attr.ON_OFF, DataType.BOOL, false);
+  const remote = new SimDevice(
+    'remote',
+    '0x000b57fffe000004',
+    0x1a04,
+    2,
+    'IKEA of Sweden',
+    'TRADFRI remote control',
+    [
+      {
+        id: 1,
+        deviceId: 0x0820,
+        inClusters: [Cluster.BASIC],
+        outClusters: [Cluster.ON_OFF, Cluster.LEVEL, Cluster.SCENES],
+      },
+    ],
+  );
+  const motion = new SimDevice(
+    'motion',
+    '0x0017880100000005',
+    0x1a05,
+    2,
+    'Signify Netherlands B.V.',
+    'SML001',
+    [{ id: 2, deviceId: 0x0107, inClusters: [Cluster.BASIC, Cluster.OCCUPANCY], outClusters: [] }],
+  ).define(Cluster.OCCUPANCY, Attr.OCCUPANCY, DataType.BITMAP8, 0);
+  return new Map<SimDeviceName, SimDevice>([
+    ['colourBulb', colour],
+    ['dimmableBulb', dimmable],
+    ['plug', plug],
+    ['remote', remote],
+    ['motion', motion],
+  ]);
+}
+
+export { HA_PROFILE };

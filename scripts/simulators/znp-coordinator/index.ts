@@ -1,0 +1,84 @@
+/**
+ * A simulated Z-Stack coordinator stick behind a `socat` PTY pair, with its small network. The driver
+ * opens `path` like a real stick; the test drives devices and faults through the returned handle.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Attr, Cluster, LevelCmd, OnOffCmd } from '../../../drivers/zigbee/zcl/clusters.ts';
+import { DataType } from '../../../drivers/zigbee/zcl/types.ts';
+import { SimCoordinator } from './coordinator.ts';
+import type { SimDeviceName } from './devices.ts';
+import { type PtyPair, startPtyPair } from './pty.ts';
+
+export { COORDINATOR_IEEE, SimCoordinator } from './coordinator.ts';
+export type { SimDeviceName } from './devices.ts';
+
+export type RemoteButton = 'on' | 'off' | 'up' | 'down';
+
+export interface ZnpSimulator {
+  /** The serial path the driver opens. */
+  readonly path: string;
+  readonly coordinator: SimCoordinator;
+  /** The remote sends one button's command (to the coordinator, once bound). */
+  press(button: RemoteButton): boolean;
+  /** The motion sensor reports occupancy. */
+  motion(occupied: boolean): boolean;
+  /** socat dies: the PTY closes under the driver. */
+  unplug(): Promise<void>;
+  /** A new PTY pair on the same paths, the same stick (NV, network, devices) on it. */
+  replug(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startZnpSimulator(
+  opts: { blank?: boolean; autoJoin?: boolean } = {},
+): Promise<ZnpSimulator> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-znp-'));
+  const coordinator = new SimCoordinator({ blank: opts.blank ?? true });
+  coordinator.autoJoin = opts.autoJoin ?? false;
+  let pty: PtyPair | null = await startPtyPair(dir);
+  await coordinator.attach(pty.simPath);
+  const path = pty.stickPath;
+  const commands: Record<RemoteButton, [number, number, Buffer]> = {
+    on: [Cluster.ON_OFF, OnOffCmd.ON, Buffer.alloc(0)],
+    off: [Cluster.ON_OFF, OnOffCmd.OFF, Buffer.alloc(0)],
+    up: [Cluster.LEVEL, LevelCmd.STEP_ON_OFF, Buffer.from([0, 43, 5, 0])],
+    down: [Cluster.LEVEL, LevelCmd.STEP, Buffer.from([1, 43, 5, 0])],
+  };
+  return {
+    path,
+    coordinator,
+    press(button) {
+      const [cluster, command, payload] = commands[button];
+      return coordinator.fromDevice('remote', (d) => d.command(cluster, command, payload));
+    },
+    motion(occupied) {
+      return coordinator.fromDevice(
+        'motion',
+        (d) => d.change(Cluster.OCCUPANCY, Attr.OCCUPANCY, DataType.BITMAP8, occupied ? 1 : 0),
+        false,
+      );
+    },
+    async unplug() {
+      await coordinator.detach();
+      await pty?.stop();
+      pty = null;
+    },
+    async replug() {
+      if (pty) return;
+      pty = await startPtyPair(dir);
+      coordinator.powerCycle();
+      await coordinator.attach(pty.simPath);
+    },
+    async stop() {
+      await coordinator.detach();
+      await pty?.stop();
+      pty = null;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type { SimDeviceName as DeviceName };
+export const SIM_DEVICES: SimDeviceName[] = ['colourBulb', 'dimmableBulb', 'plug', 'remote', 'motion'];

@@ -1,0 +1,194 @@
+/**
+ * The driver against the simulated coordinator on a socat PTY pair: commissioning a blank stick, resuming
+ * the same network after a restart, pairing each device, control and reports per capability, remotes and
+ * motion as sensor events.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
+import { NV } from '../../drivers/zigbee/znp/mt.ts';
+import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
+import { IEEE, makeDriver, PID, pairAll } from './sim-helpers.ts';
+
+let sim: ZnpSimulator | null = null;
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
+  await sim?.stop();
+  sim = null;
+});
+
+async function started(opts: { blank?: boolean } = {}) {
+  sim = await startZnpSimulator(opts);
+  const d = makeDriver(sim);
+  cleanup.push(() => d.driver.stop());
+  await d.driver.start();
+  return d;
+}
+
+describe('zigbee: commissioning and resuming', () => {
+  it('commissions a blank stick with a random network, persists it, and resumes the same network after a restart', async () => {
+    const { driver, store } = await started({ blank: true });
+    expect(driver.connection().connected).toBe(true);
+    const net = store.network();
+    expect(net).not.toBeNull();
+    const s = sim as ZnpSimulator;
+    expect(s.coordinator.formed).toBe(true);
+    expect(s.coordinator.panId).toBe(net?.panId);
+    expect(s.coordinator.nv.get(NV.PRECFGKEY)?.toString('hex')).toBe(net?.networkKey);
+    expect([15, 20, 25]).toContain(net?.channel);
+    await driver.stop();
+
+    // A restart: the same store, the stick powered on again. No new commissioning.
+    s.coordinator.powerCycle();
+    const writesBefore = s.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length;
+    const again = makeDriver(s, store);
+    cleanup.push(() => again.driver.stop());
+    await again.driver.start();
+    expect(again.driver.connection().connected).toBe(true);
+    expect(store.network()).toEqual(net);
+    expect(s.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length).toBe(writesBefore);
+    expect(
+      s.coordinator.log.at(-2)?.name === 'zdoStartupFromApp' ||
+        s.coordinator.log.some((m) => m.name === 'zdoStartupFromApp'),
+    ).toBe(true);
+  });
+
+  it('two blank sticks get different networks', async () => {
+    const a = await started({ blank: true });
+    const first = a.store.network();
+    await a.driver.stop();
+    await sim?.stop();
+    const b = await started({ blank: true });
+    expect(b.store.network()?.extendedPanId).not.toBe(first?.extendedPanId);
+    expect(b.store.network()?.networkKey).not.toBe(first?.networkKey);
+  });
+
+  it('restores a backed-up network onto a replacement (blank) stick', async () => {
+    const a = await started({ blank: true });
+    const net = a.store.network();
+    await a.driver.stop();
+    await sim?.stop();
+    sim = await startZnpSimulator({ blank: true });
+    const b = makeDriver(sim, a.store);
+    cleanup.push(() => b.driver.stop());
+    await b.driver.start();
+    expect(sim.coordinator.panId).toBe(net?.panId);
+    expect(sim.coordinator.nv.get(NV.EXTPANID)?.toString('hex')).toBe(net?.extendedPanId);
+  });
+
+  it('answers after the bootloader-skip byte when the first ping is silent', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    sim.coordinator.faults.silentUntilBootloaderSkip = true;
+    const d = makeDriver(sim);
+    cleanup.push(() => d.driver.stop());
+    await d.driver.start();
+    expect(d.driver.connection().connected).toBe(true);
+  });
+});
+
+describe('zigbee: pairing, control and reports', () => {
+  it('interviews each simulated device into a light or sensor with its capabilities', async () => {
+    const { driver, sink } = await started();
+    await pairAll(sim as ZnpSimulator, driver);
+    const devices = await driver.listDevices();
+    const by = (id: string) => devices.find((d) => d.protocolid === id);
+    expect(by(PID.colourBulb)).toMatchObject({
+      kind: 'dimmable',
+      name: 'Signify Netherlands B.V. LCA001',
+      capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: expect.any(Array) } },
+    });
+    expect(by(PID.dimmableBulb)).toMatchObject({ kind: 'dimmable' });
+    expect(by(PID.dimmableBulb)?.capabilities).toBeUndefined();
+    expect(by(PID.plug)).toMatchObject({ kind: 'binary' });
+    expect(by(PID.remote)).toMatchObject({
+      kind: 'sensor',
+      events: expect.arrayContaining(['on', 'off', 'brightness_step_up']),
+    });
+    expect(by(PID.motion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion'] });
+    expect(sink.reports.filter((r) => r.kind === 'devices')).toHaveLength(5);
+    // Bound and reporting configured where the clusters are present.
+    const bulb = sim?.coordinator.devices.get('colourBulb');
+    expect([...(bulb?.reporting ?? [])]).toEqual(expect.arrayContaining(['6:0', '8:0', '768:7']));
+    expect([...(sim?.coordinator.devices.get('remote')?.binds ?? [])].sort()).toEqual([5, 6, 8]);
+  });
+
+  it('switches, dims with a transition, and sets colour temperature and xy; reports come back as state', async () => {
+    const { driver, sink } = await started();
+    await pairAll(sim as ZnpSimulator, driver, ['colourBulb', 'plug']);
+    const bulb = sim?.coordinator.devices.get('colourBulb');
+    let from = sink.reports.length;
+    await driver.setState(PID.colourBulb, { on: true, bri: 128, transition: 1.5 });
+    let r = await sink.waitFor((x) => x.kind === 'state' && x.protocolid === PID.colourBulb, from);
+    expect(r).toMatchObject({ level: { on: true, bri: 128 } });
+    const level = bulb?.received.filter((x) => x.cluster === Cluster.LEVEL).at(-1);
+    expect(level?.frame.payload.toString('hex')).toBe('7f0f00'); // level 127, 15 tenths
+
+    from = sink.reports.length;
+    await driver.setState(PID.colourBulb, { on: true, bri: 200, ct: 370 });
+    r = await sink.waitFor(
+      (x) => x.kind === 'state' && x.protocolid === PID.colourBulb && (x.level as { ct?: number }).ct === 370,
+      from,
+    );
+    expect(r).toMatchObject({ level: { ct: 370, colormode: 'ct' } });
+
+    from = sink.reports.length;
+    await driver.setState(PID.colourBulb, { on: true, bri: 200, xy: [0.3, 0.6] });
+    r = await sink.waitFor(
+      (x) =>
+        x.kind === 'state' &&
+        x.protocolid === PID.colourBulb &&
+        (x.level as { colormode?: string }).colormode === 'xy',
+      from,
+    );
+    expect(bulb?.attr(Cluster.COLOR, Attr.COLOR_X)).toBe(Math.round(0.3 * 65536));
+
+    from = sink.reports.length;
+    await driver.setState(PID.plug, { on: true, bri: 90 });
+    r = await sink.waitFor((x) => x.kind === 'state' && x.protocolid === PID.plug, from);
+    expect(r).toMatchObject({ level: { on: true, bri: 255 } });
+    expect(sim?.coordinator.devices.get('plug')?.received.every((x) => x.cluster !== Cluster.LEVEL)).toBe(
+      true,
+    );
+
+    from = sink.reports.length;
+    await driver.setState(PID.colourBulb, { on: false, bri: 0 });
+    r = await sink.waitFor((x) => x.kind === 'state' && x.protocolid === PID.colourBulb, from);
+    expect(r).toMatchObject({ level: { on: false, bri: 0 } });
+    expect(await driver.readState(PID.colourBulb)).toMatchObject({ on: false, bri: 0, xy: [0.3, 0.6] });
+  });
+
+  it('turns remote buttons and motion into sensor events', async () => {
+    const { driver, sink } = await started();
+    await pairAll(sim as ZnpSimulator, driver, ['remote', 'motion']);
+    const s = sim as ZnpSimulator;
+    const events: string[] = [];
+    for (const b of ['on', 'off', 'up', 'down'] as const) {
+      const from = sink.reports.length;
+      expect(s.press(b)).toBe(true);
+      const r = await sink.waitFor((x) => x.kind === 'sensor', from);
+      events.push((r as { event: string }).event);
+      expect(r).toMatchObject({ protocolid: PID.remote });
+    }
+    expect(events).toEqual(['on', 'off', 'brightness_step_up', 'brightness_step_down']);
+    const from = sink.reports.length;
+    s.motion(true);
+    await expect(sink.waitFor((x) => x.kind === 'sensor', from)).resolves.toEqual({
+      kind: 'sensor',
+      protocolid: PID.motion,
+      event: 'motion',
+    });
+  });
+
+  it('forgets a device that leaves the network', async () => {
+    const left: string[] = [];
+    sim = await startZnpSimulator();
+    const d = makeDriver(sim, undefined, { left: (p) => left.push(p) });
+    cleanup.push(() => d.driver.stop());
+    await d.driver.start();
+    await pairAll(sim, d.driver, ['plug']);
+    sim.coordinator.leave('plug');
+    for (let i = 0; i < 100 && left.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(left).toEqual([PID.plug]);
+    expect(d.store.devices().map((x) => x.ieee)).not.toContain(IEEE.plug);
+  });
+});

@@ -1,0 +1,76 @@
+/** Starting the simulated stick and a driver against it, and pairing the simulated devices. */
+import pino from 'pino';
+import { memoryStateStore } from '../../drivers/zigbee/device.ts';
+import {
+  createZigbeeDriverFactory,
+  type ZigbeeDriver,
+  type ZigbeeObserver,
+} from '../../drivers/zigbee/driver.ts';
+import type { ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
+import { RecordingSink } from '../drivers/conformance.ts';
+
+/** Fast timings: the simulator answers in milliseconds. */
+export const fastOptions = (path: string) => ({
+  path,
+  timings: {
+    pingMs: 200,
+    bootloaderMs: 100,
+    startupMs: 3000,
+    retryBackoffMs: 50,
+    routeDiscoveryMs: 20,
+    confirmMs: 1000,
+  },
+  reconnectMs: 100,
+  livenessMs: 150,
+  coalesceMs: 20,
+});
+
+export const IEEE = {
+  colourBulb: '0x0017880100000001',
+  dimmableBulb: '0x000b57fffe000002',
+  plug: '0x000d6f0000000003',
+  remote: '0x000b57fffe000004',
+  motion: '0x0017880100000005',
+} as const;
+export const PID = {
+  colourBulb: `${IEEE.colourBulb}/11`,
+  dimmableBulb: `${IEEE.dimmableBulb}/1`,
+  plug: `${IEEE.plug}/1`,
+  remote: `${IEEE.remote}/1`,
+  motion: `${IEEE.motion}/2`,
+} as const;
+
+export function makeDriver(
+  sim: ZnpSimulator,
+  store = memoryStateStore(),
+  observer?: ZigbeeObserver,
+  extra: Record<string, unknown> = {},
+) {
+  const sink = new RecordingSink();
+  const abort = new AbortController();
+  const factory = createZigbeeDriverFactory(observer ? { store, observer } : { store });
+  const driver = factory({
+    id: 'zb',
+    options: { ...fastOptions(sim.path), ...extra },
+    sink,
+    log: pino({ level: 'silent' }),
+    signal: abort.signal,
+  }) as ZigbeeDriver;
+  return { driver, sink, store, abort };
+}
+
+/** Opens joining, lets every simulated device join and waits until each is interviewed. */
+export async function pairAll(
+  sim: ZnpSimulator,
+  driver: ZigbeeDriver,
+  names = Object.keys(IEEE),
+): Promise<void> {
+  await driver.permitJoin(60);
+  for (const n of names) sim.coordinator.join(n as keyof typeof IEEE);
+  for (let i = 0; i < 300; i++) {
+    const ids = (await driver.listDevices()).map((d) => d.protocolid);
+    if (names.every((n) => ids.includes(PID[n as keyof typeof PID]))) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('devices did not finish their interview');
+}
