@@ -262,7 +262,10 @@ export class ZigbeeDriver implements LightingDriver {
 
   #attrsOf(ieee: string): Attrs {
     let a = this.#attrs.get(ieee);
-    if (!a) this.#attrs.set(ieee, (a = {}));
+    if (!a) {
+      a = {};
+      this.#attrs.set(ieee, a);
+    }
     return a;
   }
 

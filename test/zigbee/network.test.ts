@@ -47,10 +47,7 @@ describe('zigbee: commissioning and resuming', () => {
     expect(again.driver.connection().connected).toBe(true);
     expect(store.network()).toEqual(net);
     expect(s.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length).toBe(writesBefore);
-    expect(
-      s.coordinator.log.at(-2)?.name === 'zdoStartupFromApp' ||
-        s.coordinator.log.some((m) => m.name === 'zdoStartupFromApp'),
-    ).toBe(true);
+    expect(s.coordinator.log.some((m) => m.name === 'zdoStartupFromApp')).toBe(true);
   });
 
   it('two blank sticks get different networks', async () => {

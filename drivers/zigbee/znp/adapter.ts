@@ -241,7 +241,8 @@ export class ZStackAdapter {
     let last = 0;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const nwk = this.nwkOf(d);
-      const transId = (this.#transId = (this.#transId + 1) & 0xff);
+      this.#transId = (this.#transId + 1) & 0xff;
+      const transId = this.#transId;
       const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
       try {
         await this.znp.call('afDataRequest', {

@@ -125,7 +125,7 @@ export class SimCoordinator {
     this.send('sysResetInd', { reason, transportRev: 2, product: 1, major: 2, minor: 7, maint: 1 });
   }
 
-  #onFrame(frame: Frame): void {
+  #onFrame(frame: Frame) {
     let msg: ReturnType<typeof decodeMt>;
     try {
       msg = decodeMt(frame);
@@ -204,7 +204,7 @@ export class SimCoordinator {
     return undefined;
   }
 
-  #zdo(name: MtName, f: Fields, ok: (extra?: Fields) => void): void {
+  #zdo(name: MtName, f: Fields, ok: (extra?: Fields) => void) {
     const nwk = typeof f.nwkAddrOfInterest === 'number' ? f.nwkAddrOfInterest : (f.dstAddr as number);
     const d = this.#byNwk(nwk);
     switch (name) {
@@ -285,7 +285,7 @@ export class SimCoordinator {
     }
   }
 
-  #afData(f: Fields): void {
+  #afData(f: Fields) {
     const transId = f.transId as number;
     const srcEndpoint = f.srcEndpoint as number;
     this.send('afDataRequest', { status: 0 }, true);

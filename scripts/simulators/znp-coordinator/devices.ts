@@ -69,7 +69,10 @@ export class SimDevice {
 
   #set(cluster: number, attr: number, type: number, value: AttrValue): void {
     let m = this.attrs.get(cluster);
-    if (!m) this.attrs.set(cluster, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      this.attrs.set(cluster, m);
+    }
     m.set(attr, { type, value });
   }
 
