@@ -12,7 +12,7 @@ import {
   mtFrame,
   NV,
 } from '../../../drivers/zigbee/znp/mt.ts';
-import { encodeFrame, type Frame, FrameType, UnpiParser } from '../../../drivers/zigbee/znp/unpi.ts';
+import { encodeFrame, type Frame, UnpiParser } from '../../../drivers/zigbee/znp/unpi.ts';
 import type { Outgoing, SimDevice, SimDeviceName } from './devices.ts';
 import { simulatedNetwork } from './devices.ts';
 
