@@ -25,7 +25,9 @@ async function paired(names: string[] = ['dimmableBulb']) {
 }
 
 const levelCommands = (s: ZnpSimulator) =>
-  s.coordinator.devices.get('dimmableBulb')?.received.filter((x) => x.cluster === Cluster.LEVEL && x.frame.kind === 1).length ?? 0;
+  s.coordinator.devices
+    .get('dimmableBulb')
+    ?.received.filter((x) => x.cluster === Cluster.LEVEL && x.frame.kind === 1).length ?? 0;
 
 describe('zigbee: recovery', () => {
   it('retries after channel-access failures and then delivers', async () => {
