@@ -42,6 +42,8 @@ interface Req {
 const SKIP: Record<string, string> = {
   'admin POST /admin/admin-key/rotate': 'would lock the fuzzer out (covered by its own tests)',
 };
+/** Requests in the flat-memory sample (sent three times). */
+const MEMORY_SAMPLE = 2000;
 const WILDCARD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 function listRoutes(all: Record<string, RouteInfo[]>): Route[] {
@@ -266,8 +268,11 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
   let requests = 0;
   let crashes = 0;
 
+  // Every 20th fuzzed request is kept for the flat-memory check, which sends them again.
+  const sample: Req[] = [];
   const send = async (q: Req): Promise<string | null> => {
     requests += 1;
+    if (requests % 20 === 0 && sample.length < MEMORY_SAMPLE) sample.push(q);
     const headers = { ...authHeader(q.route, fx, adminKey, q.auth) };
     let raw: Buffer | undefined;
     if (q.body.kind === 'json') {
@@ -316,6 +321,11 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
   for (const rt of routes)
     await send({ route: rt, url: fill(rt.path, {}), auth: 'right', query: '', body: { kind: 'none' } });
   const before = await hub.mem();
+  const phase = (name: string) => {
+    if (process.env.TORTURE_VERBOSE)
+      console.log(`  fuzz: ${name} at ${((Date.now() - started) / 1000).toFixed(0)} s, ${requests} requests`);
+  };
+  phase('warm-up done');
 
   // 1. Every path parameter of every route set to each prototype name: never a 2xx, never a 5xx.
   let sweep = 0;
@@ -372,11 +382,12 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
 
   // 2. Property-based: each route gets an equal share of what is left of the budget. A failure is shrunk
   // and recorded once per kind; the route is then fuzzed on with that kind set aside, to find the next.
-  const fuzzEnd = started + budgetMs * 0.8;
+  const fuzzEnd = started + budgetMs * 0.55;
   let runs = 0;
   for (const [i, rt] of routes.entries()) {
-    const share = Math.max(1000, (fuzzEnd - Date.now()) / (routes.length - i));
-    const routeEnd = Date.now() + share;
+    const share = Math.max(300, (fuzzEnd - Date.now()) / (routes.length - i));
+    const routeStart = Date.now();
+    const routeEnd = routeStart + share;
     const known = new Set<string>();
     for (let round = 0; round < 4 && Date.now() < routeEnd; round++) {
       const details = await fc.check(
@@ -388,7 +399,7 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
         }),
         {
           seed: seed + i * 7 + round,
-          numRuns: 200,
+          numRuns: 400,
           interruptAfterTimeLimit: Math.max(500, routeEnd - Date.now()),
           markInterruptAsFailure: false,
         },
@@ -403,9 +414,34 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
         `${e?.message ?? 'property failed'} (shrunk ${details.numShrinks}×, seed ${seed + i * 7 + round})`,
       );
     }
+    if (Date.now() - routeStart > share + 2000)
+      phase(`${rt.method} ${rt.path} took ${Date.now() - routeStart} ms (share ${share.toFixed(0)})`);
   }
   r.trials += runs;
+  phase('properties done');
   const after = await hub.mem();
+
+  // Flat memory: the same hostile requests (every 20th of the fuzz, over every route) sent three times.
+  // The first pass settles caches and the allocator; a leak shows as growth from the first pass to the
+  // third. (Growth over the whole fuzz also holds what it created: sites, lights, clients…)
+  const passes: Array<Awaited<ReturnType<typeof hub.mem>>> = [];
+  for (let pass = 0; pass < 3; pass++) {
+    for (const q of sample) {
+      r.trials += 1;
+      const problem = await send(q);
+      if (problem)
+        fail(r, `${q.route.listener} ${q.route.method} ${q.route.path}`, `${describe(q)} → ${problem}`);
+    }
+    passes.push(await hub.mem());
+    phase(`memory pass ${pass + 1} done`);
+  }
+  const [p1, , p3] = passes as [typeof after, typeof after, typeof after];
+  if (p3.heapUsed - p1.heapUsed > 8 * 1048576 || p3.rss - p1.rss > 16 * 1048576)
+    fail(
+      r,
+      'memory not flat',
+      `the same ${sample.length} requests three times: RSS ${passes.map((m) => mb(m.rss)).join(' → ')}, heap ${passes.map((m) => mb(m.heapUsed)).join(' → ')}`,
+    );
 
   // 3. Still working: the sentinel token, the surfaces earlier defects broke for good, and every file.
   const stillWorks = async (when: string) => {
@@ -446,18 +482,11 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
   await stillWorks('after a restart');
   await hub.stop();
 
-  const grewRss = after.rss - before.rss;
-  const grewHeap = after.heapUsed - before.heapUsed;
-  if (grewHeap > 20 * 1048576 || grewRss > 40 * 1048576)
-    fail(
-      r,
-      'memory not flat',
-      `RSS ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
-    );
   if (crashes > 0) r.figures.push(`${crashes} crashes (restarted)`);
   r.figures.push(
     `${routes.length} routes on ${Object.keys(hub.urls).length} listeners, ${requests} requests (${sweep} prototype-id probes), seed ${seed}`,
-    `after GC: RSS ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}, external ${mb(before.external)} → ${mb(after.external)}`,
+    `after GC, whole fuzz: RSS ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}, external ${mb(before.external)} → ${mb(after.external)}`,
+    `same ${sample.length} requests ×3: RSS ${passes.map((m) => mb(m.rss)).join(' → ')}, heap ${passes.map((m) => mb(m.heapUsed)).join(' → ')}`,
   );
   return r;
 }

@@ -24,8 +24,8 @@ process.on('message', (m: { type?: string }) => {
   if (m?.type !== 'mem') return;
   gc?.();
   gc?.();
-  const { rss, heapUsed, external } = process.memoryUsage();
-  process.send?.({ type: 'mem', rss, heapUsed, external });
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  process.send?.({ type: 'mem', rss, heapUsed, heapTotal, external });
 });
 // The torture runner went away: stop like on SIGTERM rather than linger.
 process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));

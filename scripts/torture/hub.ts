@@ -52,7 +52,7 @@ export interface HubProcess {
     headers?: Record<string, string>,
   ): Promise<Answer>;
   /** RSS and heap after two full GCs in the hub. */
-  mem(): Promise<{ rss: number; heapUsed: number; external: number }>;
+  mem(): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number }>;
   kill9(): Promise<void>;
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -127,11 +127,17 @@ export async function startHub(opts: HubOptions): Promise<HubProcess> {
     mem: () =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('memory probe timed out')), 30_000);
-        const on = (m: { type?: string; rss: number; heapUsed: number; external: number }) => {
+        const on = (m: {
+          type?: string;
+          rss: number;
+          heapUsed: number;
+          heapTotal: number;
+          external: number;
+        }) => {
           if (m?.type !== 'mem') return;
           clearTimeout(timer);
           proc.off('message', on);
-          resolve({ rss: m.rss, heapUsed: m.heapUsed, external: m.external });
+          resolve({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external });
         };
         proc.on('message', on);
         proc.send({ type: 'mem' });

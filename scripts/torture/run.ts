@@ -3,6 +3,9 @@
  * hub in child processes on loopback. Each part has its own time budget; the table at the end says what
  * was tried, what failed and what was measured. Exits 1 when anything failed.
  */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { running } from './hub.ts';
 import { fail, newResult, type PartResult, table } from './report.ts';
 
@@ -30,6 +33,13 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const selected = wanted.length > 0 ? all.filter((p) => wanted.includes(p.name)) : parts;
+
+// The previous run's data dirs and logs go; this run's stay for a look until the next one.
+try {
+  rmSync(path.join(tmpdir(), 'hearth-torture'), { recursive: true, force: true });
+} catch {
+  // A tmpfs left mounted by an interrupted disk part: its folder stays.
+}
 
 const results: PartResult[] = [];
 const t0 = Date.now();
