@@ -1,0 +1,153 @@
+/**
+ * Hue bridges (README.md): registers the `hue` lighting driver, one instance per paired bridge serving one
+ * site; pairs bridges (admin routes, CLI) and keeps their application keys as secrets.
+ */
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { definePlugin } from '../../core/plugin/types.ts';
+import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
+import { pairBridge } from '../../drivers/hue/pairing.ts';
+import type { LightingExports } from '../lighting/types.ts';
+import { type BridgeRecord, Bridges, type BridgesDoc, type KeysDoc } from './bridges.ts';
+import { hueCommands } from './commands.ts';
+import { configSchema, type HueConfig } from './config.ts';
+import { mountHueRoutes } from './routes.ts';
+
+const driverId = (bridgeId: string) => `hue-${bridgeId}`;
+
+export default definePlugin<HueConfig, Record<string, never>>({
+  name: 'hue',
+  version: '0.1.0',
+  description: 'Philips Hue bridges over CLIP v2: lights, rooms, zones, scenes, switches and sensors.',
+  requires: ['lighting'],
+  configSchema,
+  commands: hueCommands,
+  async start(ctx) {
+    const { config, log } = ctx;
+    const lighting: LightingExports = ctx.use('lighting');
+    const roots = await Promise.all(config.roots.map((f) => readFile(f, 'utf8')));
+    const bridges = new Bridges(
+      await ctx.store.open<BridgesDoc>('bridges', { bridges: [] }),
+      await ctx.store.open<KeysDoc>('keys', { keys: {} }),
+      (k) => ctx.redact.value(k),
+    );
+    const running = new Map<string, HueDriver>();
+
+    // The config names a bridge by id; its address, trust and key come from pairing.
+    lighting.registerDriverType('hue', (init) => {
+      const id = String(init.options.bridgeId ?? '');
+      const b = bridges.get(id);
+      const appKey = bridges.key(id);
+      if (!b || !appKey) throw new Error(`bridge ${id} is not paired (hearth hue pair)`);
+      return createHueDriver({
+        ...init,
+        options: {
+          host: b.host,
+          port: b.port,
+          bridgeId: b.bridgeId,
+          appKey,
+          roots,
+          ...(b.pinnedCert ? { pinnedCert: b.pinnedCert } : {}),
+          readTimeoutMs: config.readTimeoutMs,
+        },
+      });
+    });
+
+    const startBridge = async (b: BridgeRecord) => {
+      try {
+        const d = (await lighting.addDriver({
+          id: driverId(b.bridgeId),
+          type: 'hue',
+          site: b.site,
+          options: { bridgeId: b.bridgeId },
+        })) as HueDriver;
+        running.set(b.bridgeId, d);
+        ctx.notices.set(`bridge-${b.bridgeId}`, null);
+      } catch (err) {
+        log.error({ err, bridge: b.bridgeId }, 'Hue bridge driver failed to start');
+        ctx.notices.set(`bridge-${b.bridgeId}`, `Hue bridge ${b.bridgeId} could not be started`);
+      }
+    };
+    const stopBridge = async (bridgeId: string) => {
+      if (!running.delete(bridgeId)) return;
+      await lighting
+        .removeDriver(driverId(bridgeId))
+        .catch((err: unknown) => log.warn({ err }, 'driver not removed'));
+    };
+    for (const b of bridges.list()) await startBridge(b);
+
+    ctx.bus.on('lighting.site.deleted', async ({ siteId }) => {
+      for (const b of bridges.list().filter((x) => x.site === siteId)) {
+        await stopBridge(b.bridgeId);
+        await bridges.remove(b.bridgeId);
+      }
+    });
+
+    mountHueRoutes(ctx.http.router('admin', { prefix: '/admin/hue' }), {
+      lighting,
+      list: () =>
+        bridges.list().map((record) => ({
+          record,
+          connected: running.get(record.bridgeId)?.connection().connected ?? false,
+        })),
+      async pair({ host, port, site, bridgeId }) {
+        const paired = await pairBridge({
+          host,
+          port,
+          roots,
+          pinUnverified: config.pinUnverified,
+          timeoutMs: config.pairingTimeoutMs,
+          devicetype: `hearth#${hostname()}`.slice(0, 40),
+          ...(bridgeId ? { bridgeId } : {}),
+          signal: ctx.signal,
+          onWaiting: ({ bridgeId: id, pinned, fingerprint256 }) =>
+            log.info({ bridge: id, pinned, fingerprint256 }, 'Hue pairing: waiting for the link button'),
+        });
+        const record: BridgeRecord = {
+          bridgeId: paired.bridgeId,
+          host,
+          port,
+          site,
+          ...(paired.pinnedCert ? { pinnedCert: paired.pinnedCert } : {}),
+          fingerprint256: paired.fingerprint256,
+          pairedAt: new Date().toISOString(),
+        };
+        await stopBridge(record.bridgeId);
+        await bridges.save(record, paired.appKey);
+        if (paired.pinnedCert) {
+          log.warn(
+            { bridge: record.bridgeId, fingerprint256: record.fingerprint256 },
+            'Hue bridge not verified by a trusted root: certificate pinned',
+          );
+        }
+        log.info({ bridge: record.bridgeId, site }, 'Hue bridge paired');
+        await startBridge(record);
+        return record;
+      },
+      async remove(bridgeId) {
+        if (!bridges.get(bridgeId)) return false;
+        await stopBridge(bridgeId);
+        await bridges.remove(bridgeId);
+        ctx.notices.set(`bridge-${bridgeId}`, null);
+        return true;
+      },
+      scenes: (bridgeId) => {
+        const d = running.get(bridgeId);
+        return d?.connection().connected ? d.scenes() : null;
+      },
+      recall: (bridgeId, sceneId) => (running.get(bridgeId) as HueDriver).recallScene(sceneId),
+    });
+
+    return {
+      async stop() {
+        for (const id of [...running.keys()]) await stopBridge(id);
+      },
+      health() {
+        const down = [...running.entries()].filter(([, d]) => !d.connection().connected).map(([id]) => id);
+        return down.length === 0
+          ? { status: 'ok' }
+          : { status: 'degraded', detail: `Hue bridges not connected: ${down.join(', ')}` };
+      },
+    };
+  },
+});

@@ -1,0 +1,106 @@
+/**
+ * Operator routes on the admin listener (admin key): pair a bridge (waits for the link button), list and
+ * remove bridges, list and recall a bridge's scenes. No answer ever carries an application key.
+ * Errors: `{error, message}`.
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../core/http/errors.ts';
+import type { HearthRouter } from '../../core/http/types.ts';
+import { PairingError } from '../../drivers/hue/pairing.ts';
+import { isBridgeId, normaliseBridgeId } from '../../drivers/hue/tls.ts';
+import type { LightingExports } from '../lighting/types.ts';
+import { type BridgeRecord, publicView } from './bridges.ts';
+
+export interface HueRouteDeps {
+  lighting: LightingExports;
+  list(): Array<{ record: BridgeRecord; connected: boolean }>;
+  pair(req: { host: string; port: number; site: string; bridgeId?: string }): Promise<BridgeRecord>;
+  remove(bridgeId: string): Promise<boolean>;
+  scenes(bridgeId: string): Array<{ id: string; name: string; group: string | undefined }> | null;
+  recall(bridgeId: string, sceneId: string): Promise<void>;
+}
+
+const bad = (message: string) => new HttpError(400, 'invalid_request', message);
+
+function body(ctx: Context): Record<string, unknown> {
+  if (!ctx.is('application/json'))
+    throw new HttpError(415, 'unsupported_media_type', 'send a JSON body (Content-Type: application/json)');
+  const b = (ctx.request as unknown as { body?: unknown }).body;
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw bad('the body must be a JSON object');
+  return b as Record<string, unknown>;
+}
+
+const param = (ctx: Context, name: string) =>
+  (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
+
+/** Host names and IPv4/IPv6 literals; nothing with a scheme, path or credentials. */
+const HOST = /^(?:[a-zA-Z0-9.-]{1,253}|\[?[0-9a-fA-F:]{2,39}\]?)$/;
+
+export function mountHueRoutes(r: HearthRouter, d: HueRouteDeps): void {
+  r.get('/bridges', (ctx) => {
+    ctx.body = d.list().map((b) => publicView(b.record, b.connected));
+  });
+
+  r.post('/bridges', async (ctx) => {
+    const b = body(ctx);
+    for (const k of Object.keys(b))
+      if (!['host', 'port', 'site', 'bridgeId'].includes(k)) throw bad(`unknown field ${k}`);
+    if (typeof b.host !== 'string' || !HOST.test(b.host))
+      throw bad('host must be the bridge address (a name or an IP)');
+    const port = b.port ?? 443;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+      throw bad('port must be an integer 1..65535');
+    if (typeof b.site !== 'string' || b.site === '') throw bad('site is required (site id or name)');
+    const site = d.lighting.sites.get(b.site) ?? d.lighting.sites.list().find((s) => s.name === b.site);
+    if (!site) throw new HttpError(404, 'not_found', `no site ${b.site}`);
+    let bridgeId: string | undefined;
+    if (b.bridgeId !== undefined) {
+      if (typeof b.bridgeId !== 'string' || !isBridgeId(normaliseBridgeId(b.bridgeId)))
+        throw bad('bridgeId must be 16 hex digits');
+      bridgeId = normaliseBridgeId(b.bridgeId);
+    }
+    try {
+      const record = await d.pair({
+        host: b.host.replace(/^\[|\]$/g, ''),
+        port,
+        site: site.siteid,
+        ...(bridgeId ? { bridgeId } : {}),
+      });
+      ctx.status = 201;
+      ctx.body = publicView(record, false);
+    } catch (err) {
+      if (!(err instanceof PairingError)) throw err;
+      if (err.code === 'timeout') throw new HttpError(409, 'link_button_not_pressed', err.message);
+      if (err.code === 'unreachable') throw new HttpError(502, 'bridge_unreachable', err.message);
+      throw new HttpError(
+        409,
+        err.code === 'untrusted' ? 'bridge_untrusted' : 'pairing_refused',
+        err.message,
+      );
+    }
+  });
+
+  r.delete('/bridges/:id', async (ctx) => {
+    const id = normaliseBridgeId(param(ctx, 'id'));
+    if (!(await d.remove(id))) throw new HttpError(404, 'not_found', `no paired bridge ${id}`);
+    ctx.status = 204;
+  });
+
+  r.get('/bridges/:id/scenes', (ctx) => {
+    const id = normaliseBridgeId(param(ctx, 'id'));
+    const scenes = d.scenes(id);
+    if (!scenes) throw new HttpError(404, 'not_found', `no connected bridge ${id}`);
+    ctx.body = scenes;
+  });
+
+  r.post('/bridges/:id/scenes/:scene/recall', async (ctx) => {
+    const id = normaliseBridgeId(param(ctx, 'id'));
+    const scene = param(ctx, 'scene');
+    const scenes = d.scenes(id);
+    if (!scenes) throw new HttpError(404, 'not_found', `no connected bridge ${id}`);
+    if (!scenes.some((s) => s.id === scene))
+      throw new HttpError(404, 'not_found', `no scene ${scene} on bridge ${id}`);
+    await d.recall(id, scene);
+    ctx.status = 204;
+  });
+}

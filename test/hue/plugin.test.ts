@@ -1,0 +1,166 @@
+/**
+ * The hue plugin in a real hub against the simulated bridge: pairing through the admin API (link button,
+ * timeout, pinned certificate), the key kept secret, lights switched from the site API, a change made in
+ * the Hue app reaching the site API, and a Hue dimmer switch button running a Hearth action.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hueCommands } from '../../plugins/hue/commands.ts';
+import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { ids, SimulatedBridge } from './helpers.ts';
+
+let hub: TestHub | null = null;
+let bridge: SimulatedBridge | null = null;
+afterEach(async () => {
+  await hub?.stop();
+  await bridge?.stop();
+  hub = null;
+  bridge = null;
+});
+
+async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await fn();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function start() {
+  bridge = await SimulatedBridge.start({ coalesceMs: 50 });
+  hub = await startTestHub({
+    plugins: ['lighting', 'hue'],
+    config: { plugins: { hue: { pairingTimeoutMs: 1000 } } },
+  });
+  const line = hub.printed.find((l) => l.includes('/site/')) ?? '';
+  const sitekey = line.slice(line.lastIndexOf('/') + 1);
+  const h = hub;
+  const site = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${h.url}/api/site/${sitekey}${p}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  return { hub: h, bridge, site };
+}
+
+describe('hue plugin', () => {
+  it('pairs a bridge once its link button is pressed, pins its certificate and keeps the key secret', async () => {
+    const { hub, bridge } = await start();
+    const pair = { host: bridge.host, port: bridge.port, site: 'Home' };
+    const early = await hub.admin('POST', '/admin/hue/bridges', pair);
+    expect(early.status).toBe(409);
+    expect(early.body).toMatchObject({ error: 'link_button_not_pressed' });
+
+    bridge.pressLinkButton();
+    const paired = await hub.admin('POST', '/admin/hue/bridges', pair);
+    expect(paired.status).toBe(201);
+    expect(paired.body).toMatchObject({
+      bridgeId: bridge.bridgeId,
+      trust: 'pinned',
+      fingerprint256: bridge.certs.fingerprint256,
+    });
+
+    const keys = path.join(hub.dataDir, 'hue.keys.json');
+    const appKey = Object.values(JSON.parse(readFileSync(keys, 'utf8')).keys)[0] as string;
+    expect(appKey).toMatch(/^[0-9a-f]{40}$/);
+    expect(statSync(keys).mode & 0o077).toBe(0);
+    const list = await eventually(async () => {
+      const l = await hub.admin('GET', '/admin/hue/bridges');
+      return (l.body as Array<{ connected: boolean }>)[0]?.connected ? l : undefined;
+    }, 'the bridge to connect');
+    for (const answer of [paired, list]) expect(JSON.stringify(answer.body)).not.toContain(appKey);
+    expect(JSON.stringify(hub.logs)).not.toContain(appKey);
+    expect(readFileSync(path.join(hub.dataDir, 'hue.bridges.json'), 'utf8')).not.toContain(appKey);
+  });
+
+  it('refuses bad pairing requests with 4xx and a message', async () => {
+    const { hub } = await start();
+    for (const [body, status] of [
+      [{ host: 'https://x/y', site: 'Home' }, 400],
+      [{ host: '127.0.0.1', port: 0, site: 'Home' }, 400],
+      [{ host: '127.0.0.1', site: 'Nowhere' }, 404],
+      [{ host: '127.0.0.1', site: 'Home', bridgeId: 'xyz' }, 400],
+      [{ host: '127.0.0.1', site: 'Home', extra: 1 }, 400],
+    ] as const) {
+      const res = await hub.admin('POST', '/admin/hue/bridges', body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body).toMatchObject({ message: expect.any(String) });
+    }
+    // Nobody listening: the bridge is unreachable, not a server error.
+    const res = await hub.admin('POST', '/admin/hue/bridges', { host: '127.0.0.1', port: 1, site: 'Home' });
+    expect(res.status).toBe(502);
+  });
+
+  it('lights follow the site API, the Hue app reaches the site API, a Hue button runs an action', async () => {
+    const { hub, bridge, site } = await start();
+    bridge.pressLinkButton();
+    expect(
+      (await hub.admin('POST', '/admin/hue/bridges', { host: bridge.host, port: bridge.port, site: 'Home' }))
+        .status,
+    ).toBe(201);
+    const light = await site('POST', '/light', {
+      name: 'Sofa',
+      type: 'dimmable',
+      vendor: 'hue',
+      hueid: ids.light(1),
+    });
+    expect(light.status).toBe(201);
+    const id = light.body._id as string;
+    await eventually(async () => {
+      const put = await site('PUT', '/light/state', { _id: id, on: true, bri: 128 });
+      return put.status === 200 && (bridge.light(1).on as { on: boolean }).on;
+    }, 'the bridge light to switch on');
+    expect(bridge.light(1).dimming).toMatchObject({ brightness: 50 });
+
+    // "In the Hue app".
+    bridge.change(ids.light(1), { dimming: { brightness: 20 } });
+    await eventually(async () => {
+      const l = (await site('GET', '/light')).body.find((x: { _id: string }) => x._id === id);
+      return l?.bri === 51 ? l : undefined;
+    }, 'the Hue app change on the site API');
+
+    // A Hue dimmer switch button bound to a Hearth action: switch the sofa light off.
+    const sensor = await site('POST', '/sensor', {
+      name: 'Dimmer',
+      vendor: 'hue',
+      hueid: ids.dimmer,
+      type: 'switch',
+    });
+    expect(sensor.status).toBe(201);
+    const action = await site('POST', '/sensor/action', {
+      _id: sensor.body._id,
+      event: '4_short_release',
+      action: { type: 'light', _id: id, on: false, bri: 0 },
+    });
+    expect(action.status).toBe(201);
+    bridge.pressButton(4, 'short_release');
+    await eventually(
+      () => (bridge.light(1).on as { on: boolean }).on === false,
+      'the button to switch the light off',
+    );
+  });
+
+  it('the CLI prompts for the link button', async () => {
+    const { hub, bridge } = await start();
+    bridge.pressLinkButton();
+    const out: string[] = [];
+    const cmd = hueCommands.find((c) => c.name === 'hue pair')!;
+    const code = await cmd.run(
+      { positionals: [bridge.host], values: { site: 'Home', port: String(bridge.port) } },
+      {
+        admin: { request: (m: string, p: string, b?: unknown) => hub.admin(m, p, b) } as never,
+        out: (l) => out.push(l),
+        err: (l) => out.push(l),
+      },
+    );
+    expect(code).toBe(0);
+    expect(out[0]).toMatch(/Press the link button/);
+    expect(out.join('\n')).toMatch(/pinned it \(SHA-256/);
+  });
+});
