@@ -2,30 +2,33 @@
  * Reconnection to an external broker backs off: the wait between attempts doubles from
  * `reconnectMinMs` up to `reconnectMaxMs`, and starts again from the minimum after a successful
  * connection (regression: the first retry after a reconnection used to wait the last, longest period).
- * A TCP gate in front of a real aedes refuses connections on demand and records when each attempt came.
+ * A TCP gate in front of a real aedes refuses connections on demand; the link's timers run on vitest's
+ * fake clock, so each wait is read off the clock exactly and the test never sleeps. Sockets stay real: each
+ * step waits for the link's own "disconnected" report before moving the clock on.
  */
 import { createServer, type Socket, connect as tcpConnect } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
-import { type RestartableBroker, startAedes, within } from './fixtures.ts';
-import { type DriverRig, startDriver } from './sink.ts';
+import pino from 'pino';
+import { afterEach, expect, it, vi } from 'vitest';
+import { externalLink } from '../../drivers/mqtt/external-link.ts';
+import type { MqttLink } from '../../drivers/mqtt/link.ts';
+import { type RestartableBroker, startAedes } from './fixtures.ts';
 
 interface Gate {
   url: string;
-  /** When each refused connection attempt arrived (performance.now()). */
-  refused: number[];
+  /** How many connection attempts it refused. */
+  refused: number;
   open(): void;
-  /** Refuses new connections and drops the open ones; returns when it did. */
-  shut(): number;
+  /** Refuses new connections and drops the open ones. */
+  shut(): void;
   stop(): Promise<void>;
 }
 
 async function startGate(target: number): Promise<Gate> {
   let open = true;
   const piped = new Set<Socket>();
-  const refused: number[] = [];
   const srv = createServer((s) => {
     if (!open) {
-      refused.push(performance.now());
+      gate.refused++;
       s.destroy();
       return;
     }
@@ -42,71 +45,99 @@ async function startGate(target: number): Promise<Gate> {
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const port = (srv.address() as { port: number }).port;
-  return {
+  const gate: Gate = {
     url: `mqtt://127.0.0.1:${port}`,
-    refused,
+    refused: 0,
     open: () => {
       open = true;
     },
     shut() {
       open = false;
-      const at = performance.now();
       for (const s of piped) s.destroy();
-      return at;
     },
     stop: () => new Promise<void>((r) => srv.close(() => r())),
   };
+  return gate;
 }
 
 let broker: RestartableBroker | null = null;
 let gate: Gate | null = null;
-let rig: DriverRig | null = null;
+let link: MqttLink | null = null;
 afterEach(async () => {
-  await rig?.stop();
+  vi.useRealTimers();
+  await link?.stop();
   gate?.shut();
   await gate?.stop();
   await broker?.stop();
-  rig = gate = broker = null;
+  link = gate = broker = null;
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const gaps = (from: number, times: number[]) => times.map((t, i) => t - (i === 0 ? from : times[i - 1]!));
+/** The link's connection reports, in order, with a way to wait for the next one. */
+function statusOf(l: MqttLink) {
+  const seen: boolean[] = [];
+  const waiting: Array<{ up: boolean; resolve: () => void }> = [];
+  l.onStatus((up) => {
+    seen.push(up);
+    for (const w of waiting.splice(0)) {
+      if (w.up === up) w.resolve();
+      else waiting.push(w);
+    }
+  });
+  return {
+    seen,
+    next: (up: boolean) => new Promise<void>((resolve) => waiting.push({ up, resolve })),
+  };
+}
+
+/** Moves the fake clock to the link's next timer (the pending retry) and returns how far it moved. */
+async function waitOfNextRetry(): Promise<number> {
+  // First what is due now (mqtt.js tears a closed connection's store down on a 0 ms timer).
+  await vi.advanceTimersByTimeAsync(0);
+  const before = Date.now();
+  await vi.advanceTimersToNextTimerAsync();
+  return Date.now() - before;
+}
 
 it('waits longer after each failed attempt, up to the maximum, and starts short again after a connection', async () => {
   broker = await startAedes();
-  gate = await startGate(broker.port);
-  const g = gate;
-  rig = await startDriver(g.url, {
-    broker: { url: g.url, reconnectMinMs: 50, reconnectMaxMs: 500 },
-    devices: [{ protocolid: 'tasmota:gate' }],
-  });
-  expect(rig.driver.connection().connected).toBe(true);
+  const g = await startGate(broker.port);
+  gate = g;
+  const l = externalLink({ url: g.url, reconnectMinMs: 50, reconnectMaxMs: 500 }, pino({ level: 'silent' }));
+  link = l;
+  const status = statusOf(l);
+  const up = status.next(true);
+  await l.start();
+  await up;
+  // From here on, the link's timers (mqtt.js's retry interval, its CONNACK timeout) are fake.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
 
-  // Outage: 50, 100, 200, 400, 500, 500 … ms between attempts; without the cap the fifth wait would be
-  // 800. Timers never fire early and load only adds, so the bounds below leave room on one side only.
-  const down = g.shut();
-  await sleep(2500);
-  const outage = gaps(down, [...g.refused]);
-  expect(outage.length, `attempts ${outage.map(Math.round).join(', ')}`).toBeGreaterThanOrEqual(4);
-  expect(outage.at(-1)!, `gaps ${outage.map(Math.round).join(', ')}`).toBeGreaterThanOrEqual(400);
-  expect(Math.max(...outage), `gaps ${outage.map(Math.round).join(', ')}`).toBeLessThan(750);
+  // Outage: each refused attempt closes the link, which arms the next retry; without the cap the fifth
+  // wait would be 800.
+  let down = status.next(false);
+  g.shut();
+  await down;
+  const waits: number[] = [];
+  for (let attempt = 1; attempt <= 6; attempt++) {
+    down = status.next(false);
+    waits.push(await waitOfNextRetry());
+    await down; // the gate refused the attempt and the link saw it close
+    expect(g.refused).toBe(attempt);
+  }
+  expect(waits).toEqual([50, 100, 200, 400, 500, 500]);
 
-  // Back: the link comes up at the next attempt.
-  const from = rig.sink.reports.length;
+  // Back: the link comes up at the next attempt, after the same capped wait.
   g.open();
-  await within(
-    rig.sink.waitFor((r) => r.kind === 'connection' && r.status.connected, from),
-    'the link back up',
-  );
+  const back = status.next(true);
+  expect(await waitOfNextRetry()).toBe(500);
+  await back;
+  expect(l.connected).toBe(true);
 
   // A new outage retries after the minimum again, not after the last (500 ms) wait.
-  g.refused.length = 0;
-  const again = g.shut();
-  await within(
-    (async () => {
-      while (g.refused.length === 0) await sleep(5);
-    })(),
-    'a retry',
-  );
-  expect(g.refused[0]! - again).toBeLessThan(350);
-}, 20_000);
+  down = status.next(false);
+  g.shut();
+  await down;
+  down = status.next(false);
+  expect(await waitOfNextRetry()).toBe(50);
+  await down;
+  expect(g.refused).toBe(7);
+});
