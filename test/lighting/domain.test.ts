@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpError } from '../../core/http/errors.ts';
 import { briToLevel254, briToPercent, level254ToBri, percentToBri } from '../../drivers/lighting/index.ts';
 import {
@@ -147,46 +147,64 @@ describe('LatestWins coalescing', () => {
 });
 
 describe('withDeadline (calls with one bound share a timer)', () => {
+  // The deadline clock is fake: time moves only when the test says so, so every bound is checked to the
+  // millisecond and nothing depends on how fast the machine is.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   const never = () => new Promise<never>(() => {});
-  const settled = <T>(p: Promise<T>) =>
+  /** Follows a promise: `state()` says whether it is still open, resolved (with what) or rejected. */
+  const watch = <T>(p: Promise<T>) => {
+    let state: { open: true } | { ok: true; v: T } | { ok: false; e: unknown } = { open: true };
     p.then(
-      (v) => ({ ok: true as const, v }),
-      (e: unknown) => ({ ok: false as const, e }),
+      (v) => {
+        state = { ok: true, v };
+      },
+      (e: unknown) => {
+        state = { ok: false, e };
+      },
     );
+    return () => state;
+  };
+  const late = (ms: number) => ({ ok: false, e: new LateError(ms) });
 
   it('passes results and errors through, and rejects only the calls still open at their deadline', async () => {
-    const started = performance.now();
-    const quick = settled(withDeadline(Promise.resolve(7), 40));
-    const failing = settled(withDeadline(Promise.reject(new Error('refused')), 40));
-    const hung = settled(withDeadline(never(), 40));
-    await new Promise((r) => setTimeout(r, 20));
+    const quick = watch(withDeadline(Promise.resolve(7), 40));
+    const failing = watch(withDeadline(Promise.reject(new Error('refused')), 40));
+    const hung = watch(withDeadline(never(), 40));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(quick()).toEqual({ ok: true, v: 7 });
+    expect(failing()).toEqual({ ok: false, e: new Error('refused') });
+    await vi.advanceTimersByTimeAsync(20);
     // Started 20 ms later: its deadline is 20 ms after the first hung call's, not at the same tick.
-    const hungLater = settled(withDeadline(never(), 40));
-    const slow = settled(withDeadline(new Promise((r) => setTimeout(() => r('late but in time'), 30)), 40));
-    expect(await quick).toEqual({ ok: true, v: 7 });
-    expect(((await failing) as { e: Error }).e.message).toBe('refused');
-    const first = await hung;
-    const firstAt = performance.now() - started;
-    expect(first.ok).toBe(false);
-    expect((first as { e: unknown }).e).toBeInstanceOf(LateError);
-    expect(firstAt).toBeGreaterThanOrEqual(39);
-    expect(await slow).toEqual({ ok: true, v: 'late but in time' });
-    const second = await hungLater;
-    expect((second as { e: unknown }).e).toBeInstanceOf(LateError);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(59);
+    const hungLater = watch(withDeadline(never(), 40));
+    const slow = watch(withDeadline(new Promise((r) => setTimeout(() => r('late but in time'), 30)), 40));
+    await vi.advanceTimersByTimeAsync(19); // 39 ms after the first call
+    expect(hung()).toEqual({ open: true });
+    await vi.advanceTimersByTimeAsync(1); // 40 ms
+    expect(hung()).toEqual(late(40));
+    expect(hungLater()).toEqual({ open: true });
+    expect(slow()).toEqual({ open: true });
+    await vi.advanceTimersByTimeAsync(10); // 50 ms: the slow call answered 30 ms after it started
+    expect(slow()).toEqual({ ok: true, v: 'late but in time' });
+    await vi.advanceTimersByTimeAsync(9); // 59 ms
+    expect(hungLater()).toEqual({ open: true });
+    await vi.advanceTimersByTimeAsync(1); // 60 ms: 40 ms after it started
+    expect(hungLater()).toEqual(late(40));
   });
 
   it('keeps separate bounds separate: a shorter bound started later is not held behind a longer one', async () => {
-    const started = performance.now();
-    const long = settled(withDeadline(never(), 80));
-    const short = settled(withDeadline(never(), 20));
-    let longSettled = false;
-    void long.then(() => {
-      longSettled = true;
-    });
-    expect((await short).ok).toBe(false);
-    expect(longSettled).toBe(false);
-    expect((await long).ok).toBe(false);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(79);
+    const long = watch(withDeadline(never(), 80));
+    const short = watch(withDeadline(never(), 20));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(short()).toEqual(late(20));
+    expect(long()).toEqual({ open: true });
+    await vi.advanceTimersByTimeAsync(59);
+    expect(long()).toEqual({ open: true });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(long()).toEqual(late(80));
   });
 });
