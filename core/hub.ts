@@ -172,7 +172,13 @@ export class Hub {
     adminListener.mount('core', adminRouter);
     this.registerCoreMetrics();
 
+    // MQTT clients are answered once the plugins (and their authenticate hooks) are up, or failed to start.
+    let pluginsSettled = () => {};
+    const clientsAfter = new Promise<void>((resolve) => {
+      pluginsSettled = resolve;
+    });
     this.broker = await createBroker({
+      clientsAfter,
       enabled: cfg.mqtt.enabled,
       host: cfg.mqtt.host ?? cfg.host,
       port: cfg.mqtt.port,
@@ -200,7 +206,7 @@ export class Hub {
 
     await main.listen(cfg.http.main.port, cfg.http.main.host ?? cfg.host);
     await adminListener.listen(cfg.http.admin.port, cfg.http.admin.host ?? cfg.host);
-    const pluginLines = await this.startPlugins();
+    const pluginLines = await this.startPlugins().finally(pluginsSettled);
 
     const urls = Object.fromEntries(this.http.infos().map((l) => [l.name, l.url]));
     this.runFile.write({ pid: process.pid, adminUrl: urls.admin as string, controlToken, version: VERSION });

@@ -43,9 +43,13 @@ export class HookChain {
   readonly #allowAnonymous: boolean;
   readonly #log: Logger;
 
-  constructor(allowAnonymous: boolean, log: Logger) {
+  readonly #opened: Promise<unknown> | undefined;
+
+  /** `opened`: authentication waits for it (the plugins that register hooks have started). */
+  constructor(allowAnonymous: boolean, log: Logger, opened?: Promise<unknown>) {
     this.#allowAnonymous = allowAnonymous;
     this.#log = log;
+    this.#opened = opened?.catch(() => {});
   }
 
   add(owner: string, hooks: MqttAuthHooks): void {
@@ -69,6 +73,8 @@ export class HookChain {
 
   /** Runs the authenticators; a throwing hook refuses the client with "server unavailable" (fail closed). */
   async authenticate(clientId: string, username: string | undefined, password: Buffer | undefined) {
+    // While the hub starts, the hooks that know this client may not be registered yet: wait, don't refuse.
+    if (this.#opened) await this.#opened;
     const info: MqttClientInfo = username === undefined ? { id: clientId } : { id: clientId, username };
     // MQTT 3.1.1 §3.2.2.3: 4 = bad user name or password (credentials presented), 5 = not authorized.
     const presented = username !== undefined || password !== undefined;

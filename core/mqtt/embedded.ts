@@ -20,7 +20,7 @@ import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
 export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerService> {
   const log = opts.log;
   const limits: BrokerLimits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const chain = new HookChain(opts.allowAnonymous, log);
+  const chain = new HookChain(opts.allowAnonymous, log, opts.clientsAfter);
   const states = new WeakMap<Client, ClientState>();
   const links = new WeakMap<Client, Link>();
   const aedes = await Aedes.createBroker({

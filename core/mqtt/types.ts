@@ -120,4 +120,10 @@ export interface BrokerOptions {
   } | null;
   /** A child logger (`mqtt`); passwords are never logged. */
   log: import('pino').Logger;
+  /**
+   * Embedded: CONNECTs wait for this before the authenticate hooks run. The hub passes its plugins' start:
+   * a device reconnecting while Hearth starts would otherwise be refused for want of the plugin that knows
+   * its credentials, and a CONNACK refusal stops many clients (mqtt.js among them) from retrying at all.
+   */
+  clientsAfter?: Promise<unknown>;
 }

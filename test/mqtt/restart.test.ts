@@ -4,10 +4,15 @@
  * state (resync), and commands work again. A hub restart republishes Hearth's retained state and does
  * not replay a command someone left retained (ghost switching).
  */
+import { once } from 'node:events';
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pluginsDir } from '../../core/cli/boot.ts';
+import { discoverPlugins } from '../../core/plugin/discover.ts';
+import type { PluginDefinition } from '../../core/plugin/types.ts';
 import { startTasmotaBulb, type TasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt, type Zigbee2mqttSim } from '../../scripts/simulators/zigbee2mqtt.ts';
+import { startTestHub } from '../helpers/hub.ts';
 import {
   freePort,
   type RestartableBroker,
@@ -124,6 +129,59 @@ describe('hub restart', () => {
       await (next ?? h.t).stop();
     }
   }, 30_000);
+
+  it('regression: a device that connects while the hub starts is answered once its plugin is up, not refused', async () => {
+    const port = await freePort();
+    const first = await startMqttHub({ mqtt: { port } });
+    const password = await first.credential('early');
+    await first.t.stop({ keepData: true });
+    // A plugin that starts first and holds the start-up open: the broker listens, mqtt-devices (which knows
+    // the device's credentials) has not started yet.
+    let release = () => {};
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const slow: PluginDefinition = {
+      name: 'slow-start',
+      version: '0.0.0',
+      description: 'holds the start-up',
+      configSchema: { type: 'object', properties: {} },
+      async start() {
+        holding();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return { stop() {} };
+      },
+    };
+    const all = await discoverPlugins(pluginsDir);
+    const starting = startTestHub({
+      dataDir: first.t.dataDir,
+      extraPlugins: [slow, ...all.filter((p) => p.name === 'lighting' || p.name === 'mqtt-devices')],
+      config: { mqtt: { port } },
+    });
+    await held;
+    const device = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
+      username: 'early',
+      password,
+      reconnectPeriod: 0,
+    });
+    const answer = new Promise<string>((resolve) => {
+      device.once('connect', () => resolve('accepted'));
+      device.once('error', (err) => resolve(`refused: ${err.message}`));
+    });
+    // The CONNECT reached the broker (its TCP connection is open) before the plugins are released.
+    await within(once(device.stream, 'connect'), 'the TCP connection');
+    release();
+    const t = await starting;
+    try {
+      expect(await within(answer, 'the CONNACK')).toBe('accepted');
+    } finally {
+      await device.endAsync();
+      await t.stop();
+    }
+  });
 
   it('republishes the retained hearth state the embedded broker lost', async () => {
     const h = await startMqttHub();
