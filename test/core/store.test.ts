@@ -1,6 +1,6 @@
 import { access, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StoreError } from '../../core/store/errors.ts';
 import { openRoot, readJson, tempDataDir } from './fixtures/store-helpers.ts';
 
@@ -158,10 +158,22 @@ describe('writes', () => {
   });
 
   it('writes a coalesced update by itself once the window has passed', async () => {
-    const { root, writes } = await openRoot(dataDir, 20);
+    const { root, writes } = await openRoot(dataDir, 1000);
     const doc = await root.forOwner('lighting').open('levels', { level: 0 });
-    doc.update((d) => Object.assign(d, { level: 7 }));
-    while (writes.length === 0) await new Promise((r) => setTimeout(r, 5));
+    // The window's timer is fake; the write itself is real I/O, polled for with setImmediate (not faked).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      doc.update((d) => Object.assign(d, { level: 7 }));
+      await vi.advanceTimersByTimeAsync(999);
+      expect(writes).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
+      for (let spins = 0; writes.length === 0; spins++) {
+        if (spins > 100_000) throw new Error('the write never came');
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await readJson(join(dataDir, 'lighting.levels.json'))).toEqual({ level: 7 });
     await root.close();
   });

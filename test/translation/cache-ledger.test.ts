@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createStoreRoot } from '../../core/store/root.ts';
 import {
   characterCount,
+  dayOf,
   MAX_TAGS_PER_DAY,
   OTHER_TAGS,
   RETENTION_DAYS,
@@ -76,17 +77,28 @@ describe('usage ledger', () => {
   it('writes usage coalesced, never once per request', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hearth-ledger-'));
     dirs.push(dir);
-    const root = await createStoreRoot({ dataDir: dir, coalesceMs: 60_000, log: pino({ level: 'silent' }) });
+    const writes: string[] = [];
+    const root = await createStoreRoot({
+      dataDir: dir,
+      coalesceMs: 60_000,
+      log: pino({ level: 'silent' }),
+      onWrite: ({ file }) => writes.push(file),
+    });
     const ledger = await UsageLedger.open(root.forOwner('translation'));
-    for (let i = 0; i < 100; i++) ledger.record('key:a', '', 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The coalescing window runs on a fake clock: right up to its end, 100 requests have written nothing.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < 100; i++) ledger.record('key:a', '', 1);
+      await vi.advanceTimersByTimeAsync(59_999);
+      expect(writes).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
     const file = path.join(dir, 'translation.usage.json');
     const today = new Date().toISOString().slice(0, 10);
-    const onDisk = () =>
-      existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).days?.[today] : undefined;
-    expect(onDisk()).toBeUndefined(); // still inside the coalescing window
     await ledger.flush();
-    expect(onDisk()).toEqual({ 'key:a': { '': 100 } });
+    expect(writes).toEqual(['translation.usage.json']);
+    expect(JSON.parse(readFileSync(file, 'utf8')).days[today]).toEqual({ 'key:a': { '': 100 } });
     await root.close();
   });
 
@@ -95,19 +107,22 @@ describe('usage ledger', () => {
     dirs.push(dir);
     const root = await createStoreRoot({ dataDir: dir, coalesceMs: 10, log: pino({ level: 'silent' }) });
     const ledger = await UsageLedger.open(root.forOwner('translation'));
-    const old = new Date(Date.now() - (RETENTION_DAYS + 2) * 86_400_000);
-    ledger.record('key:a', '', 5, old);
-    for (let i = 0; i < MAX_TAGS_PER_DAY + 5; i++) ledger.record('key:a', `tag${i}`, 1);
     const today = new Date().toISOString().slice(0, 10);
+    const daysAgo = (n: number) => new Date(Date.parse(`${today}T12:00:00Z`) - n * 86_400_000);
+    ledger.record('key:a', '', 5, daysAgo(RETENTION_DAYS + 1));
+    ledger.record('key:a', '', 7, daysAgo(RETENTION_DAYS));
+    for (let i = 0; i < MAX_TAGS_PER_DAY + 5; i++) ledger.record('key:a', `tag${i}`, 1);
     const tags = ledger.days[today]?.['key:a'] ?? {};
     expect(Object.keys(tags)).toHaveLength(MAX_TAGS_PER_DAY + 1);
     expect(tags[OTHER_TAGS]).toBe(5);
     expect(tags.tag0).toBe(1);
     await ledger.flush();
     await root.close();
+    // Reopened "today" (the clock is the ledger's `now` argument): the day RETENTION_DAYS back is the oldest
+    // kept, the one before it is gone.
     const root2 = await createStoreRoot({ dataDir: dir, coalesceMs: 10, log: pino({ level: 'silent' }) });
-    const reopened = await UsageLedger.open(root2.forOwner('translation'));
-    expect(Object.keys(reopened.days)).toEqual([today]);
+    const reopened = await UsageLedger.open(root2.forOwner('translation'), daysAgo(0));
+    expect(Object.keys(reopened.days).sort()).toEqual([dayOf(daysAgo(RETENTION_DAYS)), today]);
     expect(reopened.used('key:a')).toBe(MAX_TAGS_PER_DAY + 5);
     await root2.close();
   });
