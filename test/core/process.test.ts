@@ -168,7 +168,7 @@ describe('the hub process', () => {
   it('exits 0 within 5 s of SIGTERM, with the store flushed', async () => {
     const hub = runHub({});
     await hub.ready;
-    await new Promise((r) => setTimeout(r, 300));
+    await hub.said('COUNTER-PAST-10');
     const sent = Date.now();
     hub.child.kill('SIGTERM');
     const { code, at } = await hub.exited;
@@ -186,10 +186,12 @@ describe('the hub process', () => {
     await n.bound;
     const hub = runHub({ NOTIFY_SOCKET: n.sock, WATCHDOG_USEC: '1000000' });
     await hub.ready;
-    await new Promise((r) => setTimeout(r, 1200));
+    // The watchdog is pinged at half its interval (500 ms here): wait for a ping, not for the time to pass.
+    await expect.poll(() => n.messages(), { timeout: 10_000 }).toMatch(/WATCHDOG=1/);
     hub.child.kill('SIGTERM');
     expect((await hub.exited).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 200));
+    // The datagram left before the exit; the reader may print it a moment later.
+    await expect.poll(() => n.messages(), { timeout: 10_000 }).toMatch(/STOPPING=1/);
     const msgs = n.messages();
     expect(msgs).toMatch(/READY=1/);
     expect(msgs).toMatch(/WATCHDOG=1/);
