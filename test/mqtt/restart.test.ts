@@ -110,9 +110,19 @@ describe('hub restart', () => {
         })
       ).body;
       expect((await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255 })).status).toBe(200);
-      await eventually(() => bulb.dimmer === 100 || undefined, 'the bulb on');
-      const before = bulb.received.length;
+      // The command itself, not the level: the simulated bulb starts at Dimmer 100 already.
+      await eventually(
+        () => bulb.received.some((r) => r.topic === 'cmnd/hob/Dimmer' && r.payload === '100') || undefined,
+        'the bulb on',
+      );
+      // The resync to wait for is the one after the bulb is back on the new hub's broker, not a query the
+      // old hub sent before it stopped.
+      let before = -1;
+      bulb.client.once('connect', () => {
+        before = bulb.received.length;
+      });
       next = await h.t.restart(); // the embedded broker and every connection go down with the hub
+      await eventually(() => before >= 0 || undefined, 'the bulb back on the broker');
       await eventually(
         () => bulb.received.slice(before).some((r) => r.topic === 'cmnd/hob/STATE') || undefined,
         'the resync of the reconnected bulb',
