@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { spawnHub } from '../helpers/hub-process.ts';
 import { type BreakableDisk, breakableDisk } from './fixtures/full-disk.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 let disk: BreakableDisk;
 let hub: TestHub | null = null;
 
@@ -122,38 +120,18 @@ describe('a full data disk', () => {
   });
 
   it('SIGTERM whose final save fails exits non-zero and says so', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/core/fixtures/run-hub.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HEARTH_DATA_DIR: disk.dir,
-        HEARTH_HOST: '127.0.0.1',
-        HEARTH_PORT: '0',
-        HEARTH_ADMIN_PORT: '0',
-        HEARTH_MQTT_PORT: '0',
-        // Only the shutdown flush writes the counter's state.
-        HEARTH_STORE__COALESCE_MS: '60000',
-        HEARTH_ADMIN_KEY: 'full-disk-test-admin-key',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // Only the shutdown flush writes the counter's state.
+    const proc = spawnHub(disk.dir, {
+      HEARTH_STORE__COALESCE_MS: '60000',
+      HEARTH_ADMIN_KEY: 'full-disk-test-admin-key',
     });
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr?.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const child = proc.child;
     try {
-      while (!out.includes('READY-FOR-TEST')) {
-        if (child.exitCode !== null) throw new Error(`hub exited early: ${out}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await proc.ready;
       await disk.breakWrites();
       child.kill('SIGTERM');
-      expect(await exited).not.toBe(0);
-      expect(out).toContain('final save failed');
+      expect((await proc.exited).code).not.toBe(0);
+      expect(proc.output()).toContain('final save failed');
     } finally {
       child.kill('SIGKILL');
     }

@@ -16,65 +16,22 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SdNotify } from '../../core/lifecycle/sd-notify.ts';
 import { exitAfterOutput, exitOnSignals } from '../../core/lifecycle/signals.ts';
+import { spawnHub } from '../helpers/hub-process.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
-/** `stdout`: an fd for the child's stdout (a FIFO's write end); a pipe the test reads by default. */
+/** A hub process on a fresh data dir, its store coalescing for 60 s (only a flush writes), killed after the test. */
 function runHub(env: Record<string, string>, stdout?: number) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-proc-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/core/fixtures/run-hub.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HEARTH_DATA_DIR: dataDir,
-      HEARTH_HOST: '127.0.0.1',
-      HEARTH_PORT: '0',
-      HEARTH_ADMIN_PORT: '0',
-      HEARTH_MQTT_PORT: '0',
-      HEARTH_STORE__COALESCE_MS: '60000',
-      HEARTH_ADMIN_KEY: 'process-test-admin-key',
-      ...env,
-    },
-    stdio: ['ignore', stdout ?? 'pipe', 'pipe'],
-  });
-  if (stdout !== undefined) closeSync(stdout);
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr?.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes('READY-FOR-TEST')) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 20);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`hub exited early (${code}): ${out}`));
-    });
-  });
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, at: Date.now() })),
+  const hub = spawnHub(
+    mkdtempSync(path.join(tmpdir(), 'hearth-proc-')),
+    { HEARTH_STORE__COALESCE_MS: '60000', HEARTH_ADMIN_KEY: 'process-test-admin-key', ...env },
+    stdout,
   );
-  /** Resolves once the hub has written `word` `times` times. */
-  const said = (word: string, times = 1) =>
-    new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        if (out.split(word).length - 1 < times) return;
-        clearInterval(timer);
-        resolve();
-      }, 20);
-    });
-  return { child, dataDir, ready, exited, said, output: () => out };
+  children.push(hub.child);
+  return hub;
 }
 
 /**
