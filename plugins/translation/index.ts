@@ -8,6 +8,8 @@ import { EngineChain } from './engines/chain.ts';
 import { createEngine } from './engines/index.ts';
 import { mountGlossaries } from './glossaries/routes.ts';
 import { GlossaryStore } from './glossaries/store.ts';
+import { mountMemories } from './memories/routes.ts';
+import { MemoryStore } from './memories/store.ts';
 import { mountAdmin } from './routes/admin.ts';
 import { mountAnnounce } from './routes/announce.ts';
 import { glossaryPairs, mountApi } from './routes/api.ts';
@@ -64,7 +66,8 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     glossaries.onChange((account, id) => {
       for (const engine of chain?.engines ?? []) engine.glossaryChanged?.(`${account}\t${id}`);
     });
-    const service = new TranslateService(chain, cache, ledger, ctx.signal, glossaries);
+    const memories = await MemoryStore.open(ctx.store);
+    const service = new TranslateService(chain, cache, ledger, ctx.signal, glossaries, memories);
     // A notice is logged by the core; logging it here too would say it twice.
     if (!chain) ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
     ctx.metrics.counterOf('cache_hits', 'Translations answered from the cache', () => cache.hits);
@@ -79,6 +82,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
     mountApi(router, { authenticate, service, chain, ledger });
     mountGlossaries(router, { authenticate, glossaries, pairs: () => glossaryPairs(chain) });
+    mountMemories(router, { authenticate, memories });
     mountAdmin(router, {
       adminKey: ctx.adminKey,
       keys,
@@ -110,7 +114,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       },
       async stop() {
         chain?.close();
-        await Promise.all([ledger.flush(), glossaries.flush()]);
+        await Promise.all([ledger.flush(), glossaries.flush(), memories.flush()]);
       },
     };
   },

@@ -6,6 +6,9 @@ import type { EngineChain } from './engines/chain.ts';
 import { invalid, keyLimitReached, notFoundError } from './errors.ts';
 import { type ActiveGlossary, activeGlossary } from './glossaries/active.ts';
 import type { GlossaryStore } from './glossaries/store.ts';
+import { rootOf } from './languages.ts';
+import type { LoadedMemory, MemoryStore } from './memories/store.ts';
+import { ownValue } from './own.ts';
 import type { TranslateRequest } from './request/types.ts';
 import { SharedCall } from './shared-call.ts';
 import { type PreparedMarkup, prepareMarkup } from './tags/markup.ts';
@@ -71,6 +74,7 @@ export class TranslateService {
     private readonly ledger: UsageLedger,
     private readonly signal: AbortSignal,
     private readonly glossaries: GlossaryStore,
+    private readonly memories: MemoryStore,
   ) {}
 
   /**
@@ -92,9 +96,7 @@ export class TranslateService {
       req.target,
     );
     if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
-    if (req.translationMemoryId) {
-      throw notFoundError(`Translation memory '${req.translationMemoryId}' not found.`);
-    }
+    const memory = req.translationMemoryId ? await this.memoryFor(req, account) : null;
     const tags = req.tags;
     const prepared = tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null; // v2: malformed XML → 400
     const counts = req.texts.map(characterCount);
@@ -103,7 +105,9 @@ export class TranslateService {
       throw keyLimitReached();
     }
     try {
-      const results = await this.resolve(req, prepared, glossary, caller);
+      const results = await this.withMemory(req, prepared, memory, (r, p) =>
+        this.resolve(r, p, glossary, caller),
+      );
       this.ledger.record(account.id, tag, billed);
       // Clients need a code (deepl-node rejects an empty one). A text with nothing to translate (only
       // markup, digits) has no language of its own: it takes its neighbours' language, else EN (README).
@@ -124,6 +128,65 @@ export class TranslateService {
       this.ledger.release(account.id, billed);
       throw err;
     }
+  }
+
+  /**
+   * The request's translation memory (spec: 404 for an unknown memory or a pair it does not cover). With
+   * auto-detection the memory's own source language is assumed; its target may be the request's variant
+   * or its root.
+   */
+  private async memoryFor(req: TranslateRequest, account: Account): Promise<LoadedMemory> {
+    const id = req.translationMemoryId as string;
+    const memory = await this.memories.load(account.id, id);
+    const source = memory.info.source_language;
+    const target = req.target.toLowerCase();
+    const covered =
+      (req.source === null || rootOf(req.source).toLowerCase() === source) &&
+      memory.info.target_languages.some((t) => t === target || t === rootOf(req.target).toLowerCase());
+    if (!covered) {
+      throw notFoundError(
+        `Translation memory '${id}' does not cover ${req.source ?? source} to ${req.target}.`,
+      );
+    }
+    return memory;
+  }
+
+  /**
+   * Texts the memory matches at or above the threshold are answered from it before any engine is called;
+   * only the rest go on (docs/translation.md#translation-memory-matching).
+   */
+  private async withMemory(
+    req: TranslateRequest,
+    prepared: PreparedMarkup[] | null,
+    memory: LoadedMemory | null,
+    rest: (req: TranslateRequest, prepared: PreparedMarkup[] | null) => Promise<CachedTranslation[]>,
+  ): Promise<CachedTranslation[]> {
+    if (!memory) return rest(req, prepared);
+    const target = req.target.toLowerCase();
+    const root = rootOf(req.target).toLowerCase();
+    const results: Array<CachedTranslation | undefined> = [];
+    const missing: number[] = [];
+    req.texts.forEach((text, i) => {
+      const match = memory.index.best(text, req.translationMemoryThreshold);
+      const targets = match ? memory.segments[match.index]?.targets : undefined;
+      const answer = targets ? (ownValue(targets, target) ?? ownValue(targets, root)) : undefined;
+      if (answer !== undefined) {
+        results[i] = {
+          text: answer,
+          detectedSource: memory.info.source_language.toUpperCase(),
+          modelTypeUsed: null,
+          at: 0,
+        };
+      } else missing.push(i);
+    });
+    if (missing.length > 0) {
+      const sub = { ...req, texts: missing.map((i) => req.texts[i] ?? '') };
+      const answers = await rest(sub, prepared ? missing.map((i) => prepared[i] as PreparedMarkup) : null);
+      missing.forEach((at, j) => {
+        results[at] = answers[j];
+      });
+    }
+    return results as CachedTranslation[];
   }
 
   /**
