@@ -2,7 +2,9 @@
  * The lighting plugin: sites, the site API (the documented calls of docs/lighting.md plus the designed
  * methods in README.md), live WebSocket events, sensors and actions, drivers and the web UI.
  */
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin/types.ts';
+import type {} from '../console/types.ts';
 import { AccessControl } from './access.ts';
 import { adoptionExports } from './adopt.ts';
 import { Catalog } from './catalog.ts';
@@ -38,6 +40,7 @@ export default definePlugin<LightingConfig, LightingExports>({
   description: 'Lights, scenes, groups, sensors and actions per site: REST + WebSocket API and a web UI.',
   configSchema,
   commands: siteCommands,
+  optional: ['console'],
   async start(ctx) {
     const { config, log } = ctx;
     ctx.redact.path(/\/site\/([^/?#]+)/);
@@ -151,6 +154,14 @@ export default definePlugin<LightingConfig, LightingExports>({
           control.pruneLevels();
         }
       },
+    });
+
+    ctx.tryUse('console')?.addPage({
+      plugin: 'lighting',
+      id: 'sites',
+      title: 'Sites',
+      module: fileURLToPath(new URL('./console/sites.js', import.meta.url)),
+      order: 20,
     });
 
     const home = config.createHomeSite ? await sites.createFirstSite('Home') : null;

@@ -1,0 +1,40 @@
+/**
+ * Calls the admin API for a console session: `/admin/ui/api/<path>` → `/admin/<path>` on the admin
+ * listener, with the session's admin key. Bodies and answers are streamed both ways (backups are large).
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Context } from 'koa';
+
+const PASSED_REQUEST = ['content-type', 'content-length', 'accept'];
+const PASSED_RESPONSE = ['content-type', 'content-disposition', 'retry-after'];
+
+export function forward(ctx: Context, adminUrl: string, key: string, path: string): Promise<void> {
+  const target = new URL(path + (ctx.querystring ? `?${ctx.querystring}` : ''), adminUrl);
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  for (const h of PASSED_REQUEST) {
+    const v = ctx.get(h);
+    if (v) headers[h] = v;
+  }
+  const https = target.protocol === 'https:';
+  // Our own listener on loopback: its certificate is often self-signed.
+  const send = https ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const out = send(
+      target,
+      { method: ctx.method, headers, ...(https ? { rejectUnauthorized: false } : {}) },
+      (res: IncomingMessage) => {
+        ctx.status = res.statusCode ?? 502;
+        for (const h of PASSED_RESPONSE) {
+          const v = res.headers[h];
+          if (typeof v === 'string') ctx.set(h, v);
+        }
+        ctx.body = res;
+        resolve();
+      },
+    );
+    out.once('error', reject);
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') out.end();
+    else ctx.req.pipe(out);
+  });
+}

@@ -1,0 +1,147 @@
+/** The console's routes on the admin listener, all under /admin/ui (which the admin key guard leaves to us). */
+import { readFile } from 'node:fs/promises';
+import type { Context } from 'koa';
+import { HttpError } from '../../core/http/errors.ts';
+import type { HearthRouter } from '../../core/http/types.ts';
+import type { AdminKeyApi } from '../../core/plugin/types.ts';
+import { forward } from './proxy.ts';
+import { uqr } from './qr.ts';
+import { type Session, Sessions } from './sessions.ts';
+import type { ConsolePage } from './types.ts';
+
+const COOKIE = 'hearth_console';
+const CSRF_HEADER = 'x-hearth-csrf';
+/** Strict: our own scripts, styles and images only; QR codes come as data: images. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const STATIC: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'shell.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+};
+
+export interface ConsoleDeps {
+  sessions: Sessions;
+  adminKey: AdminKeyApi;
+  pages: () => ConsolePage[];
+  adminUrl: () => string;
+  webDir: string;
+}
+
+const unauthorized = () => new HttpError(401, 'no_session', 'sign in with the admin key');
+
+async function readJson(ctx: Context, limit = 4096): Promise<Record<string, unknown>> {
+  if (ctx.request.type !== 'application/json') {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new HttpError(413, 'too_large', 'the body is too large');
+    chunks.push(chunk);
+  }
+  try {
+    const v: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {}
+  throw new HttpError(400, 'invalid_request', 'the body must be a JSON object');
+}
+
+/** A request from another origin never reaches a session (the cookie is SameSite=Strict as well). */
+function sameOrigin(ctx: Context): void {
+  const origin = ctx.get('origin');
+  // Compared with the Host header itself (Koa's ctx.origin is not the server's own origin here).
+  if (origin && origin !== `${ctx.protocol}://${ctx.req.headers.host}`)
+    throw new HttpError(403, 'forbidden', 'cross-origin request refused');
+}
+
+export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
+  const files = new Map<string, string>();
+  const file = async (name: string) => {
+    if (!files.has(name)) files.set(name, await readFile(d.webDir + name, 'utf8'));
+    return files.get(name)!;
+  };
+  const session = (ctx: Context, write: boolean): Session => {
+    const s = d.sessions.get(ctx.cookies.get(COOKIE));
+    if (!s) throw unauthorized();
+    // Every change carries the session's CSRF token in a header a cross-site form cannot set.
+    if (write) {
+      sameOrigin(ctx);
+      if (!Sessions.csrfMatches(s, ctx.get(CSRF_HEADER) || undefined)) {
+        throw new HttpError(403, 'csrf', 'the request lacks the console CSRF token');
+      }
+    }
+    return s;
+  };
+  const serve = async (ctx: Context, name: string) => {
+    ctx.set('Content-Security-Policy', CONSOLE_CSP);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = STATIC[name]!;
+    ctx.body = await file(name);
+  };
+
+  // The router ignores a trailing slash: one route answers both, the page only with the slash (relative links).
+  r.get('/admin/ui', (ctx) =>
+    ctx.path === '/admin/ui/' ? serve(ctx, 'index.html') : ctx.redirect('/admin/ui/'),
+  );
+  r.get('/admin/ui/shell.js', (ctx) => serve(ctx, 'shell.js'));
+  r.get('/admin/ui/style.css', (ctx) => serve(ctx, 'style.css'));
+
+  r.get('/admin/ui/session', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { csrf: session(ctx, false).csrf };
+  });
+  r.post('/admin/ui/session', async (ctx) => {
+    sameOrigin(ctx);
+    const { key } = await readJson(ctx);
+    if (typeof key !== 'string' || !d.adminKey.verify(key)) {
+      throw new HttpError(401, 'invalid_admin_key', 'The admin key is missing or wrong');
+    }
+    const { id, session: s } = d.sessions.create(key);
+    ctx.cookies.set(COOKIE, id, {
+      httpOnly: true,
+      sameSite: 'strict',
+      path: '/admin/ui',
+      secure: ctx.secure,
+    });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { csrf: s.csrf };
+  });
+  r.delete('/admin/ui/session', (ctx) => {
+    session(ctx, true);
+    d.sessions.end(ctx.cookies.get(COOKIE));
+    ctx.cookies.set(COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/admin/ui', maxAge: 0 });
+    ctx.status = 204;
+  });
+
+  r.get('/admin/ui/pages', (ctx) => {
+    session(ctx, false);
+    ctx.body = d.pages().map(({ id, title }) => ({ id, title }));
+  });
+  r.get('/admin/ui/pages/:file', async (ctx) => {
+    session(ctx, false);
+    const id = /^([a-z0-9-]+)\.js$/.exec((ctx as unknown as { params: { file: string } }).params.file)?.[1];
+    const page = d.pages().find((p) => p.id === id);
+    if (!page) throw new HttpError(404, 'not_found', 'no such console page');
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = await readFile(page.module, 'utf8');
+  });
+
+  r.post('/admin/ui/qr', async (ctx) => {
+    session(ctx, true);
+    const { text } = await readJson(ctx);
+    if (typeof text !== 'string' || text.length === 0 || text.length > 1000) {
+      throw new HttpError(400, 'invalid_request', 'text must be a string of 1 to 1000 characters');
+    }
+    ctx.type = 'image/svg+xml';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = uqr(text);
+  });
+
+  r.all(/^\/admin\/ui\/api\/.+/, async (ctx) => {
+    const s = session(ctx, ctx.method !== 'GET' && ctx.method !== 'HEAD');
+    await forward(ctx, d.adminUrl(), s.key, `/admin/${ctx.path.slice('/admin/ui/api/'.length)}`);
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * How a plugin adds pages to the operator console. A plugin that lists `console` in `optional` calls
+ * `ctx.tryUse('console')?.addPage({...})` in its `start`; no plugin edits another's pages.
+ *
+ * A page is one ES module served by the console at `/admin/ui/pages/<id>.js`. It exports
+ * `render(root, api)`: `root` is the page's empty `<section>`, `api` the console's helpers (see
+ * web/shell.js: `get`, `send`, `upload`, `qr`, `h`, `say`). Admin API paths are given without `/admin`
+ * (`api.get('/sites')` calls `GET /admin/sites`).
+ */
+export interface ConsolePage {
+  /** Lower-case letters, digits and dashes; unique across plugins. */
+  id: string;
+  /** The navigation entry and the page's heading. */
+  title: string;
+  /** Absolute path of the page's ES module (in the contributing plugin's folder). */
+  module: string;
+  /** Sort key of the navigation (lower first; the console's own pages use 10 and 90). */
+  order?: number;
+}
+
+export interface ConsoleExports {
+  addPage(page: ConsolePage & { plugin: string }): void;
+}
+
+declare module '../../core/plugin/types.ts' {
+  interface PluginExportsMap {
+    console: ConsoleExports;
+  }
+}

@@ -1,0 +1,124 @@
+// The console shell: signs in once per browser session (an HttpOnly cookie), lists the pages plugins
+// contributed and loads each as an ES module that exports render(root, api).
+const $ = (id) => document.getElementById(id);
+let csrf = '';
+
+function say(text, bad = false) {
+  const el = $('say');
+  el.textContent = text;
+  el.className = bad ? 'bad' : '';
+}
+
+async function call(method, path, body, headers = {}) {
+  const init = { method, headers: { ...headers }, credentials: 'same-origin' };
+  if (method !== 'GET' && method !== 'HEAD') init.headers['x-hearth-csrf'] = csrf;
+  if (body !== undefined) {
+    if (body instanceof Blob) init.body = body;
+    else {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+  }
+  const res = await fetch(path, init);
+  if (res.status === 401 && path !== '/admin/ui/session') {
+    showSignIn();
+    throw new Error('signed out: sign in again');
+  }
+  const type = res.headers.get('content-type') ?? '';
+  const data = type.includes('json') ? await res.json() : await res.text();
+  if (!res.ok) throw new Error(data?.message ?? `${res.status}`);
+  return data;
+}
+
+/** What a page gets. Admin API paths without `/admin`: api.get('/sites') is GET /admin/sites. */
+const api = {
+  get: (path) => call('GET', `/admin/ui/api${path}`),
+  send: (method, path, body) => call(method, `/admin/ui/api${path}`, body),
+  upload: (path, blob, type) => call('POST', `/admin/ui/api${path}`, blob, { 'content-type': type }),
+  /** A data: URL of an SVG QR code of `text`. */
+  qr: async (text) =>
+    `data:image/svg+xml,${encodeURIComponent(await call('POST', '/admin/ui/qr', { text }))}`,
+  href: (path) => `/admin/ui/api${path}`,
+  say,
+  /** h('p', {class: 'x'}, 'text', child…): builds elements without HTML strings. */
+  h(tag, attrs = {}, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (v !== false && v != null) el.setAttribute(k, v === true ? '' : String(v));
+    }
+    el.append(...children.flat().filter((c) => c != null));
+    return el;
+  },
+};
+
+function showSignIn() {
+  $('sign-in').hidden = false;
+  $('nav').hidden = true;
+  $('page').hidden = true;
+  $('sign-out').hidden = true;
+  $('key').focus();
+}
+
+async function open(id, title) {
+  for (const a of document.querySelectorAll('#pages a'))
+    a.toggleAttribute('aria-current', a.dataset.page === id);
+  document.querySelector(`#pages a[data-page="${id}"]`)?.setAttribute('aria-current', 'page');
+  $('page').hidden = false;
+  $('page-title').textContent = title;
+  const body = $('page-body');
+  body.replaceChildren();
+  try {
+    const mod = await import(`/admin/ui/pages/${id}.js`);
+    await mod.render(body, api);
+  } catch (err) {
+    say(`${title}: ${err.message}`, true);
+  }
+  $('page-title').focus();
+}
+
+async function showConsole() {
+  $('sign-in').hidden = true;
+  $('sign-out').hidden = false;
+  const pages = await call('GET', '/admin/ui/pages');
+  $('pages').replaceChildren(
+    ...pages.map((p) => api.h('li', {}, api.h('a', { href: `#${p.id}`, 'data-page': p.id }, p.title))),
+  );
+  $('nav').hidden = false;
+  const wanted = pages.find((p) => `#${p.id}` === location.hash) ?? pages[0];
+  if (wanted) await open(wanted.id, wanted.title);
+  window.onhashchange = () => {
+    const p = pages.find((x) => `#${x.id}` === location.hash);
+    if (p) open(p.id, p.title);
+  };
+}
+
+$('sign-in').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  try {
+    const res = await call('POST', '/admin/ui/session', { key: $('key').value });
+    csrf = res.csrf;
+    $('key').value = '';
+    say('Signed in.');
+    await showConsole();
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+
+$('sign-out').addEventListener('click', async () => {
+  await call('DELETE', '/admin/ui/session').catch(() => {});
+  csrf = '';
+  say('Signed out.');
+  showSignIn();
+});
+
+try {
+  const res = await fetch('/admin/ui/session', { credentials: 'same-origin' });
+  if (res.ok) {
+    csrf = (await res.json()).csrf;
+    await showConsole();
+  } else showSignIn();
+} catch {
+  showSignIn();
+}
