@@ -34,6 +34,10 @@ export interface HaTopics {
   plain?: HaPlain;
   /** A default-schema light's brightness: a plain number on topics of its own. */
   brightness?: HaBrightness;
+  /** JSON schema `supported_color_modes` of a light with colour (how colour is put on the wire). */
+  colourModes?: string[];
+  /** `color_temp_kelvin`: colour temperature in Kelvin on the wire instead of mireds. */
+  colourTempKelvin?: boolean;
 }
 
 /**

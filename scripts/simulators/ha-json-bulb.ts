@@ -2,7 +2,9 @@
  * A bulb that speaks Home Assistant's MQTT JSON light schema (docs/mqtt-devices.md#home-assistant-mqtt-lights), the way ESPHome and many
  * DIY firmwares do: announces itself on `homeassistant/light/<node>/<object>/config` (abbreviated keys,
  * `~` base), takes `{"state","brightness"}` on `~/set`, reports retained on `~/state`, presence on
- * `~/status`. Optionally announces a device trigger for its button.
+ * `~/status`. Optionally announces a device trigger for its button. With `colourModes` it declares those
+ * `supported_color_modes` (and a 153–454 mired range for `color_temp`), takes `color_temp` and `color`
+ * (`{x,y}`, `{h,s}`, `{r,g,b…}`) and reports `color_mode`.
  */
 import {
   answer,
@@ -14,22 +16,32 @@ import {
   simDevice,
 } from './common.ts';
 
+export interface HaJsonState {
+  state: 'ON' | 'OFF';
+  brightness: number;
+  color_mode?: string;
+  color_temp?: number;
+  color?: Record<string, number>;
+}
+
 export interface HaJsonBulb extends SimDevice {
-  readonly state: { state: 'ON' | 'OFF'; brightness: number };
+  readonly state: HaJsonState;
   press(): Promise<void>;
   /** Publishes an empty config: Home Assistant's way of removing the entity. */
   unannounce(): Promise<void>;
 }
 
 export async function startHaJsonBulb(
-  opts: SimOptions & { node: string; scale?: 100 | 255; prefix?: string },
+  opts: SimOptions & { node: string; scale?: 100 | 255; prefix?: string; colourModes?: string[] },
 ): Promise<HaJsonBulb> {
   const prefix = opts.prefix ?? 'homeassistant';
   const base = `esphome/${opts.node}`;
   const scale = opts.scale ?? 255;
   const client = connectSim(opts, opts.node, { topic: `${base}/status`, payload: 'offline', retain: true });
   const sim = simDevice(client);
-  const state: { state: 'ON' | 'OFF'; brightness: number } = { state: 'OFF', brightness: scale };
+  const modes = opts.colourModes ?? [];
+  const state: HaJsonState = { state: 'OFF', brightness: scale };
+  if (modes[0]) state.color_mode = modes[0];
   const configTopic = `${prefix}/light/${opts.node}/light/config`;
   const triggerTopic = `${prefix}/device_automation/${opts.node}/button_short/config`;
   const device = { ids: [`esp-${opts.node}`], name: `ESP ${opts.node}` };
@@ -48,7 +60,8 @@ export async function startHaJsonBulb(
         avty_t: '~/status',
         brightness: true,
         bri_scl: scale,
-        sup_clrm: ['brightness'],
+        sup_clrm: modes.length ? modes : ['brightness'],
+        ...(modes.includes('color_temp') ? { min_mirs: 153, max_mirs: 454 } : {}),
         dev: device,
       }),
       { retain: true },
@@ -70,7 +83,25 @@ export async function startHaJsonBulb(
   client.on('message', (topic, payload, packet) => {
     sim.record({ topic, payload: payload.toString(), retain: packet.retain });
     try {
-      const body = JSON.parse(payload.toString()) as { state?: string; brightness?: number };
+      const body = JSON.parse(payload.toString()) as {
+        state?: string;
+        brightness?: number;
+        color_temp?: number;
+        color?: Record<string, number>;
+      };
+      if (typeof body.color_temp === 'number' && modes.includes('color_temp')) {
+        state.color_temp = body.color_temp;
+        state.color_mode = 'color_temp';
+        delete state.color;
+      }
+      if (body.color && typeof body.color === 'object') {
+        const keys = Object.keys(body.color).sort().join('');
+        const mode = { xy: 'xy', hs: 'hs', bgr: 'rgb', bgrw: 'rgbw', bcgrw: 'rgbww' }[keys];
+        if (mode && modes.includes(mode)) {
+          state.color = body.color;
+          state.color_mode = mode;
+        }
+      }
       if (typeof body.brightness === 'number')
         state.brightness = Math.max(0, Math.min(scale, body.brightness));
       if (body.state === 'ON' || body.state === 'OFF') state.state = body.state;

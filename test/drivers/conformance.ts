@@ -10,8 +10,10 @@ import type {
   DeviceInfo,
   DriverFactory,
   DriverSink,
+  LightCapabilities,
   LightingDriver,
   LightLevel,
+  LightState,
 } from '../../drivers/lighting/index.ts';
 
 export interface ConformanceSubject {
@@ -19,6 +21,11 @@ export interface ConformanceSubject {
   options: Record<string, unknown>;
   /** Protocol id of a dimmable light the driver controls once started. */
   light: string;
+  /**
+   * A light with colour temperature and colour, for drivers that declare colour: its protocol id and
+   * capabilities. The colour checks are skipped without it.
+   */
+  colourLight?: { protocolid: string; capabilities: LightCapabilities };
   /** True when devices report levels on their own after a command (else readState must answer). */
   reports: boolean;
   /** Makes the (fake) device side emit a sensor event; sensor checks are skipped without it. */
@@ -31,7 +38,7 @@ export interface ConformanceSubject {
 }
 
 type Report =
-  | { kind: 'state'; protocolid: string; level: LightLevel }
+  | { kind: 'state'; protocolid: string; level: LightState }
   | { kind: 'sensor'; protocolid: string; event: string }
   | { kind: 'connection'; status: Omit<ConnectionStatus, 'since'> }
   | { kind: 'devices'; devices: DeviceInfo[] };
@@ -50,7 +57,7 @@ export class RecordingSink implements DriverSink {
       }
     }
   }
-  reportState(protocolid: string, level: LightLevel): void {
+  reportState(protocolid: string, level: LightState): void {
     this.#push({ kind: 'state', protocolid, level: { ...level } });
   }
   reportSensorEvent(protocolid: string, event: string): void {
@@ -150,6 +157,45 @@ export function describeDriverConformance(
         expect(Math.abs(got.bri - level.bri)).toBeLessThanOrEqual(SCALE_TOLERANCE);
         expect(got.on).toBe(got.bri > 0); // spec: on is false exactly when bri is 0
       }
+    });
+
+    it('a light that declares colour ends up at the colour temperature and colour it was sent', async (ctx) => {
+      const { s, d } = await build();
+      const c = s.colourLight;
+      if (!c) return ctx.skip();
+      await d.start();
+      const target = { type: 'dimmable' as const, capabilities: c.capabilities };
+      const stateAfter = async (from: number): Promise<LightState> => {
+        const r = await sink.waitFor(
+          (x) => x.kind === 'state' && x.protocolid === c.protocolid && x.level.colormode !== undefined,
+          from,
+        );
+        return (r as Extract<Report, { kind: 'state' }>).level;
+      };
+      for (const ct of [c.capabilities.ct?.min, c.capabilities.ct?.max]) {
+        if (ct === undefined) continue;
+        const from = sink.reports.length;
+        await d.setState(c.protocolid, { on: true, bri: 200, ct, colormode: 'ct' }, target);
+        const got = await stateAfter(from);
+        expect(got.colormode).toBe('ct');
+        expect(Math.abs((got.ct ?? 0) - ct)).toBeLessThanOrEqual(2);
+      }
+      if (c.capabilities.xy) {
+        for (const xy of c.capabilities.xy.gamut) {
+          const from = sink.reports.length;
+          await d.setState(c.protocolid, { on: true, bri: 200, xy, colormode: 'xy' }, target);
+          const got = await stateAfter(from);
+          expect(got.colormode).toBe('xy');
+          expect(Math.abs((got.xy?.[0] ?? 0) - xy[0])).toBeLessThanOrEqual(0.01);
+          expect(Math.abs((got.xy?.[1] ?? 0) - xy[1])).toBeLessThanOrEqual(0.01);
+        }
+      }
+      // a level alone keeps the colour
+      const from = sink.reports.length;
+      await d.setState(c.protocolid, { on: true, bri: 50 }, target);
+      const got = await stateAfter(from);
+      expect(got.bri).toBeGreaterThan(40);
+      expect(got.colormode).toBe(c.capabilities.xy ? 'xy' : 'ct');
     });
 
     it('reads back the level its device reported, when it implements readState', async (ctx) => {

@@ -5,6 +5,7 @@
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
@@ -100,6 +101,29 @@ describe('zigbee2mqtt colour bulbs', () => {
     }, 'the reported colour');
     expect(seen._id).toBe(light._id);
     expect(seen.xy[1]).toBeLessThan(0.1);
+  });
+});
+
+describe('Home Assistant JSON colour lights', () => {
+  it('are discovered from supported_color_modes and take colour in the form they declared (color_temp, hs)', async () => {
+    const h: MqttHub = await startMqttHub({ mqtt: { allowAnonymous: true } });
+    stops.push(() => h.stop());
+    const bulb = await startHaJsonBulb({ url: h.t.mqttUrl, node: 'esp9', colourModes: ['color_temp', 'hs'] });
+    stops.push(() => bulb.stop());
+    const find = async () =>
+      ((await h.site('GET', '/light')).body as Json[]).find((l) => l.mqttid === 'ha:esp9-light');
+    const light = await eventually(find, 'the discovered HA light');
+    expect(light.capabilities.ct).toEqual({ min: 153, max: 454 });
+    expect(light.capabilities.xy.gamut).toHaveLength(3);
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, kelvin: 4000 });
+    await eventually(() => bulb.state.color_temp === 250, 'color_temp 250 on the bulb');
+    await eventually(async () => (await find())?.ct === 250, 'ct reported back');
+    expect(await find()).toMatchObject({ colormode: 'ct', ct: 250 });
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hue: 120, sat: 100 });
+    await eventually(() => bulb.state.color_mode === 'hs', 'the bulb in hs');
+    expect(bulb.state.color?.h).toBeGreaterThan(100);
+    expect(bulb.state.color?.h).toBeLessThan(140);
+    await eventually(async () => (await find())?.colormode === 'xy', 'colour reported back');
   });
 });
 

@@ -3,6 +3,7 @@
  * with a simulated device (a real mqtt.js client) on a real broker; the link checks stop and restart it.
  */
 import type { MqttApi } from '../../core/mqtt/types.ts';
+import { HUE_GAMUT_C } from '../../drivers/lighting/index.ts';
 import { createMqttDriver, createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
 import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
@@ -21,15 +22,24 @@ describeDriverConformance('mqtt: zigbee2mqtt bulb and wall switch', async () => 
     devices: [
       { name: 'bulb', type: 'bulb' },
       { name: 'switch', type: 'switch' },
+      { name: 'lamp', type: 'colour' },
     ],
   });
   return {
     factory: createMqttDriver,
     options: {
       broker: fast(broker.url),
-      devices: [{ protocolid: 'zigbee2mqtt:bulb' }, { protocolid: 'zigbee2mqtt:switch', kind: 'sensor' }],
+      devices: [
+        { protocolid: 'zigbee2mqtt:bulb' },
+        { protocolid: 'zigbee2mqtt:switch', kind: 'sensor' },
+        { protocolid: 'zigbee2mqtt:lamp' },
+      ],
     },
     light: 'zigbee2mqtt:bulb',
+    colourLight: {
+      protocolid: 'zigbee2mqtt:lamp',
+      capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: HUE_GAMUT_C } },
+    },
     reports: true,
     async pressButton() {
       await z2m.press('switch', 'on');

@@ -5,9 +5,39 @@
  * `~` base topic are expanded as Home Assistant does. Announced topics are subscribed to and published on
  * as given, so a wildcard in one (which would subscribe to every device's messages) refuses the config.
  */
+import { DEFAULT_GAMUT, kelvinToMirek, type LightCapabilities, SRGB_GAMUT } from '../../lighting/index.ts';
 import type { HaBrightness, HaTopics, HaTrigger, MqttDevice } from '../device.ts';
 import { jsonObject, optString, optTopic, PayloadError } from '../payload.ts';
 import { HA_SCALES } from '../profiles/ha-json.ts';
+
+const COLOUR_MODES = ['xy', 'hs', 'rgb', 'rgbw', 'rgbww'];
+
+/**
+ * An HA JSON light's colour: `color_temp` in `supported_color_modes` gives a mired range (`min_mireds`/
+ * `max_mireds`, or `min_kelvin`/`max_kelvin` with `color_temp_kelvin`; HA's defaults 153–500), any of xy,
+ * hs, rgb, rgbw, rgbww gives colour (sRGB's triangle for RGB modes, Hue's C for xy/hs: HA does not
+ * publish gamuts).
+ */
+function haColour(
+  c: Record<string, unknown>,
+  modes: unknown[],
+): { capabilities: LightCapabilities; modes: string[]; kelvin: boolean } | null {
+  const list = modes.filter((m): m is string => typeof m === 'string');
+  const caps: LightCapabilities = {};
+  const kelvin = c.color_temp_kelvin === true;
+  if (list.includes('color_temp')) {
+    const int = (v: unknown) =>
+      typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : undefined;
+    const min = kelvin ? int(c.max_kelvin) && kelvinToMirek(int(c.max_kelvin)!) : int(c.min_mireds);
+    const max = kelvin ? int(c.min_kelvin) && kelvinToMirek(int(c.min_kelvin)!) : int(c.max_mireds);
+    const range = { min: min ?? 153, max: max ?? 500 };
+    if (range.min <= range.max) caps.ct = range;
+  }
+  const colour = list.filter((m) => COLOUR_MODES.includes(m));
+  if (colour.length)
+    caps.xy = { gamut: colour.includes('xy') || colour.includes('hs') ? DEFAULT_GAMUT : SRGB_GAMUT };
+  return caps.ct || caps.xy ? { capabilities: caps, modes: list, kelvin } : null;
+}
 
 const ABBREVIATIONS: Record<string, string> = {
   cmd_t: 'command_topic',
@@ -19,6 +49,11 @@ const ABBREVIATIONS: Record<string, string> = {
   bri_scl: 'brightness_scale',
   uniq_id: 'unique_id',
   sup_clrm: 'supported_color_modes',
+  min_mirs: 'min_mireds',
+  max_mirs: 'max_mireds',
+  min_kltmp: 'min_kelvin',
+  max_kltmp: 'max_kelvin',
+  clr_temp_k: 'color_temp_kelvin',
   atype: 'automation_type',
   t: 'topic',
   pl: 'payload',
@@ -189,7 +224,18 @@ export class HaDiscovery {
     const modes = Array.isArray(c.supported_color_modes) ? c.supported_color_modes : [];
     const dimmable = c.brightness === true || modes.some((x) => x !== 'onoff');
     const entity = this.#entity(topic, c, fallbackId, { brightnessScale: scale as number });
-    return { upsert: { ...entity, kind: dimmable ? 'dimmable' : 'binary' } };
+    const colour = haColour(c, modes);
+    if (colour && entity.ha) {
+      entity.ha.colourModes = colour.modes;
+      if (colour.kelvin) entity.ha.colourTempKelvin = true;
+    }
+    return {
+      upsert: {
+        ...entity,
+        kind: dimmable ? 'dimmable' : 'binary',
+        ...(colour ? { capabilities: colour.capabilities } : {}),
+      },
+    };
   }
 
   /**

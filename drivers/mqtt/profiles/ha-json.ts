@@ -5,7 +5,21 @@
  * of HA's default schema, whose brightness is a plain number on topics of its own. Device triggers
  * (device_automation) become sensor events. There is no read command: state is expected retained.
  */
-import { briToLevel254, briToPercent, level254ToBri, percentToBri } from '../../lighting/index.ts';
+import {
+  briToLevel254,
+  briToPercent,
+  hsToXy,
+  kelvinToMirek,
+  type LightColour,
+  type LightCommand,
+  level254ToBri,
+  mirekToKelvin,
+  percentToBri,
+  rgbToXy,
+  type Xy,
+  xyToHs,
+  xyToRgb,
+} from '../../lighting/index.ts';
 import type { HaTopics, MqttDevice } from '../device.ts';
 import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';
@@ -23,6 +37,52 @@ function fromWire(scale: number, value: number): number {
   if (scale === 100) return percentToBri(value);
   if (scale === 254) return level254ToBri(value);
   return Math.min(255, Math.max(0, Math.round(value)));
+}
+
+/**
+ * A command's colour in the first form the light declared: `color_temp` (mireds, or Kelvin with
+ * `color_temp_kelvin`), then `color` as `{x, y}`, `{h, s}` or `{r, g, b[, w[, c]]}` (HA JSON schema).
+ */
+function colourToWire(ha: HaTopics, level: LightCommand): Record<string, unknown> {
+  const modes = ha.colourModes ?? [];
+  if (level.colormode === 'ct' && level.ct !== undefined && modes.includes('color_temp'))
+    return { color_temp: ha.colourTempKelvin ? mirekToKelvin(level.ct) : level.ct };
+  if (level.colormode !== 'xy' || !level.xy) return {};
+  const xy = level.xy;
+  if (modes.includes('xy')) return { color: { x: xy[0], y: xy[1] } };
+  if (modes.includes('hs')) {
+    const { hue, sat } = xyToHs(xy);
+    return { color: { h: hue, s: sat } };
+  }
+  const { r, g, b } = xyToRgb(xy);
+  if (modes.includes('rgbww')) return { color: { r, g, b, c: 0, w: 0 } };
+  if (modes.includes('rgbw')) return { color: { r, g, b, w: 0 } };
+  if (modes.includes('rgb')) return { color: { r, g, b } };
+  return {};
+}
+
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** A state's colour: `color_mode`, `color_temp`, `color` in whichever form it comes. */
+function colourFromWire(ha: HaTopics, obj: Record<string, unknown>): LightColour {
+  const out: LightColour = {};
+  if (num(obj.color_temp) && obj.color_temp > 0)
+    out.ct = ha.colourTempKelvin ? kelvinToMirek(obj.color_temp) : Math.round(obj.color_temp);
+  const c = obj.color;
+  if (typeof c === 'object' && c !== null) {
+    const col = c as Record<string, unknown>;
+    let xy: Xy | undefined;
+    if (num(col.x) && num(col.y) && col.x >= 0 && col.x <= 1 && col.y >= 0 && col.y <= 1) xy = [col.x, col.y];
+    else if (num(col.h) && num(col.s)) xy = hsToXy(col.h, col.s);
+    else if (num(col.r) && num(col.g) && num(col.b) && col.r + col.g + col.b > 0)
+      xy = rgbToXy({ r: col.r, g: col.g, b: col.b });
+    if (xy) out.xy = xy;
+  }
+  const mode = obj.color_mode;
+  if (mode === 'color_temp') out.colormode = 'ct';
+  else if (typeof mode === 'string' && ['xy', 'hs', 'rgb', 'rgbw', 'rgbww'].includes(mode))
+    out.colormode = 'xy';
+  return out;
 }
 
 function topicsOf(d: MqttDevice): HaTopics {
@@ -55,6 +115,8 @@ export const haJson: Profile = {
     }
     const body: Record<string, unknown> = { state: level.on ? 'ON' : 'OFF' };
     if (level.on && d.kind === 'dimmable') body.brightness = toWire(ha.brightnessScale, level.bri);
+    if (level.on) Object.assign(body, colourToWire(ha, level));
+    if (level.transition !== undefined) body.transition = level.transition;
     return [{ topic: ha.commandTopic, payload: JSON.stringify(body) }];
   },
 
@@ -92,6 +154,7 @@ export const haJson: Profile = {
       const value = optNumber(obj, 'brightness');
       if (on !== undefined) state.on = on;
       if (value !== undefined) state.bri = fromWire(ha.brightnessScale, value);
+      Object.assign(state, colourFromWire(ha, obj));
       out.push(state);
     }
     return out;
