@@ -7,7 +7,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDriverType } from '../lighting/test-driver.ts';
-import { retainedUnder, startMosquitto } from './fixtures.ts';
+import { retainedUnder, startMosquitto, within } from './fixtures.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
 const stops: Array<() => Promise<unknown>> = [];
@@ -26,16 +26,29 @@ async function watch(url: string, password: string, filter: string) {
   return { client, seen };
 }
 
-/** The retained payload at `topic` as a late subscriber gets it (null: none within a moment). */
+/**
+ * The retained payload at `topic` as a late subscriber gets it (null: none). A retained sentinel, subscribed
+ * to in the same SUBSCRIBE after `topic`, bounds the wait: the broker sends one packet's retained messages
+ * in the order of its filters, so once the sentinel is in, `topic`'s would have been too.
+ */
 async function retained(url: string, password: string, topic: string): Promise<string | null> {
   const c = await mqtt.connectAsync(url, { username: 'late', password, reconnectPeriod: 0 });
+  const sentinel = `${topic.split('/').slice(0, 2).join('/')}/test-sentinel/${Math.random().toString(16).slice(2)}`;
   try {
     let got: string | null = null;
-    c.on('message', (_t, p, packet) => {
-      if (packet.retain) got = p.toString();
+    let sentinelSeen = () => {};
+    const bounded = new Promise<void>((resolve) => {
+      sentinelSeen = resolve;
     });
-    await c.subscribeAsync(topic);
-    await new Promise((r) => setTimeout(r, 200));
+    c.on('message', (t, p, packet) => {
+      if (!packet.retain) return;
+      if (t === sentinel) sentinelSeen();
+      else if (t === topic) got = p.toString();
+    });
+    await c.publishAsync(sentinel, 'sentinel', { retain: true });
+    await c.subscribeAsync([topic, sentinel]);
+    await within(bounded, 'the retained sentinel');
+    await c.publishAsync(sentinel, '', { retain: true });
     return got;
   } finally {
     await c.endAsync();
@@ -148,9 +161,13 @@ describe('hearth/<site>/ topics for lights and sensors of any vendor', () => {
       async () => (await h.site('GET', '/light')).body[0].bri === 20 || undefined,
       'own command',
     );
-    await new Promise((r) => setTimeout(r, 200));
+    // The other site's command was handled (and refused) once its log line is there: no sleep needed.
+    await eventually(
+      () =>
+        h.t.logs.some((l: Json) => JSON.stringify(l).includes('hearth topic command failed')) || undefined,
+      'the refusal of the other site command',
+    );
     expect((await h.site('GET', '/light')).body[0].bri).toBe(20);
-    expect(h.t.logs.some((l: Json) => JSON.stringify(l).includes('hearth topic command failed'))).toBe(true);
   });
 
   it("republishes a virtual light's retained state after a hub restart (the embedded broker lost it)", async () => {
