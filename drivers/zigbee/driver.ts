@@ -84,6 +84,7 @@ export class ZigbeeDriver implements LightingDriver {
   readonly #pending = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #interviewing = new Set<string>();
   #found: DeviceInfo[] | null = null;
+  #joinUntil = 0;
   #detail: Record<string, unknown> = {};
 
   constructor(init: DriverInit, deps: ZigbeeDriverDeps) {
@@ -197,8 +198,7 @@ export class ZigbeeDriver implements LightingDriver {
 
   /** Opens the network for joining for about `durationMs` and returns the devices interviewed meanwhile. */
   async discover({ durationMs }: { durationMs: number }): Promise<DeviceInfo[]> {
-    const adapter = this.#need();
-    await adapter.permitJoin(Math.ceil(durationMs / 1000));
+    await this.permitJoin(Math.ceil(durationMs / 1000));
     const found: DeviceInfo[] = [];
     this.#found = found;
     await new Promise((resolve) => setTimeout(resolve, durationMs));
@@ -209,6 +209,26 @@ export class ZigbeeDriver implements LightingDriver {
   /** Opens joining for `seconds` (0 closes it) without waiting. */
   async permitJoin(seconds: number): Promise<void> {
     await this.#need().permitJoin(seconds);
+    this.#joinUntil = seconds > 0 ? Date.now() + Math.min(254, Math.round(seconds)) * 1000 : 0;
+  }
+
+  /** Seconds of joining left (the countdown of the admin API and CLI). */
+  permitJoinRemaining(): number {
+    return Math.max(0, Math.ceil((this.#joinUntil - Date.now()) / 1000));
+  }
+
+  /** What the admin status shows; never the network key. */
+  status(): Record<string, unknown> {
+    const n = this.#deps.store.network();
+    return {
+      connected: this.#status.connected,
+      since: this.#status.since,
+      ...this.#detail,
+      ...(n ? { extendedPanId: n.extendedPanId } : {}),
+      devices: this.#deps.store.devices().length,
+      permitJoinSeconds: this.permitJoinRemaining(),
+      ...(this.#adapter ? { traffic: { ...this.#adapter.stats } } : {}),
+    };
   }
 
   #need(): ZStackAdapter {

@@ -1,0 +1,43 @@
+/** A device that joined becomes a light or sensor of the configured site, marked new until accepted. */
+import type { Logger } from 'pino';
+import type { DeviceInfo } from '../../drivers/lighting/index.ts';
+import type { LightingExports } from '../lighting/types.ts';
+
+const MAX_NAME = 200;
+
+export async function adopt(
+  lighting: LightingExports,
+  siteId: string,
+  d: DeviceInfo,
+  log: Logger,
+): Promise<void> {
+  const name = (d.name?.trim() || d.protocolid).slice(0, MAX_NAME);
+  try {
+    if (d.kind === 'sensor')
+      await lighting.createSensor(
+        siteId,
+        { name, vendor: 'zigbee', protocolid: d.protocolid, type: 'button', events: d.events ?? [] },
+        { new: true },
+      );
+    else
+      await lighting.createLight(
+        siteId,
+        {
+          name,
+          type: d.kind,
+          vendor: 'zigbee',
+          protocolid: d.protocolid,
+          ...(d.capabilities ? { capabilities: d.capabilities } : {}),
+        },
+        { new: true },
+      );
+    log.info(
+      { device: d.protocolid, site: siteId },
+      `zigbee device added as a ${d.kind === 'sensor' ? 'sensor' : 'light'}`,
+    );
+  } catch (err) {
+    // 409: the site already has it (a device that joined again after a reset keeps its light).
+    if ((err as { status?: number }).status !== 409)
+      log.warn({ err, device: d.protocolid }, 'zigbee device not added to lighting');
+  }
+}

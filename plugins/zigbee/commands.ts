@@ -1,0 +1,94 @@
+/** `hearth zigbee ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
+import { readFile } from 'node:fs/promises';
+import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
+
+const messageOf = (body: unknown) =>
+  typeof body === 'object' && body !== null && 'message' in body
+    ? String(body.message)
+    : JSON.stringify(body);
+
+async function call(
+  io: CliIo,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown> | null> {
+  const res = await io.admin.request(method, path, body);
+  if (res.status >= 400) {
+    io.err(`error: ${messageOf(res.body)} (HTTP ${res.status})`);
+    return null;
+  }
+  return (res.body ?? {}) as Record<string, unknown>;
+}
+
+export const zigbeeCommands: CliCommand[] = [
+  {
+    name: 'zigbee status',
+    usage: 'hearth zigbee status',
+    summary: 'Shows whether the Zigbee stick is connected, its channel, PAN id and devices',
+    options: {},
+    positionals: [0, 0],
+    async run(_input, io) {
+      const s = await call(io, 'GET', '/admin/zigbee/status');
+      if (!s) return 1;
+      for (const [k, v] of Object.entries(s))
+        io.out(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+      return 0;
+    },
+  },
+  {
+    name: 'zigbee permit-join',
+    usage: 'hearth zigbee permit-join [seconds]',
+    summary: 'Opens the Zigbee network for joining (0 closes it) and prints until when',
+    options: {},
+    positionals: [0, 1],
+    check: ({ positionals }) =>
+      positionals[0] !== undefined && !/^\d{1,3}$/.test(positionals[0]) ? 'seconds must be 0..254' : null,
+    async run({ positionals }, io) {
+      const seconds = positionals[0] === undefined ? undefined : Number(positionals[0]);
+      const r = await call(io, 'POST', '/admin/zigbee/permit-join', seconds === undefined ? {} : { seconds });
+      if (!r) return 1;
+      const left = Number(r.seconds);
+      io.out(
+        left > 0
+          ? `joining open for ${left} s (until ${new Date(Date.now() + left * 1000).toLocaleTimeString()})`
+          : 'joining closed',
+      );
+      return 0;
+    },
+  },
+  {
+    name: 'zigbee backup',
+    usage: 'hearth zigbee backup',
+    summary:
+      'Prints the network (with its key: keep it safe) and device table as JSON, for a replacement stick',
+    options: {},
+    positionals: [0, 0],
+    async run(_input, io) {
+      const b = await call(io, 'GET', '/admin/zigbee/backup');
+      if (!b) return 1;
+      io.out(JSON.stringify(b, null, 2));
+      return 0;
+    },
+  },
+  {
+    name: 'zigbee restore',
+    usage: 'hearth zigbee restore <backup.json>',
+    summary: 'Moves a backed-up network onto the stick now plugged in (same family) and restarts the driver',
+    options: {},
+    positionals: [1, 1],
+    async run({ positionals }, io) {
+      let backup: unknown;
+      try {
+        backup = JSON.parse(await readFile(positionals[0] as string, 'utf8'));
+      } catch (err) {
+        io.err(`error: cannot read ${positionals[0]}: ${(err as Error).message}`);
+        return 1;
+      }
+      const r = await call(io, 'POST', '/admin/zigbee/restore', backup);
+      if (!r) return 1;
+      io.out(`restored a network with ${String(r.devices)} devices`);
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,47 @@
+/** `plugins.zigbee` config: JSON Schema (every property titled, described, defaulted) and its type. */
+import type { JsonSchema } from '../../core/plugin/types.ts';
+
+export interface ZigbeeConfig {
+  site: string;
+  path: string;
+  channel: number;
+  permitJoinSeconds: number;
+}
+
+export const configSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    site: {
+      type: 'string',
+      default: 'Home',
+      title: 'Site',
+      description:
+        'Site id or name that receives the Zigbee devices: each device that joins becomes a light or sensor of this site, marked new until accepted.',
+    },
+    path: {
+      type: 'string',
+      default: '',
+      title: 'Serial port',
+      description:
+        'Serial device of the Z-Stack coordinator stick (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_...). Empty: the first known CC2652/CC1352 stick under /dev/serial/by-id, if one is plugged in at start.',
+    },
+    channel: {
+      type: 'integer',
+      default: 0,
+      minimum: 0,
+      maximum: 26,
+      title: 'Channel',
+      description:
+        'Zigbee channel (11-26) for a network formed on a blank stick. 0: one of 15, 20 or 25, which sit between the usual Wi-Fi channels. An existing network keeps its channel.',
+    },
+    permitJoinSeconds: {
+      type: 'integer',
+      default: 120,
+      minimum: 1,
+      maximum: 254,
+      title: 'Permit-join time (s)',
+      description: 'How long joining stays open when pairing is started without a duration.',
+    },
+  },
+};

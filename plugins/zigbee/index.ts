@@ -1,0 +1,112 @@
+/**
+ * Zigbee over a Z-Stack stick (README.md): registers the `zigbee` lighting driver and starts one instance
+ * on the configured site, keeps the network parameters and device table in its store (one owner), turns
+ * devices that join into new lights and sensors, and offers permit-join and backup/restore to operators.
+ */
+import { definePlugin } from '../../core/plugin/types.ts';
+import type { ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
+import { createZigbeeDriverFactory, ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
+import { findStick } from '../../drivers/zigbee/find-stick.ts';
+import type { LightingExports } from '../lighting/types.ts';
+import { adopt } from './adopt.ts';
+import { zigbeeCommands } from './commands.ts';
+import { configSchema, type ZigbeeConfig } from './config.ts';
+import { mountRoutes } from './routes.ts';
+import { openStateStore } from './state-store.ts';
+
+const DRIVER_ID = 'zigbee';
+
+export default definePlugin<ZigbeeConfig, Record<string, never>>({
+  name: 'zigbee',
+  version: '0.1.0',
+  description:
+    'Zigbee lights, plugs, remotes and sensors through a Texas Instruments Z-Stack coordinator stick.',
+  requires: ['lighting'],
+  configSchema,
+  commands: zigbeeCommands,
+  async start(ctx) {
+    const { config, log } = ctx;
+    const lighting: LightingExports = ctx.use('lighting');
+    const state = await openStateStore(ctx.store);
+    const known = state.network();
+    if (known) ctx.redact.value(known.networkKey);
+    const store: ZigbeeStateStore = {
+      ...state,
+      async setNetwork(n) {
+        ctx.redact.value(n.networkKey);
+        await state.setNetwork(n);
+      },
+    };
+    const siteId = () =>
+      lighting.sites.get(config.site)?.siteid ??
+      lighting.sites.list().find((s) => s.name === config.site)?.siteid ??
+      null;
+    let driver: ZigbeeDriver | null = null;
+
+    lighting.registerDriverType(
+      'zigbee',
+      createZigbeeDriverFactory({
+        store,
+        observer: {
+          joined(info) {
+            const site = siteId();
+            if (site) void adopt(lighting, site, info, log);
+          },
+          left(protocolid) {
+            log.info({ device: protocolid }, 'zigbee device left; its light or sensor is kept');
+          },
+        },
+      }),
+    );
+
+    const startDriver = async () => {
+      const path = config.path || (await findStick());
+      if (!path) {
+        log.info(
+          'no Zigbee stick configured or found under /dev/serial/by-id; the zigbee driver is not started',
+        );
+        return;
+      }
+      const site = siteId();
+      ctx.notices.set('site', site ? null : `no site named ${config.site} for the Zigbee devices`);
+      if (!site) return;
+      const d = await lighting.addDriver({
+        id: DRIVER_ID,
+        type: 'zigbee',
+        site,
+        options: { path, ...(config.channel ? { channel: config.channel } : {}) },
+      });
+      driver = d instanceof ZigbeeDriver ? d : null;
+    };
+    await startDriver().catch((err: unknown) => {
+      log.error({ err }, 'zigbee driver failed to start');
+      ctx.notices.set('driver', 'the Zigbee driver failed to start');
+    });
+
+    mountRoutes(ctx.http.router('admin', { prefix: '/admin/zigbee' }), {
+      driver: () => driver,
+      defaultSeconds: config.permitJoinSeconds,
+      backup: () => ({ network: state.network(), devices: state.devices() }),
+      async restore(network, devices) {
+        ctx.redact.value(network.networkKey);
+        if (driver) await lighting.removeDriver(DRIVER_ID);
+        driver = null;
+        await state.replace(network, devices);
+        await startDriver();
+      },
+    });
+
+    return {
+      async stop() {
+        if (driver) await lighting.removeDriver(DRIVER_ID).catch(() => {});
+        driver = null;
+      },
+      health() {
+        if (!driver) return { status: 'ok', detail: 'no Zigbee stick in use' };
+        return driver.connection().connected
+          ? { status: 'ok' }
+          : { status: 'degraded', detail: 'the Zigbee stick is not connected' };
+      },
+    };
+  },
+});

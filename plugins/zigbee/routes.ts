@@ -1,0 +1,85 @@
+/**
+ * Operator routes on the admin listener (guarded by the admin key): status, permit-join with its
+ * countdown, and backup/restore of the network. Errors: `{error, message}`.
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../core/http/errors.ts';
+import type { HearthRouter } from '../../core/http/types.ts';
+import type { ZigbeeDeviceRecord } from '../../drivers/zigbee/device.ts';
+import type { ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
+import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
+
+export interface RouteDeps {
+  driver(): ZigbeeDriver | null;
+  defaultSeconds: number;
+  backup(): { network: NetworkParams | null; devices: ZigbeeDeviceRecord[] };
+  /** Stores the network and devices and restarts the driver on them. */
+  restore(network: NetworkParams, devices: ZigbeeDeviceRecord[]): Promise<void>;
+}
+
+const bad = (message: string) => new HttpError(400, 'invalid_request', message);
+
+function body(ctx: Context): Record<string, unknown> {
+  if (!ctx.is('application/json'))
+    throw new HttpError(415, 'unsupported_media_type', 'send a JSON body (Content-Type: application/json)');
+  const b = (ctx.request as unknown as { body?: unknown }).body;
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw bad('the body must be a JSON object');
+  return b as Record<string, unknown>;
+}
+
+function running(deps: RouteDeps): ZigbeeDriver {
+  const d = deps.driver();
+  if (!d || !d.connection().connected)
+    throw new HttpError(503, 'unavailable', 'the Zigbee stick is not connected');
+  return d;
+}
+
+const IEEE = /^0x[0-9a-f]{16}$/;
+function validDevices(raw: unknown): ZigbeeDeviceRecord[] {
+  if (!Array.isArray(raw) || raw.length > 500) throw bad('devices must be a list of at most 500 devices');
+  for (const d of raw as ZigbeeDeviceRecord[]) {
+    if (typeof d !== 'object' || d === null || typeof d.ieee !== 'string' || !IEEE.test(d.ieee))
+      throw bad('every device needs an ieee address (0x + 16 hex digits)');
+    if (!Number.isInteger(d.nwk) || d.nwk < 0 || d.nwk > 0xfff7)
+      throw bad(`device ${d.ieee}: bad nwk address`);
+    if (!Array.isArray(d.endpoints)) throw bad(`device ${d.ieee}: endpoints must be a list`);
+  }
+  return raw as ZigbeeDeviceRecord[];
+}
+
+export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
+  router.get('/status', (ctx) => {
+    const d = deps.driver();
+    ctx.body = d ? d.status() : { connected: false, running: false };
+  });
+
+  router.post('/permit-join', async (ctx) => {
+    const b = body(ctx);
+    for (const k of Object.keys(b)) if (k !== 'seconds') throw bad(`unknown field ${k}`);
+    const seconds = b.seconds ?? deps.defaultSeconds;
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > 254)
+      throw bad('seconds must be an integer 0..254 (0 closes joining)');
+    const d = running(deps);
+    await d.permitJoin(seconds);
+    ctx.body = { seconds: d.permitJoinRemaining() };
+  });
+
+  // The backup holds the network key: it is the admin's to keep safe, never logged.
+  router.get('/backup', (ctx) => {
+    const b = deps.backup();
+    if (!b.network) throw new HttpError(404, 'not_found', 'no network has been formed yet');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { format: 'hearth-zigbee-backup', version: 1, network: b.network, devices: b.devices };
+  });
+
+  router.post('/restore', async (ctx) => {
+    const b = body(ctx);
+    if (b.format !== 'hearth-zigbee-backup' || b.version !== 1)
+      throw bad('not a Hearth Zigbee backup (format, version 1)');
+    if (!isValidNetwork(b.network))
+      throw bad('network must have panId, extendedPanId, networkKey and channel 11..26');
+    const devices = validDevices(b.devices ?? []);
+    await deps.restore(b.network, devices);
+    ctx.body = { restored: true, devices: devices.length };
+  });
+}
