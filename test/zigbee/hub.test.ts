@@ -1,0 +1,92 @@
+/**
+ * The zigbee plugin in a real hub against the simulated stick: a blank stick commissioned at start,
+ * permit-join from the admin API, joined devices as new lights and sensors of the site, control through
+ * the site API, backup, bad input, and a hub restart resuming the same network.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
+import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
+import { PID } from './sim-helpers.ts';
+
+let sim: ZnpSimulator | null = null;
+let h: MqttHub | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+  await sim?.stop();
+  sim = null;
+});
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('zigbee plugin in the hub', () => {
+  it('forms a network, pairs devices into new lights and sensors, controls them, backs up and resumes after a restart', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    const status = (await h.t.admin('GET', '/admin/zigbee/status')).body as Json;
+    expect(status).toMatchObject({ connected: true, devices: 0 });
+    expect(JSON.stringify(status)).not.toMatch(/networkKey/);
+
+    const pj = await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
+    expect(pj).toMatchObject({ status: 200, body: { seconds: 60 } });
+    expect(sim.coordinator.join('colourBulb')).toBe(true);
+    expect(sim.coordinator.join('remote')).toBe(true);
+    const light = await until(async () =>
+      ((await h?.site('GET', '/light'))?.body as Json[]).find((l: Json) => l.zigbeeid === PID.colourBulb),
+    );
+    expect(light).toMatchObject({ vendor: 'zigbee', type: 'dimmable', new: true });
+    const sensor = await until(async () =>
+      ((await h?.site('GET', '/sensor'))?.body as Json[]).find((s: Json) => s.zigbeeid === PID.remote),
+    );
+    expect(sensor).toMatchObject({ vendor: 'zigbee', new: true });
+
+    expect((await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128 })).status).toBe(200);
+    const bulb = sim.coordinator.devices.get('colourBulb');
+    await until(async () => (bulb?.attr(0x0008, 0) === 127 ? true : undefined));
+
+    const backup = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
+    expect(backup).toMatchObject({ format: 'hearth-zigbee-backup', version: 1 });
+    expect(backup.network.networkKey).toBe(sim.coordinator.nv.get(0x62)?.toString('hex'));
+    expect(backup.devices).toHaveLength(2);
+    // The spec exposes the device address as `<vendor>id`.
+    expect(light.capabilities).toMatchObject({ ct: { min: 153, max: 500 } });
+    // The key never reaches a log line.
+    expect(JSON.stringify(h.t.logs)).not.toContain(backup.network.networkKey);
+
+    // Restart: same network (no NV writes), the devices still known.
+    const writes = sim.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length;
+    sim.coordinator.powerCycle();
+    h.t = await h.t.restart();
+    const again = (await h.t.admin('GET', '/admin/zigbee/status')).body as Json;
+    expect(again).toMatchObject({ connected: true, devices: 2, panId: backup.network.panId });
+    expect(sim.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length).toBe(writes);
+  });
+
+  it('answers bad input with 4xx JSON and nothing stored changes', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path } } }, ['lighting', 'zigbee']);
+    const before = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
+    for (const body of [{ seconds: 999 }, { seconds: -1 }, { seconds: 'x' }, { seconds: 10, extra: 1 }]) {
+      const r = await h.t.admin('POST', '/admin/zigbee/permit-join', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body).toMatchObject({ error: 'invalid_request' });
+    }
+    for (const body of [
+      {},
+      { format: 'hearth-zigbee-backup', version: 1, network: { panId: 0 } },
+      { format: 'hearth-zigbee-backup', version: 1, network: before.network, devices: [{ ieee: 'nope' }] },
+    ]) {
+      const r = await h.t.admin('POST', '/admin/zigbee/restore', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await h.t.admin('GET', '/admin/zigbee/backup')).body).toEqual(before);
+  });
+});
