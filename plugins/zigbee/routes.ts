@@ -29,7 +29,7 @@ function body(ctx: Context): Record<string, unknown> {
 
 function running(deps: RouteDeps): ZigbeeDriver {
   const d = deps.driver();
-  if (!d || !d.connection().connected)
+  if (!d?.connection().connected)
     throw new HttpError(503, 'unavailable', 'the Zigbee stick is not connected');
   return d;
 }

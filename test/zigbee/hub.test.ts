@@ -40,11 +40,15 @@ describe('zigbee plugin in the hub', () => {
     expect(sim.coordinator.join('colourBulb')).toBe(true);
     expect(sim.coordinator.join('remote')).toBe(true);
     const light = await until(async () =>
-      ((await h?.site('GET', '/light'))?.body as Json[]).find((l: Json) => l.zigbeeid === PID.colourBulb),
+      (((await h?.site('GET', '/light'))?.body ?? []) as Json[]).find(
+        (l: Json) => l.zigbeeid === PID.colourBulb,
+      ),
     );
     expect(light).toMatchObject({ vendor: 'zigbee', type: 'dimmable', new: true });
     const sensor = await until(async () =>
-      ((await h?.site('GET', '/sensor'))?.body as Json[]).find((s: Json) => s.zigbeeid === PID.remote),
+      (((await h?.site('GET', '/sensor'))?.body ?? []) as Json[]).find(
+        (s: Json) => s.zigbeeid === PID.remote,
+      ),
     );
     expect(sensor).toMatchObject({ vendor: 'zigbee', new: true });
 
