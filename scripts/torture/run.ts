@@ -18,7 +18,7 @@ interface Part {
 const parts: Part[] = [
   { name: 'crash', budgetMs: 120_000, load: () => import('./crash.ts') },
   { name: 'disk', budgetMs: 60_000, load: () => import('./disk.ts') },
-  { name: 'fuzz', budgetMs: 210_000, load: () => import('./fuzz.ts') },
+  { name: 'fuzz', budgetMs: 240_000, load: () => import('./fuzz.ts') },
   { name: 'mqtt', budgetMs: 90_000, load: () => import('./mqtt.ts') },
   { name: 'xsite', budgetMs: 60_000, load: () => import('./xsite.ts') },
 ];
