@@ -3,7 +3,10 @@
  * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
  * `press()` sends a detached button action like a Tasmota with SetOption73. With `relay: true` it is a plain
  * relay (a Sonoff Basic): no light, so `Dimmer` is an unknown command and its state carries no Dimmer.
+ * With `colour: true` it is an RGBCW bulb (`lt_st` 5): `CT` 153–500, `HSBColor h,s,b` and `Color RRGGBB`, and
+ * its RESULT carries `CT`, `Color` (`RRGGBBCCWW`: RGB dark in white mode) and `HSBColor`.
  */
+import { hexToRgb, hsToRgb, rgbToHex, rgbToHs } from '../../drivers/lighting/index.ts';
 import {
   answer,
   connected,
@@ -17,11 +20,13 @@ import {
 export interface TasmotaBulb extends SimDevice {
   readonly power: boolean;
   readonly dimmer: number;
+  /** Colour bulbs: `CT`, the hue/saturation shown and whether it shows colour or white. */
+  readonly colour: { ct: number; hue: number; sat: number; mode: 'ct' | 'rgb' };
   press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD'): Promise<void>;
 }
 
 /** Tasmota's own discovery message (Tasmota ≥ 9.2, SetOption19 0) for a single-channel dimmer with a detached button. */
-function discoveryConfig(topic: string, mac: string) {
+function discoveryConfig(topic: string, mac: string, ltSt = 1) {
   return {
     dn: 'Tasmota',
     fn: [`Bulb ${topic}`, null, null, null, null, null, null, null],
@@ -52,7 +57,7 @@ function discoveryConfig(topic: string, mac: string) {
       '117': 0,
     },
     lk: 1,
-    lt_st: 1,
+    lt_st: ltSt,
     ver: 1,
   };
 }
@@ -63,6 +68,8 @@ export async function startTasmotaBulb(
     discovery?: boolean;
     /** A relay without a light: on/off only. */
     relay?: boolean;
+    /** An RGBCW bulb. */
+    colour?: boolean;
   },
 ): Promise<TasmotaBulb> {
   const t = opts.topic;
@@ -70,9 +77,24 @@ export async function startTasmotaBulb(
   const sim = simDevice(client);
   let power = false;
   let dimmer = 100;
+  const colour = { ct: 370, hue: 0, sat: 0, mode: 'ct' as 'ct' | 'rgb' };
+  const colourState = () => {
+    const rgb = rgbToHex(hsToRgb(colour.hue, colour.sat)).slice(1).toUpperCase();
+    const white = Math.round((dimmer * 255) / 100)
+      .toString(16)
+      .padStart(2, '0')
+      .toUpperCase();
+    return {
+      CT: colour.ct,
+      Color: colour.mode === 'rgb' ? `${rgb}0000` : `000000${white}${white}`,
+      HSBColor: `${colour.hue},${colour.sat},${dimmer}`,
+    };
+  };
   const publishState = async () => {
     const state = JSON.stringify(
-      opts.relay ? { POWER: power ? 'ON' : 'OFF' } : { POWER: power ? 'ON' : 'OFF', Dimmer: dimmer },
+      opts.relay
+        ? { POWER: power ? 'ON' : 'OFF' }
+        : { POWER: power ? 'ON' : 'OFF', Dimmer: dimmer, ...(opts.colour ? colourState() : {}) },
     );
     await client.publishAsync(`stat/${t}/RESULT`, state);
     await client.publishAsync(`stat/${t}/POWER`, power ? 'ON' : 'OFF');
@@ -82,9 +104,13 @@ export async function startTasmotaBulb(
     client.publish(`tele/${t}/LWT`, 'Online', { retain: true });
     if (opts.discovery) {
       const mac = Buffer.from(t).toString('hex').padEnd(12, '0').slice(0, 12).toUpperCase();
-      client.publish(`tasmota/discovery/${mac}/config`, JSON.stringify(discoveryConfig(t, mac)), {
-        retain: true,
-      });
+      client.publish(
+        `tasmota/discovery/${mac}/config`,
+        JSON.stringify(discoveryConfig(t, mac, opts.colour ? 5 : 1)),
+        {
+          retain: true,
+        },
+      );
     }
   });
   client.on('message', (topic, payload, packet) => {
@@ -103,6 +129,21 @@ export async function startTasmotaBulb(
       if (!Number.isInteger(n) || n < 0 || n > 100) return;
       dimmer = n;
       power = n > 0; // Tasmota: setting the dimmer switches the light (SetOption20 0)
+    } else if (opts.colour && command === 'CT' && arg !== '') {
+      const n = Number(arg);
+      if (!Number.isInteger(n) || n < 153 || n > 500) return;
+      Object.assign(colour, { ct: n, mode: 'ct' });
+    } else if (opts.colour && command === 'HSBCOLOR' && arg !== '') {
+      const [h, s, b] = arg.split(',').map(Number);
+      if (![h, s, b].every((n) => Number.isFinite(n))) return;
+      Object.assign(colour, { hue: h, sat: s, mode: 'rgb' });
+      dimmer = b as number;
+      power = (b as number) > 0;
+    } else if (opts.colour && command === 'COLOR' && arg !== '') {
+      const rgb = hexToRgb(arg.replace(/^#/, '').slice(0, 6));
+      if (!rgb) return;
+      Object.assign(colour, { ...rgbToHs(rgb), mode: 'rgb' });
+      power = true;
     } else if (command !== 'STATE' && command !== 'DIMMER') return;
     answer(publishState());
   });
@@ -113,6 +154,9 @@ export async function startTasmotaBulb(
     },
     get dimmer() {
       return dimmer;
+    },
+    get colour() {
+      return { ...colour };
     },
     async press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD') {
       await client.publishAsync(

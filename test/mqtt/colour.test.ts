@@ -6,6 +6,7 @@
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
+import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
 
@@ -124,6 +125,32 @@ describe('Home Assistant JSON colour lights', () => {
     expect(bulb.state.color?.h).toBeGreaterThan(100);
     expect(bulb.state.color?.h).toBeLessThan(140);
     await eventually(async () => (await find())?.colormode === 'xy', 'colour reported back');
+  });
+});
+
+describe('Tasmota RGBCW bulbs', () => {
+  it('are discovered from lt_st 5 and take CT, HSBColor; RESULT reports CT, Color and HSBColor back', async () => {
+    const h: MqttHub = await startMqttHub({ mqtt: { allowAnonymous: true } });
+    stops.push(() => h.stop());
+    const bulb = await startTasmotaBulb({ url: h.t.mqttUrl, topic: 'strip', discovery: true, colour: true });
+    stops.push(() => bulb.stop());
+    const find = async () =>
+      ((await h.site('GET', '/light')).body as Json[]).find((l) => l.mqttid === 'tasmota:strip');
+    const light = await eventually(find, 'the discovered Tasmota light');
+    expect(light.capabilities.ct).toEqual({ min: 153, max: 500 });
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128, kelvin: 2700 });
+    await eventually(() => bulb.colour.ct === 370 && bulb.dimmer === 50, 'CT 370 at 50 %');
+    await eventually(async () => (await find())?.colormode === 'ct', 'ct reported back');
+    expect((await find()).ct).toBe(370);
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hex: '#00ff00' });
+    await eventually(() => bulb.colour.mode === 'rgb', 'the bulb in colour');
+    expect(Math.abs(bulb.colour.hue - 120)).toBeLessThanOrEqual(3);
+    expect(bulb.dimmer).toBe(100);
+    const seen = await eventually(async () => {
+      const l = await find();
+      return l?.colormode === 'xy' ? l : undefined;
+    }, 'colour reported back');
+    expect(seen.xy[1]).toBeGreaterThan(0.5);
   });
 });
 

@@ -5,7 +5,7 @@
  * (`swc`, with `SetOption114`). Only the default full topic `%prefix%/%topic%/` is supported. An empty
  * payload removes the device.
  */
-import type { DeviceKind } from '../../lighting/index.ts';
+import { type DeviceKind, type LightCapabilities, SRGB_GAMUT, TASMOTA_CT } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { jsonObject, optString, PayloadError } from '../payload.ts';
 
@@ -61,6 +61,7 @@ export function parseTasmotaConfig(
   const name = typeof names[0] === 'string' ? names[0] : optString(c, 'dn');
   const protocolid = `tasmota:${t}`;
   known.set(mac, protocolid);
+  const capabilities = kind === 'dimmable' ? tasmotaCapabilities(c.lt_st) : undefined;
   return {
     upsert: {
       protocolid,
@@ -69,6 +70,18 @@ export function parseTasmotaConfig(
       address: t,
       ...(name ? { name } : {}),
       ...(list.length > 0 ? { events: list } : {}),
+      ...(capabilities ? { capabilities } : {}),
     },
   };
+}
+
+/**
+ * Tasmota's light subtype `lt_st`: 1 one channel (dimmer), 2 cold/warm white (CT), 3 RGB, 4 RGBW, 5 RGB with
+ * cold/warm white. `CT` always spans 153–500 mireds; colour is whatever the LEDs' sRGB-like primaries give.
+ */
+function tasmotaCapabilities(ltSt: unknown): LightCapabilities | undefined {
+  if (ltSt === 2) return { ct: { ...TASMOTA_CT } };
+  if (ltSt === 3 || ltSt === 4) return { xy: { gamut: SRGB_GAMUT } };
+  if (ltSt === 5) return { ct: { ...TASMOTA_CT }, xy: { gamut: SRGB_GAMUT } };
+  return undefined;
 }

@@ -4,7 +4,15 @@
  * 0..100 and setting it switches the light on (`stat/<topic>/POWER` duplicates RESULT and is ignored). Buttons and switches with detached actions report
  * `{"Button1":{"Action":"SINGLE"}}` / `{"Switch1":{"Action":"ON"}}` in RESULT.
  */
-import { briToPercent, percentToBri } from '../../lighting/index.ts';
+import {
+  briToPercent,
+  hsToXy,
+  type LightColour,
+  mirekToTasmotaCt,
+  percentToBri,
+  tasmotaColorToXy,
+  xyToHs,
+} from '../../lighting/index.ts';
 import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
 import type { Inbound, Profile } from './types.ts';
 
@@ -22,6 +30,32 @@ function events(obj: Record<string, unknown>): Inbound[] {
   return out;
 }
 
+/**
+ * `CT` (153–500), `Color` (`RRGGBB[WW[WW]]` or decimals) and `HSBColor` (`h,s,b`). A light whose RGB
+ * channels are dark shows white (CT); otherwise it shows its colour.
+ */
+function tasmotaColour(obj: Record<string, unknown>): LightColour {
+  const out: LightColour = {};
+  if (typeof obj.CT === 'number' && Number.isFinite(obj.CT)) {
+    out.ct = Math.round(obj.CT);
+    out.colormode = 'ct';
+  }
+  if (typeof obj.Color === 'string') {
+    const xy = tasmotaColorToXy(obj.Color);
+    if (xy) {
+      out.xy = xy;
+      out.colormode = 'xy';
+    } else if (out.ct !== undefined) out.colormode = 'ct';
+  } else if (typeof obj.HSBColor === 'string') {
+    const [h, s] = obj.HSBColor.split(',').map(Number);
+    if (Number.isFinite(h) && Number.isFinite(s) && (s as number) > 0) {
+      out.xy = hsToXy(h as number, s as number);
+      if (out.ct === undefined) out.colormode = 'xy';
+    }
+  }
+  return out;
+}
+
 export const tasmota: Profile = {
   // `stat/<topic>/POWER` repeats what RESULT already said: listening to both would report twice.
   topics: (d) => [`stat/${d.address}/RESULT`, `tele/${d.address}/STATE`, `tele/${d.address}/LWT`],
@@ -30,8 +64,19 @@ export const tasmota: Profile = {
     const topic = `cmnd/${d.address}`;
     if (!level.on) return [{ topic: `${topic}/POWER`, payload: 'OFF' }];
     // bri 1 becomes Dimmer 1, never 0 (which Tasmota treats as off).
-    if (d.kind === 'dimmable')
-      return [{ topic: `${topic}/Dimmer`, payload: String(briToPercent(level.bri)) }];
+    if (d.kind === 'dimmable') {
+      const dimmer = briToPercent(level.bri);
+      // HSBColor sets colour and level in one command; CT then Dimmer for white
+      if (level.colormode === 'xy' && level.xy) {
+        const { hue, sat } = xyToHs(level.xy);
+        return [{ topic: `${topic}/HSBColor`, payload: `${hue},${sat},${dimmer}` }];
+      }
+      const out = [];
+      if (level.colormode === 'ct' && level.ct !== undefined)
+        out.push({ topic: `${topic}/CT`, payload: String(mirekToTasmotaCt(level.ct)) });
+      out.push({ topic: `${topic}/Dimmer`, payload: String(dimmer) });
+      return out;
+    }
     return [{ topic: `${topic}/POWER`, payload: 'ON' }];
   },
 
@@ -50,8 +95,9 @@ export const tasmota: Profile = {
     if (d.kind === 'sensor') return out;
     const on = onOff(obj.POWER ?? obj.POWER1, 'POWER');
     const dimmer = optNumber(obj, 'Dimmer');
-    if (on !== undefined || dimmer !== undefined) {
-      const state: Inbound = { type: 'state' };
+    const colour = tasmotaColour(obj);
+    if (on !== undefined || dimmer !== undefined || Object.keys(colour).length) {
+      const state: Inbound = { type: 'state', ...colour };
       if (on !== undefined) state.on = on;
       if (dimmer !== undefined) state.bri = percentToBri(dimmer);
       out.push(state);
