@@ -3,7 +3,9 @@
  * zigbee2mqtt bridge with a colour bulb and a wall switch, and a Shelly Plus 1 relay — real mqtt.js
  * clients speaking the real profiles over the hub's broker. The demo provisions everything itself (device
  * credentials, devices, lights, a sensor with actions) in a throw-away data directory, presses the wall
- * switch now and then, and prints the web UI URL. Ctrl+C stops it.
+ * switch now and then, and prints the web UI URL. A second site, "Hue", is served by a simulated Hue bridge
+ * (three lights, a room, a scene and a dimmer switch) paired through the admin API; its dimmer switch's
+ * buttons are bound to Hearth actions. Ctrl+C stops it.
  *
  * Env: HEARTH_DEMO_PORT (web port, default 8080; 0 = any free port), HEARTH_DEMO_MQTT_PORT (default any),
  * HEARTH_DEMO_PRESS_MS (wall switch period, default 8000), HEARTH_DEMO_LOG (log level, default error).
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from '../core/cli/boot.ts';
 import { Hub } from '../core/hub.ts';
+import { ids as hueIds, SimulatedBridge } from './simulators/hue-bridge/bridge.ts';
 import { startShellyRelay } from './simulators/shelly-relay.ts';
 import { startTasmotaBulb } from './simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from './simulators/zigbee2mqtt.ts';
@@ -149,6 +152,48 @@ await site('POST', '/sensor/action', {
   action: { type: 'scene', _id: off._id },
 });
 
+// A simulated Hue bridge on its own site: paired like a real one (the link button is "pressed" first).
+const bridge = await SimulatedBridge.start({ lights: 3 });
+const hueSite = (await admin('POST', '/admin/sites', { name: 'Hue' })) as { sitekey: string; url: string };
+bridge.pressLinkButton();
+await admin('POST', '/admin/hue/bridges', { host: bridge.host, port: bridge.port, site: 'Hue' });
+const hue = (method: string, p: string, body?: unknown) =>
+  call(`${mainUrl}/api/site/${hueSite.sitekey}`, method, p, body);
+const hueLights: string[] = [];
+for (const n of [1, 2, 3]) {
+  const l = await hue('POST', '/light', {
+    name: `Hue ${n}`,
+    type: 'dimmable',
+    vendor: 'hue',
+    hueid: hueIds.light(n),
+  });
+  hueLights.push(l._id);
+}
+await hue('POST', '/light', {
+  name: 'Living room (Hue room)',
+  type: 'dimmable',
+  vendor: 'hue',
+  hueid: `grouped_light/${hueIds.roomGroup}`,
+});
+const dimmer = await hue('POST', '/sensor', {
+  name: 'Hue dimmer switch',
+  vendor: 'hue',
+  hueid: hueIds.dimmer,
+  type: 'switch',
+});
+for (const [event, on] of [
+  ['1_short_release', true],
+  ['4_short_release', false],
+] as const) {
+  for (const _id of hueLights) {
+    await hue('POST', '/sensor/action', {
+      _id: dimmer._id,
+      event,
+      action: { type: 'light', _id, on, bri: on ? 200 : 0 },
+    });
+  }
+}
+
 console.log(
   'Hearth demo is running (simulated devices: Tasmota bulb, zigbee2mqtt colour bulb + wall switch, Shelly relay).',
 );
@@ -158,6 +203,9 @@ console.log(
 );
 console.log(
   `  MQTT broker: ${mqttUrl}  (try: mosquitto_sub -h 127.0.0.1 -p ${info.mqttPort} -u demo -P ${sitekey} -t 'hearth/#' -v)`,
+);
+console.log(
+  `  Hue site:    ${hueSite.url}  (a simulated Hue bridge at https://${bridge.host}:${bridge.port}; its dimmer switch is pressed with the wall switch: on = button 1, off = button 4)`,
 );
 console.log(`  admin API:   ${info.urls.admin}  (Authorization: Bearer ${adminKey})`);
 console.log(
@@ -169,6 +217,7 @@ const presser = setInterval(
   () => {
     // A press cut short by Ctrl+C is not an error worth a stack trace.
     z2m.press('Wall switch', pressOn ? 'on' : 'off').catch(() => {});
+    bridge.pressButton(pressOn ? 1 : 4, 'short_release');
     pressOn = !pressOn;
   },
   Number(process.env.HEARTH_DEMO_PRESS_MS ?? 8000),
@@ -179,7 +228,7 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   clearInterval(presser);
-  await Promise.allSettled([tasmota.stop(), z2m.stop(), shelly.stop()]);
+  await Promise.allSettled([tasmota.stop(), z2m.stop(), shelly.stop(), bridge.stop()]);
   await hub.stop();
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);

@@ -78,7 +78,7 @@ export class SimulatedBridge {
       lights: opts.lights ?? 4,
       coalesceMs: opts.coalesceMs ?? 1000,
       latencyMs: opts.latencyMs ?? 2,
-      rateToleranceMs: opts.rateToleranceMs ?? 300,
+      rateToleranceMs: opts.rateToleranceMs ?? 100,
       port: opts.port ?? 0,
     };
     for (const r of buildResources(this.#opts.lights)) this.#resources.set(r.id, r);
