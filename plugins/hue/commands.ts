@@ -59,6 +59,26 @@ export const hueCommands: CliCommand[] = [
     },
   },
   {
+    name: 'hue discover',
+    usage: 'hearth hue discover',
+    summary: 'Looks for Hue bridges on the LAN (mDNS, a few seconds)',
+    async run(_input, io) {
+      const found = (await call(io, 'GET', '/admin/hue/discover')) as Array<{
+        bridgeId: string;
+        host: string;
+        port: number;
+        name: string;
+        paired: boolean;
+      }> | null;
+      if (!found) return 1;
+      if (found.length === 0)
+        io.out('no Hue bridge answered (pair one by address: hearth hue pair <address> --site <site>)');
+      for (const b of found)
+        io.out(`${b.bridgeId} ${b.host}:${b.port} "${b.name}"${b.paired ? ' (paired)' : ''}`);
+      return 0;
+    },
+  },
+  {
     name: 'hue bridges',
     usage: 'hearth hue bridges',
     summary: 'Lists paired Hue bridges',

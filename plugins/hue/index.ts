@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { definePlugin } from '../../core/plugin/types.ts';
+import { discoverBridges, refindBridge } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { pairBridge } from '../../drivers/hue/pairing.ts';
 import type { LightingExports } from '../lighting/types.ts';
@@ -49,6 +50,15 @@ export default definePlugin<HueConfig, Record<string, never>>({
           roots,
           ...(b.pinnedCert ? { pinnedCert: b.pinnedCert } : {}),
           readTimeoutMs: config.readTimeoutMs,
+          // The bridge stopped answering: look for it by id over mDNS and remember a new address.
+          refind: async (bridgeId: string) => {
+            const at = await refindBridge(bridgeId).catch(() => null);
+            const known = bridges.get(bridgeId);
+            if (at && known && (at.host !== known.host || at.port !== known.port)) {
+              await bridges.setAddress(bridgeId, at.host, at.port);
+            }
+            return at;
+          },
         },
       });
     });
@@ -85,6 +95,8 @@ export default definePlugin<HueConfig, Record<string, never>>({
 
     mountHueRoutes(ctx.http.router('admin', { prefix: '/admin/hue' }), {
       lighting,
+      discover: async () =>
+        (await discoverBridges()).map((b) => ({ ...b, paired: bridges.get(b.bridgeId) !== undefined })),
       list: () =>
         bridges.list().map((record) => ({
           record,

@@ -13,6 +13,8 @@ import { type BridgeRecord, publicView } from './bridges.ts';
 
 export interface HueRouteDeps {
   lighting: LightingExports;
+  /** Bridges answering on the LAN (mDNS, a few seconds). */
+  discover(): Promise<Array<{ bridgeId: string; host: string; port: number; name: string; paired: boolean }>>;
   list(): Array<{ record: BridgeRecord; connected: boolean }>;
   pair(req: { host: string; port: number; site: string; bridgeId?: string }): Promise<BridgeRecord>;
   remove(bridgeId: string): Promise<boolean>;
@@ -39,6 +41,14 @@ const HOST = /^(?:[a-zA-Z0-9.-]{1,253}|\[?[0-9a-fA-F:]{2,39}\]?)$/;
 export function mountHueRoutes(r: HearthRouter, d: HueRouteDeps): void {
   r.get('/bridges', (ctx) => {
     ctx.body = d.list().map((b) => publicView(b.record, b.connected));
+  });
+
+  r.get('/discover', async (ctx) => {
+    try {
+      ctx.body = await d.discover();
+    } catch (err) {
+      throw new HttpError(503, 'discovery_unavailable', `mDNS discovery failed: ${(err as Error).message}`);
+    }
   });
 
   r.post('/bridges', async (ctx) => {
