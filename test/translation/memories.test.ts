@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as deepl from 'deepl-node';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MatchIndex } from '../../plugins/translation/memories/fuzzy.ts';
+import { boundedDistance, MatchIndex } from '../../plugins/translation/memories/fuzzy.ts';
 import { fakeDeepl } from './fakes/deepl.ts';
 import { fakeLibre } from './fakes/libretranslate.ts';
 import { fakeOpenAi } from './fakes/openai.ts';
@@ -223,6 +224,37 @@ describe('translation_memory_id on /v2/translate', () => {
 });
 
 describe('fuzzy scoring', () => {
+  it('the banded, bounded distance equals the plain Levenshtein distance whenever it is within the limit', () => {
+    const plain = (a: string, b: string) => {
+      let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+      for (let i = 1; i <= a.length; i++) {
+        const cur = [i];
+        for (let j = 1; j <= b.length; j++) {
+          cur[j] = Math.min(
+            (prev[j] as number) + 1,
+            (cur[j - 1] as number) + 1,
+            (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+          );
+        }
+        prev = cur;
+      }
+      return prev[b.length] as number;
+    };
+    const row = new Uint32Array(64);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' '), maxLength: 20 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' '), maxLength: 20 }),
+        fc.integer({ min: 0, max: 22 }),
+        (a, b, limit) => {
+          const d = plain(a, b);
+          expect(boundedDistance(a, b, limit, row)).toBe(d <= limit ? d : limit + 1);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('scores by character edit distance over the longer text, after whitespace and case', () => {
     const index = new MatchIndex(['Hallo Welt!', 'Something else entirely', 'Guten  Morgen']);
     expect(index.best('hallo   welt!', 100)).toEqual({ index: 0, score: 100 });

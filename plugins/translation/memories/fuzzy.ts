@@ -7,29 +7,61 @@
 export const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
 /**
- * Levenshtein distance, or `limit + 1` as soon as it must exceed `limit` (each row's minimum only grows).
- * Compares UTF-16 units: the segments a memory holds are sentences, where the difference does not matter.
+ * Levenshtein distance, or `limit + 1` when it exceeds `limit`. Only the diagonal band |i − j| ≤ limit is
+ * computed (a path leaving it costs more than the limit), and the scan stops once a row's minimum passes
+ * the limit. Compares UTF-16 units: memory segments are sentences, where the difference does not matter.
  */
 export function boundedDistance(a: string, b: string, limit: number, row: Uint32Array): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  const n = b.length;
-  for (let j = 0; j <= n; j++) row[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
-    let best = i;
+  const n = a.length;
+  const m = b.length;
+  const over = limit + 1;
+  if (Math.abs(n - m) > limit) return over;
+  for (let j = 0; j <= m; j++) row[j] = j <= limit ? j : over;
+  for (let i = 1; i <= n; i++) {
+    const lo = Math.max(1, i - limit);
+    const hi = Math.min(m, i + limit);
+    let diagonal = row[lo - 1] as number;
+    const left0 = lo === 1 && i <= limit ? i : over;
+    row[lo - 1] = left0;
+    let best = left0;
     const ca = a.charCodeAt(i - 1);
-    for (let j = 1; j <= n; j++) {
+    for (let j = lo; j <= hi; j++) {
       const above = row[j] as number;
       const cost = ca === b.charCodeAt(j - 1) ? 0 : 1;
-      const value = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
+      let value = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
+      if (value > over) value = over;
       row[j] = value;
       diagonal = above;
       if (value < best) best = value;
     }
-    if (best > limit) return limit + 1;
+    if (best > limit) return over;
   }
-  return row[n] as number;
+  return Math.min(row[m] as number, over);
+}
+
+/** Buckets of the character histograms behind the cheap lower bound. */
+const BUCKETS = 64;
+
+function histogram(text: string, into: Uint8Array, at: number): void {
+  for (let i = 0; i < text.length; i++) {
+    const k = at + (text.charCodeAt(i) & (BUCKETS - 1));
+    if ((into[k] as number) < 255) into[k] = (into[k] as number) + 1;
+  }
+}
+
+/**
+ * A lower bound of the edit distance from character counts: one edit changes the histogram by at most one
+ * up and one down, so the distance is at least the larger of the total surplus and the total deficit.
+ */
+function bagBound(a: Uint8Array, b: Uint8Array, at: number): number {
+  let up = 0;
+  let down = 0;
+  for (let k = 0; k < BUCKETS; k++) {
+    const d = (a[k] as number) - (b[at + k] as number);
+    if (d > 0) up += d;
+    else down -= d;
+  }
+  return up > down ? up : down;
 }
 
 export interface MatchIndexEntry {
@@ -43,7 +75,10 @@ export class MatchIndex {
   private readonly exact = new Map<string, number>();
   /** Sorted by key length. */
   private readonly byLength: MatchIndexEntry[];
+  /** The character histogram of each entry of `byLength`, BUCKETS bytes each. */
+  private readonly histograms: Uint8Array;
   private row = new Uint32Array(256);
+  private readonly query = new Uint8Array(BUCKETS);
 
   constructor(sources: string[]) {
     const entries: MatchIndexEntry[] = [];
@@ -55,6 +90,10 @@ export class MatchIndex {
       }
     });
     this.byLength = entries.sort((a, b) => a.key.length - b.key.length);
+    this.histograms = new Uint8Array(this.byLength.length * BUCKETS);
+    this.byLength.forEach((e, i) => {
+      histogram(e.key, this.histograms, i * BUCKETS);
+    });
   }
 
   /** The best segment scoring at least `threshold` (50–100), with its score; exact matches score 100. */
@@ -74,6 +113,8 @@ export class MatchIndex {
       if ((this.byLength[mid] as MatchIndexEntry).key.length < min) lo = mid + 1;
       else hi = mid;
     }
+    this.query.fill(0);
+    histogram(key, this.query, 0);
     let found: { index: number; score: number } | null = null;
     for (let i = lo; i < this.byLength.length; i++) {
       const entry = this.byLength[i] as MatchIndexEntry;
@@ -82,6 +123,7 @@ export class MatchIndex {
       const bestSoFar = found ? found.score : threshold;
       // Allowed distance for beating the best so far (or reaching the threshold).
       const limit = Math.floor(longer * (1 - bestSoFar / 100));
+      if (bagBound(this.query, this.histograms, i * BUCKETS) > limit) continue;
       if (this.row.length <= entry.key.length) this.row = new Uint32Array(entry.key.length * 2 + 1);
       const distance = boundedDistance(key, entry.key, limit, this.row);
       if (distance > limit) continue;
