@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin/types.ts';
 import { discoverBridges, refindBridge } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
@@ -21,6 +22,7 @@ export default definePlugin<HueConfig, Record<string, never>>({
   version: '0.1.0',
   description: 'Philips Hue bridges over CLIP v2: lights, rooms, zones, scenes, switches and sensors.',
   requires: ['lighting'],
+  optional: ['console'],
   configSchema,
   commands: hueCommands,
   async start(ctx) {
@@ -148,6 +150,14 @@ export default definePlugin<HueConfig, Record<string, never>>({
         return d?.connection().connected ? d.scenes() : null;
       },
       recall: (bridgeId, sceneId) => (running.get(bridgeId) as HueDriver).recallScene(sceneId),
+    });
+
+    ctx.tryUse('console')?.addPage({
+      plugin: 'hue',
+      id: 'bridges',
+      title: 'Hue bridges',
+      module: fileURLToPath(new URL('./console/bridges.js', import.meta.url)),
+      order: 30,
     });
 
     return {
