@@ -21,6 +21,13 @@ export interface AuthConfig {
   audit: { max: number; retention_days: number };
   dpop: { enabled: boolean; require_nonce: boolean; nonce_ttl: number; replay_cache_max: number };
   token_exchange: { enabled: boolean; max_chain_depth: number; ttl: number };
+  xaa: {
+    enabled: boolean;
+    subject_mode: 'strict' | 'auto_map';
+    max_assertion_age: number;
+    jwks_cache_ttl: number;
+    token_ttl: number;
+  };
 }
 
 const int = (title: string, description: string, def: number, minimum = 0): JsonSchema => ({
@@ -186,6 +193,36 @@ export const configSchema: JsonSchema = {
           3600,
           60,
         ),
+      },
+    },
+    xaa: {
+      type: 'object',
+      title: 'Cross-app access (jwt-bearer with ID-JAG)',
+      description: 'Identity Assertion JWT Authorization Grants from trusted identity providers.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: {
+          type: 'boolean',
+          title: 'Enabled',
+          description: 'Accept the jwt-bearer grant with ID-JAG assertions and advertise it.',
+          default: true,
+        },
+        subject_mode: {
+          type: 'string',
+          enum: ['strict', 'auto_map'],
+          title: 'Subject mode',
+          description: 'strict: only mapped subjects get tokens; auto_map: others get sub "<issuer>:<sub>".',
+          default: 'strict',
+        },
+        max_assertion_age: int('Maximum assertion age', 'Seconds since the assertion was issued.', 300, 10),
+        jwks_cache_ttl: int(
+          'JWKS cache lifetime',
+          'Seconds an IdP key set is kept before refetching.',
+          3600,
+          60,
+        ),
+        token_ttl: int('Token lifetime', 'Seconds, tokens issued for an assertion.', 3600, 60),
       },
     },
   },

@@ -2,10 +2,12 @@ import { definePlugin } from '../../core/plugin/types.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { mountAdminClients } from './admin/clients.ts';
 import { mountAdminFronting } from './admin/fronting.ts';
+import { mountAdminIdps } from './admin/idps.ts';
 import { mountAdminResources } from './admin/resources.ts';
 import { mountAdminSystem, syncNotices } from './admin/system.ts';
 import { mountAdminTokens } from './admin/tokens.ts';
 import { mountAdminUsers } from './admin/users.ts';
+import { mountAdminXaa } from './admin/xaa.ts';
 import { authCommands } from './commands.ts';
 import { type AuthConfig, configSchema } from './config.ts';
 import { mountDiscovery, mountHealth } from './oauth/discovery.ts';
@@ -76,6 +78,8 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountAdminUsers(admin, s);
     mountAdminResources(admin, s);
     mountAdminFronting(admin, s);
+    mountAdminIdps(admin, s);
+    mountAdminXaa(admin, s);
     mountAdminTokens(admin, s);
     mountAdminSystem(admin, s);
 

@@ -4,9 +4,11 @@ import type { NoticesApi } from '../../core/plugin/types.ts';
 import type { DocStore } from '../../core/store/types.ts';
 import type { AuthConfig, DcrMode } from './config.ts';
 import type { TokenSigner } from './domain/access-token.ts';
+import type { IdpKeyCache } from './domain/idp-keys.ts';
 import type { KeyRing } from './domain/keys.ts';
 import type { Lockout } from './domain/lockout.ts';
 import type { PasswordHasher } from './domain/passwords.ts';
+import type { ReplayCache } from './domain/replay-cache.ts';
 import type { DpopService } from './oauth/dpop.ts';
 import type { Audit } from './state/audit.ts';
 import type { CodeStore } from './state/codes.ts';
@@ -35,6 +37,10 @@ export interface AuthServices {
   lockout: Lockout;
   codes: CodeStore;
   dpop: DpopService;
+  /** Trusted IdPs' signing keys (jwt-bearer with ID-JAG). */
+  idpKeys: IdpKeyCache;
+  /** ID-JAG `jti`s until their assertion expires: each assertion is used once. */
+  assertionReplay: ReplayCache;
   pending: PendingAuthorizations;
   dcr(): { mode: DcrMode; approved_redirects: string[] };
   startedAt: number;

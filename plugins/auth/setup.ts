@@ -1,9 +1,11 @@
 import type { PluginContext } from '../../core/plugin/types.ts';
 import type { AuthConfig } from './config.ts';
 import { createTokenSigner } from './domain/access-token.ts';
+import { createIdpKeyCache } from './domain/idp-keys.ts';
 import { openKeyRing } from './domain/keys.ts';
 import { createLockout } from './domain/lockout.ts';
 import { createPasswordHasher } from './domain/passwords.ts';
+import { createReplayCache } from './domain/replay-cache.ts';
 import { createDpopService } from './oauth/dpop.ts';
 import type { AuthServices } from './services.ts';
 import { createAudit } from './state/audit.ts';
@@ -31,6 +33,9 @@ export async function createServices(
     resources: {},
     consent_grants: {},
     fronting: {},
+    idps: {},
+    xaa_policies: {},
+    xaa_subject_mappings: {},
     settings: { dcr: null },
   });
   await prepareAuthData(data, ctx.log);
@@ -85,6 +90,8 @@ export async function createServices(
     }),
     codes: createCodeStore(),
     dpop: createDpopService(config.dpop, keys.hmacSecret),
+    idpKeys: createIdpKeyCache(config.xaa.jwks_cache_ttl),
+    assertionReplay: createReplayCache(100_000),
     pending: createPendingAuthorizations(),
     dcr: () => data.data.settings.dcr ?? config.dcr,
     startedAt: Date.now(),

@@ -43,6 +43,7 @@ describe('discovery', () => {
       'client_credentials',
       'refresh_token',
       'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
     ]);
     expect(as.response_types_supported).toEqual(['code']);
     for (const k of [
@@ -73,11 +74,10 @@ describe('discovery', () => {
         'client_secret_post',
       ]),
     });
-    // Only what is implemented: DPoP and token exchange yes; jwt-bearer and ID-JAG not (yet).
+    // What is implemented: DPoP, token exchange, jwt-bearer with ID-JAG; no client ID metadata documents.
     expect(as.dpop_signing_alg_values_supported).toContain('ES256');
-    for (const k of ['authorization_grant_profiles_supported', 'identity_assertion_supported'])
-      expect(as, k).not.toHaveProperty(k);
-    expect(as.grant_types_supported).not.toContain('urn:ietf:params:oauth:grant-type:jwt-bearer');
+    expect(as.authorization_grant_profiles_supported).toEqual(['urn:ietf:params:oauth:grant-profile:id-jag']);
+    expect(as.client_id_metadata_document_supported).toBe(false);
     const oidc = await (await fetch(`${h.auth}/.well-known/openid-configuration`)).json();
     expect(oidc).toEqual(JSON.parse(JSON.stringify(as)));
   });

@@ -160,3 +160,25 @@ export function checkDpopProof(proof: string, expect: ProofExpectation): DpopPro
   if (p.nonce !== undefined && !str(p.nonce)) throw new DpopProofError('nonce must be a string');
   return { jkt, jti: p.jti, iat: p.iat, ...(p.nonce !== undefined ? { nonce: p.nonce as string } : {}) };
 }
+
+const CURVES: Record<string, string> = { 'P-256': 'prime256v1', 'P-384': 'secp384r1' };
+
+/**
+ * A JWS signature check with a key from elsewhere (an identity provider's JWKS): the algorithm must be one
+ * we accept and fit the key's type and curve (RFC 8725 §3.1), so a key cannot be used with another alg.
+ */
+export function verifyWithKey(alg: unknown, key: KeyObject, input: string, sig: Buffer): boolean {
+  const spec = typeof alg === 'string' && Object.hasOwn(ALGS, alg) ? ALGS[alg] : undefined;
+  if (!spec) return false;
+  const type = key.asymmetricKeyType;
+  if (spec.kty === 'RSA') {
+    if (type !== 'rsa' || (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return false;
+  } else if (spec.kty === 'EC') {
+    if (type !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== CURVES[spec.crv ?? '']) return false;
+  } else if (type !== 'ed25519') return false;
+  try {
+    return signatureOk(spec, key, input, sig);
+  } catch {
+    return false;
+  }
+}

@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/http/types.ts';
 import { DPOP_ALGS } from '../domain/dpop.ts';
 import type { AuthServices } from '../services.ts';
 import type { Resource } from '../state/model.ts';
+import { ID_JAG_PROFILE } from './grant-jwt-bearer.ts';
 import { grantTypes } from './token-endpoint.ts';
 
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -34,6 +35,10 @@ export function asMetadata(s: AuthServices): Record<string, unknown> {
     client_id_metadata_document_supported: false,
     ...(s.dpop.enabled ? { dpop_signing_alg_values_supported: DPOP_ALGS } : {}), // RFC 9449 §5.1
     vendor_agent_identity_supported: false,
+    // The ID-JAG profile of the jwt-bearer grant; trusted issuers are never listed (draft: must not).
+    ...(s.config.xaa.enabled
+      ? { authorization_grant_profiles_supported: [ID_JAG_PROFILE], identity_assertion_supported: true }
+      : {}),
     // OpenID Connect Discovery §3, for Hearth's own apps signing a person in.
     userinfo_endpoint: `${iss}/oauth/userinfo`,
     subject_types_supported: ['public'],

@@ -1,4 +1,4 @@
-import { actFromChain } from '../domain/access-token.ts';
+import { type Actor, actFromChain } from '../domain/access-token.ts';
 import { newId, randomToken, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
@@ -19,6 +19,8 @@ export interface IssueInput {
   consentGrantId?: string;
   /** DPoP key thumbprint: the token is bound to it (`cnf.jkt`) and its issuance records it. */
   jkt?: string | undefined;
+  /** An `act` claim of its own (jwt-bearer: the identity provider that vouched for the subject). */
+  act?: Actor;
   /** RFC 8693 exchanges: the subject token, the actors root first, the agent, whose consent authorized it. */
   exchange?: {
     parentJti: string;
@@ -56,7 +58,7 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     scopes: input.scopes,
     ttlSec: input.ttlSec,
     ...(input.jkt ? { jkt: input.jkt } : {}),
-    ...(input.exchange ? { act: actFromChain(input.exchange.chain) } : {}),
+    ...(input.exchange ? { act: actFromChain(input.exchange.chain) } : input.act ? { act: input.act } : {}),
   });
   const issuance: Issuance = {
     id: claims.jti,
@@ -89,7 +91,13 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
     throw invalidGrant('the grant was revoked while the token was issued');
   }
   s.issuedCounter.inc({
-    grant: input.exchange ? 'token_exchange' : input.userId === null ? 'client_credentials' : 'delegated',
+    grant: input.exchange
+      ? 'token_exchange'
+      : input.act
+        ? 'jwt_bearer'
+        : input.userId === null
+          ? 'client_credentials'
+          : 'delegated',
   });
   return { token, claims };
 }

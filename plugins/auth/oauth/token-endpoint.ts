@@ -5,14 +5,18 @@ import { tokenRequestProof } from './dpop.ts';
 import { oauthError } from './errors.ts';
 import { authorizationCodeGrant, refreshTokenGrant } from './grant-authorization-code.ts';
 import { clientCredentialsGrant } from './grant-client-credentials.ts';
+import { JWT_BEARER, jwtBearerGrant } from './grant-jwt-bearer.ts';
 import { TOKEN_EXCHANGE, tokenExchangeGrant } from './grant-token-exchange.ts';
 import { readOAuthForm, required } from './params.ts';
 
 const BASE_GRANTS = ['authorization_code', 'client_credentials', 'refresh_token'];
 
 /** The grant types this server accepts (and advertises), given its settings. */
-export const grantTypes = (s: AuthServices): string[] =>
-  s.config.token_exchange.enabled ? [...BASE_GRANTS, TOKEN_EXCHANGE] : BASE_GRANTS;
+export const grantTypes = (s: AuthServices): string[] => [
+  ...BASE_GRANTS,
+  ...(s.config.token_exchange.enabled ? [TOKEN_EXCHANGE] : []),
+  ...(s.config.xaa.enabled ? [JWT_BEARER] : []),
+];
 
 /** POST /oauth/token: parse, authenticate the client, run the grant, answer with no-store (RFC 6749 §5.1). */
 export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void {
@@ -40,6 +44,11 @@ export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void 
             throw oauthError(400, 'unsupported_grant_type', 'token exchange is disabled');
           response = await tokenExchangeGrant(s, client, body, proof);
           break;
+        case JWT_BEARER:
+          if (!s.config.xaa.enabled)
+            throw oauthError(400, 'unsupported_grant_type', 'jwt-bearer is disabled');
+          response = await jwtBearerGrant(s, client, body, proof);
+          break;
         default:
           throw oauthError(400, 'unsupported_grant_type', `grant type ${grantType} is not supported`);
       }
@@ -49,7 +58,9 @@ export function mountTokenEndpoint(router: HearthRouter, s: AuthServices): void 
           ? 'client_credentials.denied'
           : grantType === TOKEN_EXCHANGE
             ? 'token.exchange_denied'
-            : 'token.issue_denied';
+            : grantType === JWT_BEARER
+              ? 'jwt_bearer.denied'
+              : 'token.issue_denied';
       void s.audit.record(action, { client_id: client.id, detail: (err as Error).message });
       throw err;
     }

@@ -9,6 +9,7 @@ export const CLIENT_GRANTS = [
   'refresh_token',
   'client_credentials',
   'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ];
 
 /** A validation failure: the field and the reason (mapped to 400 by the caller's error shape). */

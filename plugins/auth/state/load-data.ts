@@ -6,9 +6,12 @@ import {
   isClient,
   isConsentGrant,
   isFrontingLink,
+  isIdp,
   isRefreshRecord,
   isResource,
+  isSubjectMapping,
   isUser,
+  isXaaPolicy,
 } from './record-shapes.ts';
 
 const isSession = (_key: string, v: unknown): boolean =>
@@ -40,6 +43,9 @@ export async function prepareAuthData(store: DocStore<AuthData>, log: Logger): P
   d.consent_grants = take('consent_grants', d.consent_grants, isConsentGrant);
   // Absent in files written before fronting links existed: an empty collection.
   d.fronting = take('fronting', d.fronting ?? {}, isFrontingLink);
+  d.idps = take('idps', d.idps ?? {}, isIdp);
+  d.xaa_policies = take('xaa_policies', d.xaa_policies ?? {}, isXaaPolicy);
+  d.xaa_subject_mappings = take('xaa_subject_mappings', d.xaa_subject_mappings ?? {}, isSubjectMapping);
   const dcr = d.settings?.dcr;
   const dcrOk =
     dcr === null ||

@@ -85,6 +85,44 @@ export interface FrontingLink {
   created_by: string;
 }
 
+/** A trusted identity provider whose ID-JAG assertions the jwt-bearer grant accepts. */
+export interface Idp {
+  id: string;
+  name: string;
+  /** Its `iss`, compared exactly. */
+  issuer: string;
+  /** Where its signing keys are; empty: from its discovery document. */
+  jwks_uri: string;
+  /** The `aud` its assertions must carry; empty: this server's issuer. */
+  audience: string;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Cross-app access policy: which clients may obtain which scopes at which resources from an IdP's assertions. */
+export interface XaaPolicy {
+  id: string;
+  name: string;
+  idp_id: string;
+  /** Empty lists do not restrict. */
+  client_ids: string[];
+  scopes: string[];
+  resources: string[];
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An IdP subject that is a local user. */
+export interface SubjectMapping {
+  id: string;
+  idp_id: string;
+  idp_subject: string;
+  local_user_id: string;
+  created_at: string;
+}
+
 /** The configuration document (`auth.data.json`): small, changed by admin writes and consent. */
 export interface AuthData {
   clients: Record<string, Client>;
@@ -93,6 +131,9 @@ export interface AuthData {
   consent_grants: Record<string, ConsentGrant>;
   /** Fronting links by `<source id> <target id>`. */
   fronting: Record<string, FrontingLink>;
+  idps: Record<string, Idp>;
+  xaa_policies: Record<string, XaaPolicy>;
+  xaa_subject_mappings: Record<string, SubjectMapping>;
   settings: { dcr: { mode: DcrMode; approved_redirects: string[] } | null };
   /** Records found malformed when the file was loaded, kept for inspection instead of being served. */
   quarantine?: QuarantinedRecord[];

@@ -1,4 +1,14 @@
-import type { Client, ConsentGrant, FrontingLink, RefreshRecord, Resource, User } from './model.ts';
+import type {
+  Client,
+  ConsentGrant,
+  FrontingLink,
+  Idp,
+  RefreshRecord,
+  Resource,
+  SubjectMapping,
+  User,
+  XaaPolicy,
+} from './model.ts';
 
 /**
  * Shape checks for records read back from the data files. A record that fails one cannot be served (every
@@ -84,3 +94,24 @@ export function isFrontingLink(key: string, v: unknown): v is FrontingLink {
   const map = v.scope_map;
   return isObj(map) && Object.values(map).every(isStrs) && isStr(v.created_at) && isStr(v.created_by);
 }
+
+export const isIdp = (key: string, v: unknown): v is Idp =>
+  isObj(v) &&
+  v.id === key &&
+  isStr(v.name) &&
+  isStr(v.issuer) &&
+  isStr(v.jwks_uri) &&
+  isStr(v.audience) &&
+  typeof v.enabled === 'boolean';
+
+export const isXaaPolicy = (key: string, v: unknown): v is XaaPolicy =>
+  isObj(v) &&
+  v.id === key &&
+  isStr(v.idp_id) &&
+  isStrs(v.client_ids) &&
+  isStrs(v.scopes) &&
+  isStrs(v.resources) &&
+  typeof v.enabled === 'boolean';
+
+export const isSubjectMapping = (key: string, v: unknown): v is SubjectMapping =>
+  isObj(v) && v.id === key && isStr(v.idp_id) && isStr(v.idp_subject) && isStr(v.local_user_id);
