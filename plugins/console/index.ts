@@ -41,7 +41,7 @@ export default definePlugin<ConsoleConfig, ConsoleExports>({
       sessions: new Sessions(ctx.config.sessionMinutes * 60_000),
       adminKey: ctx.adminKey,
       pages: () => [...pages.values()].sort((a, b) => (a.order ?? 50) - (b.order ?? 50)),
-      adminUrl: () => ctx.http.url('admin'),
+      listenerUrl: (name) => ctx.http.url(name),
       webDir: here('web/'),
     });
     return { exports: { addPage }, stop() {} };

@@ -1,6 +1,6 @@
 /**
  * Calls the admin API for a console session: `/admin/ui/api/<path>` → `/admin/<path>` on the admin
- * listener, with the session's admin key. Bodies and answers are streamed both ways (backups are large).
+ * listener (or a page's own API, types.ts), with the session's admin key. Bodies and answers are streamed both ways (backups are large).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -9,9 +9,9 @@ import type { Context } from 'koa';
 const PASSED_REQUEST = ['content-type', 'content-length', 'accept'];
 const PASSED_RESPONSE = ['content-type', 'content-disposition', 'retry-after'];
 
-export function forward(ctx: Context, adminUrl: string, key: string, path: string): Promise<void> {
-  const target = new URL(path + (ctx.querystring ? `?${ctx.querystring}` : ''), adminUrl);
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+export function forward(ctx: Context, base: string, authorization: string, path: string): Promise<void> {
+  const target = new URL(path + (ctx.querystring ? `?${ctx.querystring}` : ''), base);
+  const headers: Record<string, string> = { authorization };
   for (const h of PASSED_REQUEST) {
     const v = ctx.get(h);
     if (v) headers[h] = v;

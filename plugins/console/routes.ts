@@ -24,7 +24,8 @@ export interface ConsoleDeps {
   sessions: Sessions;
   adminKey: AdminKeyApi;
   pages: () => ConsolePage[];
-  adminUrl: () => string;
+  /** The base URL of a named listener. */
+  listenerUrl: (name: string) => string;
   webDir: string;
 }
 
@@ -142,6 +143,21 @@ export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
 
   r.all(/^\/admin\/ui\/api\/.+/, async (ctx) => {
     const s = session(ctx, ctx.method !== 'GET' && ctx.method !== 'HEAD');
-    await forward(ctx, d.adminUrl(), s.key, `/admin/${ctx.path.slice('/admin/ui/api/'.length)}`);
+    const path = `/admin/${ctx.path.slice('/admin/ui/api/'.length)}`;
+    await forward(ctx, d.listenerUrl('admin'), `Bearer ${s.key}`, path);
+  });
+
+  // A page's own API: /admin/ui/via/<page id>/<path> → <listener><prefix>/<path>.
+  r.all(/^\/admin\/ui\/via\/[a-z0-9-]+\/.+/, async (ctx) => {
+    const s = session(ctx, ctx.method !== 'GET' && ctx.method !== 'HEAD');
+    const [id = '', ...rest] = ctx.path.slice('/admin/ui/via/'.length).split('/');
+    const target = d.pages().find((p) => p.id === id)?.api;
+    if (!target) throw new HttpError(404, 'not_found', 'no such console page API');
+    await forward(
+      ctx,
+      d.listenerUrl(target.listener),
+      `${target.scheme} ${s.key}`,
+      `${target.prefix}/${rest.join('/')}`,
+    );
   });
 }

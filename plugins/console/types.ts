@@ -16,6 +16,12 @@ export interface ConsolePage {
   module: string;
   /** Sort key of the navigation (lower first; the console's own pages use 10 and 90). */
   order?: number;
+  /**
+   * For a plugin whose admin API is not under `/admin/` on the admin listener (translation's `/v2/admin`
+   * on the main listener): the page's `api.own` calls `<listener><prefix>/<path>` with the admin key in
+   * the given scheme (`Authorization: Bearer <key>` or `Authorization: DeepL-Auth-Key <key>`).
+   */
+  api?: { listener: string; prefix: string; scheme: 'Bearer' | 'DeepL-Auth-Key' };
 }
 
 export interface ConsoleExports {

@@ -5,10 +5,12 @@
  * Hearth's own `hearth/<site>/…` topics (README).
  */
 
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin/types.ts';
 import { createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
 import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import type { DriverObserver } from '../../drivers/mqtt/observer.ts';
+import type {} from '../console/types.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { Adopter } from './adopt.ts';
 import { brokerHooks } from './broker-access.ts';
@@ -31,7 +33,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
   description:
     'MQTT lights, switches and sensors (zigbee2mqtt, Home Assistant, Tasmota, Shelly), device credentials, hearth/<site>/ topics.',
   requires: ['lighting'],
-  optional: ['auth'],
+  optional: ['auth', 'console'],
   configSchema,
   commands: mqttCommands,
   async start(ctx) {
@@ -186,6 +188,13 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       lighting,
       registry,
       files: await loadPages(),
+    });
+    ctx.tryUse('console')?.addPage({
+      plugin: 'mqtt-devices',
+      id: 'mqtt-credentials',
+      title: 'MQTT credentials',
+      module: fileURLToPath(new URL('./console/credentials.js', import.meta.url)),
+      order: 30,
     });
     mountRoutes(ctx.http.router('admin', { prefix: '/admin/mqtt' }), {
       lighting,

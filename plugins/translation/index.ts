@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin/types.ts';
+import type {} from '../console/types.ts';
 import { DeveloperKeys, maskKey } from './accounting/developer-keys.ts';
 import { UsageLedger } from './accounting/usage-ledger.ts';
 import { TranslationCache } from './cache.ts';
@@ -22,7 +24,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
   version: '0.1.0',
   description:
     'DeepL-compatible text translation API over upstream engines, with developer keys, limits and analytics.',
-  optional: ['lighting', 'auth'],
+  optional: ['lighting', 'auth', 'console'],
   configSchema,
   async start(ctx) {
     const configs = engineConfigs(ctx.config.engines);
@@ -83,6 +85,14 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     mountApi(router, { authenticate, service, chain, ledger });
     mountGlossaries(router, { authenticate, glossaries, pairs: () => glossaryPairs(chain) });
     mountMemories(router, { authenticate, memories });
+    ctx.tryUse('console')?.addPage({
+      plugin: 'translation',
+      id: 'translation-keys',
+      title: 'Translation keys',
+      module: fileURLToPath(new URL('./console/keys.js', import.meta.url)),
+      order: 40,
+      api: { listener: 'main', prefix: '/v2/admin', scheme: 'DeepL-Auth-Key' },
+    });
     mountAdmin(router, {
       adminKey: ctx.adminKey,
       keys,

@@ -33,7 +33,7 @@ async function axeViolations(p: Page): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  t = await startTestHub({ plugins: ['console', 'lighting'] });
+  t = await startTestHub({ plugins: ['console', 'lighting', 'mqtt-devices', 'translation'] });
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
@@ -87,8 +87,14 @@ describe('operator console at /admin/ui/', () => {
     expect(await page.getByLabel('Admin key').isVisible()).toBe(false);
   });
 
-  it('shows the pages plugins contributed, in order: Status, Sites, Backups', async () => {
-    expect(await page.locator('#pages a').allTextContents()).toEqual(['Status', 'Sites', 'Backups']);
+  it('shows the pages plugins contributed, in order', async () => {
+    expect(await page.locator('#pages a').allTextContents()).toEqual([
+      'Status',
+      'Sites',
+      'MQTT credentials',
+      'Translation keys',
+      'Backups',
+    ]);
     await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
     expect(await page.locator('#page-body').textContent()).toContain('lighting');
     expect(await axeViolations(page)).toEqual([]);
@@ -155,6 +161,30 @@ describe('operator console at /admin/ui/', () => {
     expect(foreignOrigin.status).toBe(403);
     const names = ((await t.admin('GET', '/admin/sites')).body as Array<{ name: string }>).map((s) => s.name);
     expect(names).not.toContain('Evil');
+  });
+
+  it('creates an MQTT credential for a site and shows its password once', async () => {
+    await page.getByRole('link', { name: 'MQTT credentials' }).click();
+    await page.getByLabel('User name').fill('hall-switch');
+    await page.getByLabel('Site').selectOption({ label: 'Cabin' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('tr[data-username="hall-switch"]').waitFor();
+    expect(await page.locator('#new-credential .secret').textContent()).toMatch(/.{16,}/);
+    const list = (await t.admin('GET', '/admin/mqtt/credentials')).body as Array<{ username: string }>;
+    expect(list.map((c) => c.username)).toContain('hall-switch');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it("creates a translation developer key through the page's own API (/v2/admin on the main listener) and shows usage", async () => {
+    await page.getByRole('link', { name: 'Translation keys' }).click();
+    await page.getByLabel('Label').fill('Announcements');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#new-key .secret').waitFor();
+    const key = (await page.locator('#new-key .secret').textContent()) ?? '';
+    expect(key.length).toBeGreaterThan(10);
+    await page.locator('tr[data-key] td', { hasText: 'Announcements' }).first().waitFor();
+    await page.getByRole('table', { name: /Characters translated/ }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('downloads a backup through the session', async () => {

@@ -70,7 +70,12 @@ async function open(id, title) {
   body.replaceChildren();
   try {
     const mod = await import(`/admin/ui/pages/${id}.js`);
-    await mod.render(body, api);
+    // A page with an API of its own (types.ts `api`) reaches it through api.own.
+    const own = {
+      get: (path) => call('GET', `/admin/ui/via/${id}${path}`),
+      send: (method, path, b) => call(method, `/admin/ui/via/${id}${path}`, b),
+    };
+    await mod.render(body, { ...api, own });
   } catch (err) {
     say(`${title}: ${err.message}`, true);
   }
