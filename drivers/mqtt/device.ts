@@ -83,7 +83,8 @@ export interface AddressDefaults {
   zigbee2mqttBase: string;
 }
 
-const SHELLY1 = new Set(['relay', 'light']);
+// Gen1 `color` is a Shelly Bulb or an RGBW2 in colour mode; `white` an RGBW2 channel in white mode.
+const SHELLY1 = new Set(['relay', 'light', 'color', 'white']);
 const SHELLY2 = new Set(['switch', 'light']);
 
 /** Builds the device a protocol id names, or null when the id is not one this driver understands. */
@@ -105,7 +106,7 @@ export function deviceFromProtocolId(protocolid: string, defaults: AddressDefaul
       const allowed = profile === 'shelly1' ? SHELLY1 : SHELLY2;
       if (!id || !allowed.has(component) || !Number.isInteger(channel) || channel < 0) return null;
       const address = profile === 'shelly1' ? `shellies/${id}` : id;
-      const kind = component === 'light' ? 'dimmable' : 'binary';
+      const kind = component === 'relay' || component === 'switch' ? 'binary' : 'dimmable';
       return { protocolid, profile, kind, address, component, channel };
     }
     default:

@@ -6,6 +6,7 @@
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
+import { startShellyBulb } from '../../scripts/simulators/shelly-bulb.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
@@ -125,6 +126,56 @@ describe('Home Assistant JSON colour lights', () => {
     expect(bulb.state.color?.h).toBeGreaterThan(100);
     expect(bulb.state.color?.h).toBeLessThan(140);
     await eventually(async () => (await find())?.colormode === 'xy', 'colour reported back');
+  });
+});
+
+describe('Shelly Gen1 colour bulbs', () => {
+  it('take mode white with temp and mode color with RGB and gain; their status updates the site API', async () => {
+    const h: MqttHub = await startMqttHub();
+    stops.push(() => h.stop());
+    const bulb = await startShellyBulb({
+      url: h.t.mqttUrl,
+      id: 'shellybulb-C1',
+      username: 'shellybulb',
+      password: await h.credential('shellybulb', ['shellies/shellybulb-C1/#']),
+    });
+    stops.push(() => bulb.stop());
+    const light = (
+      await h.site('POST', '/light', {
+        name: 'Bulb',
+        type: 'dimmable',
+        vendor: 'mqtt',
+        mqttid: 'shelly1:shellybulb-C1:color:0',
+        capabilities: {
+          ct: { min: 154, max: 333 },
+          xy: {
+            gamut: [
+              [0.64, 0.33],
+              [0.3, 0.6],
+              [0.15, 0.06],
+            ],
+          },
+        },
+      })
+    ).body;
+    const find = async () =>
+      ((await h.site('GET', '/light')).body as Json[]).find((l) => l._id === light._id);
+    const warm = await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128, kelvin: 3000 });
+    expect(warm.status).toBe(200);
+    await eventually(() => bulb.status.mode === 'white' && bulb.status.ison, 'white mode');
+    expect(bulb.status).toMatchObject({ temp: 3003, brightness: 50 });
+    // 3003 K back from the bulb is 333 mirek (its start-up status said 4000 K)
+    await eventually(async () => (await find())?.ct === 333, 'ct reported back');
+    expect((await find()).colormode).toBe('ct');
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hex: '#0000ff' });
+    await eventually(() => bulb.status.mode === 'color', 'colour mode');
+    expect(bulb.status).toMatchObject({ red: 0, green: 0, blue: 255, gain: 100 });
+    const seen = await eventually(async () => {
+      const l = await find();
+      return l?.colormode === 'xy' ? l : undefined;
+    }, 'colour reported back');
+    expect(seen.xy[1]).toBeLessThan(0.1);
+    expect(seen.bri).toBe(255);
   });
 });
 
