@@ -2,6 +2,8 @@
  * The bridge's event stream (docs/hue.md#the-event-stream): server-sent events with no keepalives, so a
  * read timeout ends a stream that went silent; every end is followed by a reconnect with back-off
  * (`min(2·attempt, 600)` s by default), and every (re)connect by the caller's full resync.
+ * A quiet house is silent too: a stream ended by the read timeout is reopened at once without reporting
+ * the link down; only when that reopening fails is the link down.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -79,10 +81,12 @@ export class EventStreamReader {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => {
         this.stats.timeouts++;
+        silent = true;
         res.destroy(new Error(`event stream silent for ${readTimeout} ms`));
       }, readTimeout);
     };
     let reason = 'the bridge closed the event stream';
+    let silent = false;
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
       arm();
@@ -102,6 +106,11 @@ export class EventStreamReader {
     res.once('close', () => {
       if (timer) clearTimeout(timer);
       if (this.#res === res) this.#res = null;
+      if (silent && this.#up && !this.#stopped) {
+        // Reopen now; the resync that follows repairs whatever a dead stream may have missed.
+        void this.#connect();
+        return;
+      }
       this.#down(reason);
     });
     arm();
