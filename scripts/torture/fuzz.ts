@@ -382,10 +382,10 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
 
   // 2. Property-based: each route gets an equal share of what is left of the budget. A failure is shrunk
   // and recorded once per kind; the route is then fuzzed on with that kind set aside, to find the next.
-  const fuzzEnd = started + budgetMs * 0.5;
+  const fuzzEnd = started + budgetMs * 0.4;
   let runs = 0;
   for (const [i, rt] of routes.entries()) {
-    const share = Math.max(150, (fuzzEnd - Date.now()) / (routes.length - i));
+    const share = Math.max(100, (fuzzEnd - Date.now()) / (routes.length - i));
     const routeStart = Date.now();
     const routeEnd = routeStart + share;
     const known = new Set<string>();
@@ -400,7 +400,7 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
         {
           seed: seed + i * 7 + round,
           numRuns: 400,
-          interruptAfterTimeLimit: Math.max(150, routeEnd - Date.now()),
+          interruptAfterTimeLimit: Math.max(100, routeEnd - Date.now()),
           markInterruptAsFailure: false,
         },
       );
@@ -426,7 +426,7 @@ export async function run({ budgetMs }: { budgetMs: number }): Promise<PartResul
   // third. (Growth over the whole fuzz also holds what it created: sites, lights, clients…)
   // Three passes must fit in a fifth of the budget at the pace the fuzz ran (the machine may be loaded).
   const msPerRequest = (Date.now() - started) / Math.max(1, requests);
-  sample.length = Math.min(sample.length, Math.max(200, Math.floor((budgetMs * 0.2) / 3 / msPerRequest)));
+  sample.length = Math.min(sample.length, Math.max(200, Math.floor((budgetMs * 0.15) / 3 / msPerRequest)));
   const passes: Array<Awaited<ReturnType<typeof hub.mem>>> = [];
   for (let pass = 0; pass < 3; pass++) {
     for (const q of sample) {
