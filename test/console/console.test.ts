@@ -82,8 +82,14 @@ describe('operator console at /admin/ui/', () => {
     const cookie = (await page.context().cookies()).find((c) => c.name === 'hearth_console')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin/ui' });
     expect(cookie.value).not.toContain(t.adminKey);
+    const before = transferred.length;
     await page.reload();
     await page.getByRole('link', { name: 'Sites' }).waitFor();
+    await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
+    const signedIn = transferred.slice(before);
+    console.log(
+      `console load when signed in (shell, page list, status page): ${signedIn.reduce((a, b) => a + b, 0)} bytes in ${signedIn.length} responses`,
+    );
     expect(await page.getByLabel('Admin key').isVisible()).toBe(false);
   });
 
