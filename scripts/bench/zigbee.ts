@@ -1,0 +1,78 @@
+/**
+ * `npm run bench:zigbee`: through the simulated coordinator on a socat PTY pair, the latency from a
+ * driver command to the frame reaching the simulated bulb (serial write, UNPI parse, AF confirm), and from
+ * a remote's button press to the bound bulb's command (remote frame → driver → sensor event → command).
+ * Figures are printed; nothing is asserted.
+ */
+import pino from 'pino';
+import type { DriverSink } from '../../drivers/lighting/index.ts';
+import { memoryStateStore } from '../../drivers/zigbee/device.ts';
+import { createZigbeeDriverFactory, type ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
+import { startZnpSimulator } from '../simulators/znp-coordinator/index.ts';
+
+const N = Number(process.env.BENCH_ZIGBEE_N ?? 300);
+const BULB = '0x0017880100000001/11';
+const REMOTE = '0x000b57fffe000004/1';
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const show = (name: string, xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  console.log(
+    `${name}: n=${s.length} p50 ${pct(s, 50).toFixed(2)} ms  p99 ${pct(s, 99).toFixed(2)} ms  max ${(s.at(-1) ?? 0).toFixed(2)} ms`,
+  );
+};
+
+const sim = await startZnpSimulator({ blank: true });
+let onSensor: (protocolid: string, event: string) => void = () => {};
+const sink: DriverSink = {
+  reportState() {},
+  reportConnection() {},
+  reportDevices() {},
+  reportSensorEvent: (p, e) => onSensor(p, e),
+};
+const store = memoryStateStore();
+const driver = createZigbeeDriverFactory({ store })({
+  id: 'bench',
+  options: { path: sim.path, livenessMs: 60_000 },
+  sink,
+  log: pino({ level: 'silent' }),
+  signal: new AbortController().signal,
+}) as ZigbeeDriver;
+await driver.start();
+await driver.permitJoin(120);
+sim.coordinator.join('colourBulb');
+sim.coordinator.join('remote');
+while ((await driver.listDevices()).length < 2) await new Promise((r) => setTimeout(r, 20));
+
+let arrived: ((t: bigint) => void) | null = null;
+sim.coordinator.onDeviceFrame((d) => {
+  if (d.name === 'colourBulb') arrived?.(process.hrtime.bigint());
+});
+const nextFrame = () => new Promise<bigint>((resolve) => (arrived = resolve));
+
+const toWire: number[] = [];
+for (let i = 0; i < N; i++) {
+  const got = nextFrame();
+  const t0 = process.hrtime.bigint();
+  await driver.setState(BULB, { on: true, bri: 1 + (i % 254) });
+  toWire.push(Number((await got) - t0) / 1e6);
+}
+
+// A Hearth action bound to the remote: its button switches the bulb.
+onSensor = (p, e) => {
+  if (p === REMOTE) driver.setState(BULB, { on: e === 'on', bri: e === 'on' ? 255 : 0 }).catch(() => {});
+};
+const press: number[] = [];
+for (let i = 0; i < N; i++) {
+  const got = nextFrame();
+  const t0 = process.hrtime.bigint();
+  sim.press(i % 2 ? 'on' : 'off');
+  press.push(Number((await got) - t0) / 1e6);
+}
+
+console.log(`zigbee through the simulated Z-Stack coordinator on a socat PTY pair (${N} each)`);
+show('command -> frame at the bulb', toWire);
+show('remote press -> bound bulb command', press);
+await driver.stop();
+await sim.stop();
