@@ -3,7 +3,6 @@
  * a blank stick or resuming its network), carries ZDO requests and AF frames with confirm-matching and
  * recovery, and notices a vanished stick with a liveness ping (docs/zigbee.md).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Fields } from './codec.ts';
 import {
   AfStatus,
@@ -72,6 +71,9 @@ export interface StartResult {
   commissioned: boolean;
   version: string;
 }
+
+/** On the global timer (not timers/promises) so fake timers drive it in tests. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const hex = (n: number, len: number) => Buffer.from(n.toString(16).padStart(len * 2, '0'), 'hex').reverse();
 
