@@ -5,7 +5,9 @@
  * credentials, devices, lights, a sensor with actions) in a throw-away data directory, presses the wall
  * switch now and then, and prints the web UI URL. A second site, "Hue", is served by a simulated Hue bridge
  * (three lights, a room, a scene and a dimmer switch) paired through the admin API; its dimmer switch's
- * buttons are bound to Hearth actions. Ctrl+C stops it.
+ * buttons are bound to Hearth actions. A simulated Zigbee stick (a Z-Stack coordinator on a socat PTY pair)
+ * is commissioned at start and its devices (colour bulb, dimmable bulb, plug, remote, motion sensor) join
+ * Home as new lights and sensors. Ctrl+C stops it.
  *
  * Env: HEARTH_DEMO_PORT (web port, default 8080; 0 = any free port), HEARTH_DEMO_MQTT_PORT (default any),
  * HEARTH_DEMO_PRESS_MS (wall switch period, default 8000), HEARTH_DEMO_LOG (log level, default error).
@@ -20,10 +22,12 @@ import { ids as hueIds, SimulatedBridge } from './simulators/hue-bridge/bridge.t
 import { startShellyRelay } from './simulators/shelly-relay.ts';
 import { startTasmotaBulb } from './simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from './simulators/zigbee2mqtt.ts';
+import { startZnpSimulator } from './simulators/znp-coordinator/index.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-demo-'));
 const adminKey = randomBytes(24).toString('base64url');
 const printed: string[] = [];
+const znp = await startZnpSimulator({ blank: true, autoJoin: true });
 const { config, plugins } = await loadAll({
   overrides: {
     dataDir,
@@ -33,7 +37,12 @@ const { config, plugins } = await loadAll({
       admin: { host: '127.0.0.1', port: 0 },
     },
     mqtt: { port: Number(process.env.HEARTH_DEMO_MQTT_PORT ?? 0) },
-    plugins: { translation: { enabled: false }, auth: { port: 0 }, lighting: { createHomeSite: true } },
+    plugins: {
+      translation: { enabled: false },
+      auth: { port: 0 },
+      lighting: { createHomeSite: true },
+      zigbee: { path: znp.path, site: 'Home' },
+    },
   },
 });
 const hub = new Hub({ config, plugins, adminKey, print: (l) => printed.push(l) });
@@ -194,6 +203,9 @@ for (const [event, on] of [
   }
 }
 
+// Open the Zigbee network: the simulated devices join and become new lights and sensors of Home.
+await admin('POST', '/admin/zigbee/permit-join', { seconds: 120 });
+
 console.log(
   'Hearth demo is running (simulated devices: Tasmota bulb, zigbee2mqtt colour bulb + wall switch, Shelly relay).',
 );
@@ -206,6 +218,9 @@ console.log(
 );
 console.log(
   `  Hue site:    ${hueSite.url}  (a simulated Hue bridge at https://${bridge.host}:${bridge.port}; its dimmer switch is pressed with the wall switch: on = button 1, off = button 4)`,
+);
+console.log(
+  `  zigbee:      simulated Z-Stack stick on ${znp.path} (colour bulb, dimmable bulb, plug, remote, motion sensor join as new devices)`,
 );
 console.log(`  admin API:   ${info.urls.admin}  (Authorization: Bearer ${adminKey})`);
 console.log(
@@ -230,6 +245,7 @@ async function stop(): Promise<void> {
   clearInterval(presser);
   await Promise.allSettled([tasmota.stop(), z2m.stop(), shelly.stop(), bridge.stop()]);
   await hub.stop();
+  await znp.stop();
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 }
