@@ -72,10 +72,11 @@ describe('translation memories through deepl-node', () => {
       `Sentence number ${i} &amp; more`,
       { 'de-DE': `Satz Nummer ${i}`, 'en-GB': `Sentence ${i}` },
     ]);
-    const file = tempFile('house.tmx', `\ufeff${tmxFile(units)}`);
+    // One unit without a translation is skipped (and counted).
+    const file = tempFile('house.tmx', `\ufeff${tmxFile([...units, ['Lonely', {}]])}`);
     const job = await c.importTranslationMemoryFromFilepath(file, { displayName: 'House' });
     expect(job.operation).toBe('import');
-    expect(job.results[0]?.status).toBe('completed');
+    expect(job.results[0]).toMatchObject({ status: 'completed', skippedSegmentCount: 1 });
     const id = job.results[0]?.translationMemoryId as string;
     const info = await c.getTranslationMemory(id);
     expect(info).toMatchObject({

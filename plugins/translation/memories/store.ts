@@ -225,7 +225,6 @@ export class MemoryStore {
     const temp = join(this.dir, `${id}.ndjson.tmp`);
     const out = await open(temp, 'w');
     let count = 0;
-    let skipped = 0;
     const targets = new Set<string>();
     let pending = '';
     const reader = new TmxReader((unit) => {
@@ -282,12 +281,11 @@ export class MemoryStore {
       current = await this.saveJob(current, {
         status: 'completed',
         translation_memory_id: id,
-        skipped_segment_count: skipped,
+        skipped_segment_count: reader.skipped,
       });
     } catch (err) {
       await out.close().catch(() => {});
       await rm(temp, { force: true });
-      skipped = 0;
       current = await this.saveJob(current, { status: 'failed', error: (err as Error).message });
     }
     return current;

@@ -25,6 +25,8 @@ export class TmxReader {
   private codeDepth = 0;
   private sawTmx = false;
   error: string | null = null;
+  /** Units dropped for lacking a source or any translation. */
+  skipped = 0;
 
   constructor(private readonly onUnit: (unit: TmxUnit) => void) {
     this.parser = new Parser(
@@ -62,12 +64,16 @@ export class TmxReader {
     const sourceAt =
       wanted && wanted !== '*all*' ? this.variants.findIndex(([l]) => sameLanguage(l, wanted)) : 0;
     const source = this.variants[sourceAt];
-    if (!source || source[1].trim() === '') return;
+    if (!source || source[1].trim() === '') {
+      this.skipped++;
+      return;
+    }
     const targets = new Map<string, string>();
     this.variants.forEach(([lang, text], i) => {
       if (i !== sourceAt && text.trim() !== '' && !targets.has(lang)) targets.set(lang, text);
     });
     if (targets.size > 0) this.onUnit({ source: source[1], targets });
+    else this.skipped++;
   }
 
   write(chunk: string): void {
