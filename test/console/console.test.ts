@@ -212,3 +212,17 @@ describe('operator console at /admin/ui/', () => {
     expect(foreign).toEqual([]);
   });
 });
+
+describe('without the console plugin', () => {
+  it('/admin/ui serves nothing: the guard lets the path through, but no route answers it', async () => {
+    const bare = await startTestHub({ plugins: ['lighting'] });
+    try {
+      for (const p of ['/admin/ui/', '/admin/ui/api/sites', '/admin/ui/session']) {
+        expect((await fetch(`${bare.adminUrl}${p}`)).status, p).toBe(404);
+      }
+      expect((await fetch(`${bare.adminUrl}/admin/sites`)).status).toBe(401);
+    } finally {
+      await bare.stop();
+    }
+  });
+});
