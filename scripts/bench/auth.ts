@@ -19,6 +19,8 @@ interface Target {
   clientId: string;
   secret: string;
   resource: string;
+  /** Hearth only (oidc-provider has no token exchange): a form body exchanging a machine token. */
+  exchangeBody?: string;
 }
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -44,12 +46,46 @@ async function serve(kind: string): Promise<void> {
       grant_types: ['client_credentials'],
       response_types: [],
       token_endpoint_auth_method: 'client_secret_basic',
-      scope: 'lights:read lights:write',
+      scope: 'lights:read lights:write bench:read',
       agent: false,
       agent_description: '',
     });
     const c = made.body as { client_id: string; client_secret: string };
     const auth = h.listenerUrl('auth');
+    // Token exchange: a machine token for a second resource, exchanged for the site through a fronting link.
+    await h.admin('POST', '/admin/resources', {
+      slug: 'bench-api',
+      uri: '',
+      backend_kind: 'mint',
+      display_name: 'bench api',
+      scopes: [{ name: 'bench:read' }],
+    });
+    await h.admin('POST', '/admin/fronting', {
+      source: 'bench-api',
+      target: resource,
+      scope_map: { 'bench:read': ['lights:read'] },
+    });
+    await h.admin('PATCH', `/admin/clients/${c.client_id}`, {
+      grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+    });
+    const subject = (await (
+      await fetch(`${auth}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          resource: 'urn:hearth:resource:bench-api',
+        }),
+      })
+    ).json()) as { access_token: string };
+    const exchangeBody = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: subject.access_token,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      resource,
+    }).toString();
     process.once('SIGTERM', () => {
       void h.stop().then(() => process.exit(0));
     });
@@ -60,6 +96,7 @@ async function serve(kind: string): Promise<void> {
       clientId: c.client_id,
       secret: c.client_secret,
       resource,
+      exchangeBody,
     });
     return;
   }
@@ -277,7 +314,18 @@ async function measure(t: Target, pid: number) {
   const cpuBeforeDpop = cpuMicros(pid);
   const dpop = await load(t.tokenUrl, basic(t), tokenBody, proof);
   const cpuPerDpopToken = Math.round((cpuMicros(pid) - cpuBeforeDpop) / dpop.total);
-  return { issue, cpuPerToken, introspect, active, steady, dpop, cpuPerDpopToken };
+  let exchange: Awaited<ReturnType<typeof load>> | undefined;
+  if (t.exchangeBody) {
+    const one = await fetch(t.tokenUrl, {
+      method: 'POST',
+      headers: { authorization: basic(t), 'content-type': 'application/x-www-form-urlencoded' },
+      body: t.exchangeBody,
+    });
+    const got = (await one.json()) as { issued_token_type?: string };
+    if (!got.issued_token_type) throw new Error(`${t.name}: token exchange failed: ${JSON.stringify(got)}`);
+    exchange = await load(t.tokenUrl, basic(t), t.exchangeBody);
+  }
+  return { issue, cpuPerToken, introspect, active, steady, dpop, cpuPerDpopToken, exchange };
 }
 
 if (process.argv[2] === '--serve') {
@@ -305,7 +353,10 @@ if (process.argv[2] === '--serve') {
           `round ${round} ${kind.padEnd(14)} client_credentials ${String(r.issue.rps).padStart(6)} tokens/s  p50 ${r.issue.p50} ms  p99 ${r.issue.p99} ms  non-2xx ${r.issue.non2xx}  server CPU ${r.cpuPerToken} µs/token` +
             ` | introspection ${String(r.introspect.rps).padStart(6)} req/s  p99 ${r.introspect.p99} ms  (token active: ${r.active})` +
             ` | ${CONNECTIONS} clients at ${r.steady.rps}/s: p50 ${r.steady.p50} ms p99 ${r.steady.p99} ms` +
-            ` | DPoP-bound client_credentials ${String(r.dpop.rps).padStart(6)} tokens/s  p99 ${r.dpop.p99} ms  non-2xx ${r.dpop.non2xx}  server CPU ${r.cpuPerDpopToken} µs/token`,
+            ` | DPoP-bound client_credentials ${String(r.dpop.rps).padStart(6)} tokens/s  p99 ${r.dpop.p99} ms  non-2xx ${r.dpop.non2xx}  server CPU ${r.cpuPerDpopToken} µs/token` +
+            (r.exchange
+              ? ` | token exchange ${String(r.exchange.rps).padStart(6)} req/s  p99 ${r.exchange.p99} ms  non-2xx ${r.exchange.non2xx}`
+              : ''),
         );
       } finally {
         s.stop();
@@ -328,6 +379,9 @@ if (process.argv[2] === '--serve') {
     `DPoP-bound client_credentials, best rounds: hearth ${bestDpop('hearth')} tokens/s, oidc-provider ${bestDpop('oidc-provider')} tokens/s, ` +
       `ratio ${(bestDpop('hearth') / bestDpop('oidc-provider')).toFixed(2)}×; server CPU per token hearth ${leanestDpop('hearth')} µs, oidc-provider ${leanestDpop('oidc-provider')} µs ` +
       '(the load generator signs a proof per request, which may cap both rates; CPU per token is the fairer figure)',
+  );
+  console.log(
+    `token exchange (Hearth only; oidc-provider has no RFC 8693 grant): best ${Math.max(...results.hearth!.map((r) => r.exchange?.rps ?? 0))} tokens/s`,
   );
   if (typeof o.active !== 'boolean')
     console.log(
