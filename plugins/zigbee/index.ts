@@ -3,6 +3,7 @@
  * on the configured site, keeps the network parameters and device table in its store (one owner), turns
  * devices that join into new lights and sensors, and offers permit-join and backup/restore to operators.
  */
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin/types.ts';
 import type { ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { createZigbeeDriverFactory, ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
@@ -22,6 +23,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
   description:
     'Zigbee lights, plugs, remotes and sensors through a Texas Instruments Z-Stack coordinator stick.',
   requires: ['lighting'],
+  optional: ['console'],
   configSchema,
   commands: zigbeeCommands,
   async start(ctx) {
@@ -83,6 +85,13 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
       ctx.notices.set('driver', 'the Zigbee driver failed to start');
     });
 
+    ctx.tryUse('console')?.addPage({
+      plugin: 'zigbee',
+      id: 'zigbee',
+      title: 'Zigbee',
+      module: fileURLToPath(new URL('./console/zigbee.js', import.meta.url)),
+      order: 35,
+    });
     mountRoutes(ctx.http.router('admin', { prefix: '/admin/zigbee' }), {
       driver: () => driver,
       defaultSeconds: config.permitJoinSeconds,
