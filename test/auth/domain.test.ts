@@ -248,11 +248,11 @@ describe('issuance log lines', () => {
     } = { ...i, subject_user_id: '', consent_client_id: '' };
     expect(decodeIssuance(encodeIssuance(machine))).toEqual(machine);
     expect(decodeIssuance('garbage')).toBeNull();
-    expect(decodeIssuance(`2\t${encodeIssuance(i).slice(2)}`)).toBeNull();
+    expect(decodeIssuance(`9\t${encodeIssuance(i).slice(2)}`)).toBeNull();
     // The registry indexes lines by jti without decoding them.
     expect(jtiOf(encodeIssuance(i))).toBe('j1');
     expect(jtiOf('garbage')).toBe('');
-    expect(jtiOf(`2\t${encodeIssuance(i).slice(2)}`)).toBe('');
+    expect(jtiOf(`9\t${encodeIssuance(i).slice(2)}`)).toBe('');
   });
 });
 

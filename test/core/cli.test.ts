@@ -8,6 +8,8 @@ import { startTestHub } from '../helpers/hub.ts';
 import { kvPlugin } from './fixtures/kv-plugin.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
+/** Each test spawns several CLI processes (a second or more each on a loaded machine); the bound only catches a hang. */
+const SPAWNS = { timeout: 120_000 };
 
 function hearth(
   args: string[],
@@ -30,7 +32,7 @@ function hearth(
   });
 }
 
-describe('hearth backup / restore', () => {
+describe('hearth backup / restore', SPAWNS, () => {
   it('backs up a running hub, restores through it, and restores with no hub running', async () => {
     const t = await startTestHub({ extraPlugins: [kvPlugin] });
     const out = mkdtempSync(path.join(tmpdir(), 'hearth-bk-'));
@@ -96,7 +98,7 @@ describe('hearth backup / restore', () => {
   });
 });
 
-describe('hearth argument errors are found before anything starts', () => {
+describe('hearth argument errors are found before anything starts', SPAWNS, () => {
   /** A data dir path that does not exist yet: a started hub would create it. */
   const fresh = () => path.join(mkdtempSync(path.join(tmpdir(), 'hearth-cli-')), 'data');
 
@@ -131,11 +133,11 @@ describe('hearth argument errors are found before anything starts', () => {
       ['admin-key', 'rotate', 'now'],
       ['mqtt', 'credentials', 'add', 'porch'],
     ];
-    for (const args of cases) {
-      const r = await hearth(args, dir);
-      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    const results = await Promise.all(cases.map((args) => hearth(args, dir)));
+    results.forEach((r, i) => {
+      expect({ args: cases[i], code: r.code }).toEqual({ args: cases[i], code: 2 });
       expect(r.stderr).toMatch(/usage: hearth /);
-    }
+    });
     expect(existsSync(dir)).toBe(false);
   });
 
