@@ -4,6 +4,7 @@
  * sharing the store, so the suite's driver resumes a known network, as after a restart.
  */
 import pino from 'pino';
+import { HUE_GAMUT_C } from '../../drivers/lighting/index.ts';
 import { memoryStateStore } from '../../drivers/zigbee/device.ts';
 import { createZigbeeDriverFactory, type ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
@@ -29,6 +30,10 @@ describeDriverConformance('zigbee: Z-Stack coordinator simulated on a PTY', asyn
     factory,
     options: fastOptions(sim.path),
     light: PID.colourBulb,
+    colourLight: {
+      protocolid: PID.colourBulb,
+      capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: HUE_GAMUT_C } },
+    },
     reports: true,
     async pressButton() {
       sim.press('on');
