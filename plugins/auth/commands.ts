@@ -1,22 +1,10 @@
 /** `hearth auth ...` subcommands; each calls the admin API of the running hub (admin/*.ts). */
+
+import { adminCall } from '../../core/plugin/admin-call.ts';
 import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
 
-const detailOf = (body: unknown) =>
-  typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : JSON.stringify(body);
-
-async function call(
-  io: CliIo,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Record<string, unknown> | null> {
-  const res = await io.admin.request(method, path, body);
-  if (res.status >= 400) {
-    io.err(`error: ${detailOf(res.body)} (HTTP ${res.status})`);
-    return null;
-  }
-  return (res.body ?? {}) as Record<string, unknown>;
-}
+const call = (io: CliIo, method: string, path: string, body?: unknown) =>
+  adminCall<Record<string, unknown>>(io, method, path, body);
 
 export const authCommands: CliCommand[] = [
   {

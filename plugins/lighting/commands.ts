@@ -1,4 +1,6 @@
 /** `hearth site ...` subcommands; each one calls the admin routes of the running hub (routes/admin.ts). */
+
+import { adminCall as call } from '../../core/plugin/admin-call.ts';
 import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
 
 interface SiteOut {
@@ -8,21 +10,6 @@ interface SiteOut {
   url?: string;
   created?: string;
   lights?: number;
-}
-
-const messageOf = (body: unknown) =>
-  typeof body === 'object' && body !== null && 'message' in body
-    ? String(body.message)
-    : JSON.stringify(body);
-
-/** The response body, or null after printing the hub's error message. */
-async function call(io: CliIo, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await io.admin.request(method, path, body);
-  if (res.status >= 400) {
-    io.err(`error: ${messageOf(res.body)} (HTTP ${res.status})`);
-    return null;
-  }
-  return res.body ?? {};
 }
 
 const jsonOption = { json: { type: 'boolean', description: 'Print JSON' } } as const;

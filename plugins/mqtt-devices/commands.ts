@@ -1,19 +1,7 @@
 /** `hearth mqtt ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
-import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
 
-const messageOf = (body: unknown) =>
-  typeof body === 'object' && body !== null && 'message' in body
-    ? String(body.message)
-    : JSON.stringify(body);
-
-async function call(io: CliIo, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await io.admin.request(method, path, body);
-  if (res.status >= 400) {
-    io.err(`error: ${messageOf(res.body)} (HTTP ${res.status})`);
-    return null;
-  }
-  return res.body ?? {};
-}
+import { adminCall as call } from '../../core/plugin/admin-call.ts';
+import type { CliCommand } from '../../core/plugin/types.ts';
 
 const jsonOption = { json: { type: 'boolean', description: 'Print JSON' } } as const;
 

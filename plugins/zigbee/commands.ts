@@ -1,25 +1,10 @@
 /** `hearth zigbee ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
 import { readFile } from 'node:fs/promises';
+import { adminCall } from '../../core/plugin/admin-call.ts';
 import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
 
-const messageOf = (body: unknown) =>
-  typeof body === 'object' && body !== null && 'message' in body
-    ? String(body.message)
-    : JSON.stringify(body);
-
-async function call(
-  io: CliIo,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Record<string, unknown> | null> {
-  const res = await io.admin.request(method, path, body);
-  if (res.status >= 400) {
-    io.err(`error: ${messageOf(res.body)} (HTTP ${res.status})`);
-    return null;
-  }
-  return (res.body ?? {}) as Record<string, unknown>;
-}
+const call = (io: CliIo, method: string, path: string, body?: unknown) =>
+  adminCall<Record<string, unknown>>(io, method, path, body);
 
 export const zigbeeCommands: CliCommand[] = [
   {
