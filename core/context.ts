@@ -7,6 +7,7 @@ import type { BrokerService } from './mqtt/types.ts';
 import type { AnyPlugin } from './plugin/discover.ts';
 import type { ContextFactory, PluginManager } from './plugin/manager.ts';
 import type { NoticesApi, PluginContext, PluginName } from './plugin/types.ts';
+import type { SecretVault } from './secrets/vault.ts';
 import type { StoreRoot } from './store/types.ts';
 import type { WsHub } from './ws/hub.ts';
 
@@ -20,6 +21,7 @@ export interface CoreServices {
   broker: BrokerService;
   metrics: MetricsRegistry;
   notices: Notices;
+  secrets: () => SecretVault;
   plugins: () => PluginManager;
   pluginConfig: (name: string) => Record<string, unknown>;
   verifyAdminKey: (presented: string | undefined) => boolean;
@@ -90,6 +92,7 @@ export function contextFactory(core: CoreServices): ContextFactory {
       mqtt,
       metrics: core.metrics.forOwner(name),
       notices: core.notices.forOwner(name),
+      secrets: core.secrets().forOwner(name),
       redact: {
         value: (secret) => core.redactor.addValue(secret),
         path: (pattern) => core.redactor.addPath(pattern),

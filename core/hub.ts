@@ -28,6 +28,7 @@ import { createBroker } from './mqtt/broker.ts';
 import type { BrokerService } from './mqtt/types.ts';
 import type { AnyPlugin } from './plugin/discover.ts';
 import { PluginManager } from './plugin/manager.ts';
+import { SecretVault } from './secrets/vault.ts';
 import { createStoreRoot } from './store/root.ts';
 import type { StoreRoot } from './store/types.ts';
 import { VERSION } from './version.ts';
@@ -76,6 +77,7 @@ export class Hub {
   private readonly sd: SdNotify;
   private readonly print: (line: string) => void;
   private store: StoreRoot | null = null;
+  private vault: SecretVault | null = null;
   private broker: BrokerService | null = null;
   private ws: WsHub | null = null;
   private manager: PluginManager | null = null;
@@ -145,6 +147,7 @@ export class Hub {
     const cfg = this.config;
     await recoverStaging(this.dataDir, this.log);
     const generated = await this.openStore();
+    await this.openSecrets();
     const controlToken = newSecret();
     this.controlHash = hashSecret(controlToken);
     this.redactor.addValue(controlToken);
@@ -222,6 +225,19 @@ export class Hub {
     return { urls, mqttPort: this.broker.port, generatedAdminKey: generated, controlToken };
   }
 
+  /** Opens the secrets (creating the key on first start), or reads them again after a restore. */
+  private async openSecrets(): Promise<void> {
+    if (this.vault) return this.vault.reload();
+    this.vault = await SecretVault.open({
+      dataDir: this.dataDir,
+      keyFile: this.config.secrets.keyFile,
+      credentialsDir: process.env.CREDENTIALS_DIRECTORY,
+      log: this.rootLog.child({ name: 'secrets' }),
+      onValue: (value) => this.redactor.addValue(value),
+      onProblem: (text) => this.notices.forOwner('core').set('secrets_unreadable', text),
+    });
+  }
+
   /** Opens the data files; returns the admin key when this call generated it. */
   private async openStore(): Promise<string | null> {
     this.store = await createStoreRoot({
@@ -271,6 +287,10 @@ export class Hub {
         log: this.rootLog,
         redactor: this.redactor,
         store: () => this.storeRoot(),
+        secrets: () => {
+          if (!this.vault) throw new Error('hub not started');
+          return this.vault;
+        },
         bus: this.bus,
         http: this.http,
         ws: this.ws as WsHub,
@@ -355,6 +375,7 @@ export class Hub {
         await swap();
       } finally {
         await this.openStore();
+        await this.openSecrets();
         for (const line of await this.startPlugins()) this.print(line);
       }
     } finally {

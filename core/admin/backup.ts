@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
+import { KEYS_DIR } from '../secrets/key-file.ts';
 import { fsyncDir, writeFileAtomic } from '../store/atomic-write.ts';
 import { VERSION } from '../version.ts';
 
@@ -13,13 +14,16 @@ const isStateFile = (rel: string): boolean => {
   const base = path.basename(rel);
   if (rel === 'hub.lock' || rel.startsWith(`run${path.sep}`) || rel === 'run') return false;
   const top = rel.split(path.sep)[0] ?? '';
-  if (top.startsWith('.restore-') || top.startsWith('.backup-')) return false;
+  if (top.startsWith('.restore-') || top.startsWith('.backup-') || top === KEYS_DIR) return false;
   return !/\.(tmp|bak)$|\.tmp-|\.corrupt-/.test(base);
 };
 
-/** Folders never walked: the run dir, and staging folders another request may be removing right now. */
+/**
+ * Folders never walked: the run dir, the secrets key (kept out of backups so a backup alone never opens the
+ * secrets; see docs/secrets.md), and staging folders another request may be removing right now.
+ */
 const skipDir = (name: string): boolean =>
-  name === 'run' || name.startsWith('.restore-') || name.startsWith('.backup-');
+  name === 'run' || name === KEYS_DIR || name.startsWith('.restore-') || name.startsWith('.backup-');
 
 /** Relative paths of every state file under `dir` (plugin subfolders included). */
 export async function stateFiles(dir: string): Promise<string[]> {

@@ -253,6 +253,23 @@ export const coreSchema: JsonSchema = {
         },
       },
     },
+    secrets: {
+      title: 'Secrets',
+      description:
+        'The one store of secrets plugins keep (Hue application keys, the Zigbee network key, upstream credentials), encrypted in secrets.json with a key kept apart from the data files.',
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        keyFile: {
+          title: 'Key file',
+          description:
+            'File holding the 256-bit key as 64 hex digits. Unset: the systemd credential hearth-secrets-key when the service passes one, else keys/secrets.key in the data directory (created on first start, left out of backups).',
+          type: 'string',
+          minLength: 1,
+        },
+      },
+    },
     metrics: {
       title: 'Metrics',
       description: 'Basic authentication of /metrics on the admin listener.',

@@ -44,6 +44,7 @@ export interface HearthConfig {
   };
   store: { coalesceMs: number };
   lifecycle: { pluginStartTimeoutMs: number; shutdownGraceMs: number };
+  secrets: { keyFile?: string };
   metrics: { username: string; password?: string };
   plugins: Record<string, PluginSlice>;
 }

@@ -3,6 +3,7 @@ import type { Bus } from '../bus/events.ts';
 import type { HttpApi } from '../http/types.ts';
 import type { MetricsApi } from '../metrics/types.ts';
 import type { MqttApi } from '../mqtt/types.ts';
+import type { SecretsApi } from '../secrets/vault.ts';
 import type { PluginStore } from '../store/types.ts';
 import type { WsApi } from '../ws/types.ts';
 
@@ -114,6 +115,8 @@ export interface PluginContext<C = Record<string, unknown>> {
   readonly mqtt: MqttApi;
   readonly metrics: MetricsApi;
   readonly notices: NoticesApi;
+  /** This plugin's secrets, encrypted at rest and redacted from logs (docs/secrets.md). */
+  readonly secrets: SecretsApi;
   readonly redact: RedactApi;
   readonly adminKey: AdminKeyApi;
   /**
