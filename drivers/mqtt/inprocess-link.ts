@@ -4,7 +4,7 @@
  * there; with the core in external mode `onConnect` fires after every reconnection, which is when the
  * driver resyncs.
  */
-import type { MqttApi } from '../../core/mqtt/types.ts';
+import type { MqttApi } from '../../core/sdk.ts';
 import type { MessageHandler, MqttLink } from './link.ts';
 
 /**

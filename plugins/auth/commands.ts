@@ -1,7 +1,6 @@
 /** `hearth auth ...` subcommands; each calls the admin API of the running hub (admin/*.ts). */
 
-import { adminCall } from '../../core/plugin/admin-call.ts';
-import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
+import { adminCall, type CliCommand, type CliIo } from '../../core/sdk.ts';
 
 const call = (io: CliIo, method: string, path: string, body?: unknown) =>
   adminCall<Record<string, unknown>>(io, method, path, body);

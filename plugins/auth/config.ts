@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../core/plugin/types.ts';
+import type { JsonSchema } from '../../core/sdk.ts';
 
 export type DcrMode = 'open' | 'approved_redirects' | 'admin_only';
 

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { mountAdminClients } from './admin/clients.ts';
 import { mountAdminFronting } from './admin/fronting.ts';

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import type { Counter } from '../../core/metrics/types.ts';
-import type { NoticesApi } from '../../core/plugin/types.ts';
-import type { DocStore } from '../../core/store/types.ts';
+import type { Counter, DocStore, NoticesApi } from '../../core/sdk.ts';
 import type { AuthConfig, DcrMode } from './config.ts';
 import type { TokenSigner } from './domain/access-token.ts';
 import type { IdpKeyCache } from './domain/idp-keys.ts';

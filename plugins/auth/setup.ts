@@ -1,4 +1,4 @@
-import type { PluginContext } from '../../core/plugin/types.ts';
+import type { PluginContext } from '../../core/sdk.ts';
 import type { AuthConfig } from './config.ts';
 import { createTokenSigner } from './domain/access-token.ts';
 import { createIdpKeyCache } from './domain/idp-keys.ts';

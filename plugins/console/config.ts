@@ -1,5 +1,5 @@
 /** `plugins.console` config. */
-import type { JsonSchema } from '../../core/plugin/types.ts';
+import type { JsonSchema } from '../../core/sdk.ts';
 
 export interface ConsoleConfig {
   sessionMinutes: number;

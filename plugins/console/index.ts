@@ -4,7 +4,7 @@
  * status and notices, and backups.
  */
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import { type ConsoleConfig, configSchema } from './config.ts';
 import { mountConsole } from './routes.ts';
 import { Sessions } from './sessions.ts';

@@ -1,9 +1,7 @@
 /** The console's routes on the admin listener, all under /admin/ui (which the admin key guard leaves to us). */
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
-import { HttpError } from '../../core/http/errors.ts';
-import type { HearthRouter } from '../../core/http/types.ts';
-import type { AdminKeyApi } from '../../core/plugin/types.ts';
+import { type AdminKeyApi, type HearthRouter, HttpError } from '../../core/sdk.ts';
 import { forward } from './proxy.ts';
 import { uqr } from './qr.ts';
 import { type Session, Sessions } from './sessions.ts';
@@ -122,7 +120,7 @@ export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
   });
   r.get('/admin/ui/pages/:file', async (ctx) => {
     session(ctx, false);
-    const id = /^([a-z0-9-]+)\.js$/.exec((ctx as unknown as { params: { file: string } }).params.file)?.[1];
+    const id = /^([a-z0-9-]+)\.js$/.exec(ctx.params.file ?? '')?.[1];
     const page = d.pages().find((p) => p.id === id);
     if (!page) throw new HttpError(404, 'not_found', 'no such console page');
     ctx.type = 'text/javascript; charset=utf-8';

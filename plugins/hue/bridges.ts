@@ -3,7 +3,7 @@
  * like every data file), are registered with the log redactor when loaded or created, and never leave this
  * module except into the driver's options.
  */
-import type { DocStore } from '../../core/store/types.ts';
+import type { DocStore } from '../../core/sdk.ts';
 
 export interface BridgeRecord {
   bridgeId: string;

@@ -1,7 +1,6 @@
 /** `hearth hue ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
 
-import { adminCall as call } from '../../core/plugin/admin-call.ts';
-import type { CliCommand } from '../../core/plugin/types.ts';
+import { type CliCommand, adminCall as call } from '../../core/sdk.ts';
 
 interface BridgeOut {
   bridgeId: string;

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import { discoverBridges, refindBridge } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { pairBridge } from '../../drivers/hue/pairing.ts';

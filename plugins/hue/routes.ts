@@ -3,9 +3,7 @@
  * remove bridges, list and recall a bridge's scenes. No answer ever carries an application key.
  * Errors: `{error, message}`.
  */
-import type { Context } from 'koa';
-import { HttpError } from '../../core/http/errors.ts';
-import type { HearthRouter } from '../../core/http/types.ts';
+import { type HearthRouter, HttpError, jsonObjectBody, routeParam } from '../../core/sdk.ts';
 import { PairingError } from '../../drivers/hue/pairing.ts';
 import { isBridgeId, normaliseBridgeId } from '../../drivers/hue/tls.ts';
 import type { LightingExports } from '../lighting/types.ts';
@@ -24,16 +22,9 @@ export interface HueRouteDeps {
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
 
-function body(ctx: Context): Record<string, unknown> {
-  if (!ctx.is('application/json'))
-    throw new HttpError(415, 'unsupported_media_type', 'send a JSON body (Content-Type: application/json)');
-  const b = (ctx.request as unknown as { body?: unknown }).body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw bad('the body must be a JSON object');
-  return b as Record<string, unknown>;
-}
+const body = jsonObjectBody;
 
-const param = (ctx: Context, name: string) =>
-  (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
+const param = routeParam;
 
 /** Host names and IPv4/IPv6 literals; nothing with a scheme, path or credentials. */
 const HOST = /^(?:[a-zA-Z0-9.-]{1,253}|\[?[0-9a-fA-F:]{2,39}\]?)$/;

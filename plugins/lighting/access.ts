@@ -4,7 +4,7 @@
  * works too, limited by the token's scopes. Unknown keys, wrong keys and refused tokens all look the same.
  */
 import type { Middleware } from 'koa';
-import { HttpError } from '../../core/http/errors.ts';
+import { HttpError, type RouteMiddleware } from '../../core/sdk.ts';
 import type { Sites } from './sites.ts';
 import type { SiteTokenVerifier, TokenPresentation } from './types.ts';
 
@@ -105,9 +105,9 @@ export class AccessControl {
   }
 
   /** Koa middleware: resolves `:key` into `ctx.state.site` and checks the route's scope. */
-  guard(scope: Scope): Middleware {
+  guard(scope: Scope): RouteMiddleware {
     return async (ctx, next) => {
-      const key = (ctx as unknown as { params?: Record<string, string> }).params?.key ?? '';
+      const key = ctx.params.key ?? '';
       // The site key, the common case, resolves without waiting on a token check.
       const siteId = this.#sites.resolveKey(key);
       const access: SiteAccess | null = siteId

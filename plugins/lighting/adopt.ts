@@ -3,7 +3,7 @@
  * `POST /light` / `POST /sensor` goes through the same parser and catalog, so validation, the durable
  * commit and the `siteChanged` push are the site API's own. Only the `new` mark is theirs alone.
  */
-import { HttpError } from '../../core/http/errors.ts';
+import { HttpError } from '../../core/sdk.ts';
 import { parseLightCreate, parseSensorCreate } from './domain/bodies.ts';
 import type { SiteDeps } from './routes/context.ts';
 import { sensorView } from './routes/sensors.ts';

@@ -4,8 +4,8 @@
  * nothing changes on a rejection). Scenes and groups change in scene-group-catalog.ts, sensors in
  * sensor-catalog.ts, by the same rule.
  */
-import { HttpError } from '../../core/http/errors.ts';
-import type { DocStore } from '../../core/store/types.ts';
+
+import { type DocStore, HttpError } from '../../core/sdk.ts';
 import type { LightFields } from './domain/bodies.ts';
 import { newId } from './domain/ids.ts';
 import type {

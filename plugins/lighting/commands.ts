@@ -1,7 +1,6 @@
 /** `hearth site ...` subcommands; each one calls the admin routes of the running hub (routes/admin.ts). */
 
-import { adminCall as call } from '../../core/plugin/admin-call.ts';
-import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
+import { type CliCommand, type CliIo, adminCall as call } from '../../core/sdk.ts';
 
 interface SiteOut {
   siteid: string;

@@ -2,8 +2,7 @@
  * Schedules and history: stores, the scheduler, the bus subscriptions that feed the history, and their
  * routes. Kept apart from index.ts so the core of the plugin stays as it was.
  */
-import type { HearthRouter } from '../../core/http/types.ts';
-import type { PluginContext } from '../../core/plugin/types.ts';
+import type { HearthRouter, PluginContext } from '../../core/sdk.ts';
 import type { LightingConfig } from './config.ts';
 import { History, type HistoryEntry } from './history/history.ts';
 import { mountHistory } from './history/routes.ts';

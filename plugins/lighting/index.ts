@@ -3,7 +3,7 @@
  * methods in README.md), live WebSocket events, sensors and actions, drivers and the web UI.
  */
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import type {} from '../console/types.ts';
 import { AccessControl } from './access.ts';
 import { adoptionExports } from './adopt.ts';

@@ -5,8 +5,7 @@
  * driver can read, otherwise the desired state is assumed (README: "reconciliation").
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../../core/http/errors.ts';
-import type { DocStore } from '../../core/store/types.ts';
+import { type DocStore, HttpError } from '../../core/sdk.ts';
 import {
   ForeignDeviceError,
   type LightCommand,

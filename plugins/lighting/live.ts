@@ -5,7 +5,7 @@
  * names the scope a receiver needs (site state: `lights:read`), so a token that may only post sensor
  * events or switch lights never reads the site's state through the socket.
  */
-import type { HearthSocket } from '../../core/ws/types.ts';
+import type { HearthSocket } from '../../core/sdk.ts';
 import type { Scope } from './access.ts';
 
 /** `null`: the site key, which grants every scope. */

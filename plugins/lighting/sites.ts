@@ -1,7 +1,5 @@
 /** Sites: created, renamed, re-keyed and deleted by the operator; keys are stored as sha256 hashes only. */
-import type { Bus } from '../../core/bus/events.ts';
-import { HttpError } from '../../core/http/errors.ts';
-import type { DocStore } from '../../core/store/types.ts';
+import { type Bus, type DocStore, HttpError } from '../../core/sdk.ts';
 import { hashKey, newId, newSiteKey } from './domain/ids.ts';
 import type { ConfigDoc, SiteRecord, SiteSummary } from './types.ts';
 

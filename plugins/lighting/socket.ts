@@ -6,8 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { HttpError } from '../../core/http/errors.ts';
-import type { WsApi } from '../../core/ws/types.ts';
+import { HttpError, type WsApi } from '../../core/sdk.ts';
 import {
   AccessControl,
   BEARER_PROTOCOL,

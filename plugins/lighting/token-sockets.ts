@@ -3,7 +3,7 @@
  * sockets within a second (a sweep that runs only while such sockets exist), or at once when the auth plugin
  * asks for a `revalidate()`. Sockets opened with the site key are not tracked: rotating the key closes them.
  */
-import type { HearthSocket } from '../../core/ws/types.ts';
+import type { HearthSocket } from '../../core/sdk.ts';
 
 const SWEEP_MS = 1000;
 /** The same code as a rotated key or a deleted site: the page stops retrying and says the link is dead. */

@@ -9,7 +9,7 @@
  * of no known device. A wildcard subscription is granted when it can match topics the client may read;
  * each message is then checked on delivery, so `stat/#` carries only the client's own site's devices.
  */
-import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../core/mqtt/types.ts';
+import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../core/sdk.ts';
 import type { Credentials, OperatorAccess } from './credentials.ts';
 import type { TopicOwner, TopicOwners } from './topic-owners.ts';
 

@@ -6,8 +6,7 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { HttpError } from '../../core/http/errors.ts';
-import type { DocStore } from '../../core/store/types.ts';
+import { type DocStore, HttpError } from '../../core/sdk.ts';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
 

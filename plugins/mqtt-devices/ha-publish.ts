@@ -8,7 +8,7 @@
  * was unreachable or the hub stopped, a site deleted meanwhile) are read back and withdrawn too.
  */
 import type { Logger } from 'pino';
-import type { MqttApi } from '../../core/mqtt/types.ts';
+import type { MqttApi } from '../../core/sdk.ts';
 import type { LightCapabilities } from '../../drivers/lighting/index.ts';
 import type { LightView, SensorView } from '../lighting/types.ts';
 import { topicId } from './hearth-topics.ts';

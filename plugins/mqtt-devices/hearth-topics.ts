@@ -15,7 +15,7 @@
  * received are ignored (ghost switching, docs/mqtt-devices.md#tasmota-and-shelly).
  */
 import type { Logger } from 'pino';
-import type { MqttApi, MqttMessage } from '../../core/mqtt/types.ts';
+import type { MqttApi, MqttMessage } from '../../core/sdk.ts';
 import { type LightState, rgbToHex } from '../../drivers/lighting/index.ts';
 import type { LightStateRequest } from '../lighting/types.ts';
 

@@ -6,7 +6,7 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import { createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
 import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import type { DriverObserver } from '../../drivers/mqtt/observer.ts';

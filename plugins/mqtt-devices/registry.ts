@@ -5,8 +5,7 @@
  * their own file, written lazily (the device list shows them; Hearth's topics take levels from lighting).
  */
 
-import { HttpError } from '../../core/http/errors.ts';
-import type { DocStore } from '../../core/store/types.ts';
+import { type DocStore, HttpError } from '../../core/sdk.ts';
 import type { LightLevel } from '../../drivers/lighting/index.ts';
 import type { MqttDevice } from '../../drivers/mqtt/device.ts';
 import type { DeviceSource } from '../../drivers/mqtt/device-table.ts';

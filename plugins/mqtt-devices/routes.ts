@@ -4,11 +4,15 @@
  * the answer (store commit). Errors: `{error, message}`.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Context } from 'koa';
-import { HttpError } from '../../core/http/errors.ts';
-import type { HearthRouter } from '../../core/http/types.ts';
-import { assertTopicFilter, assertTopicName } from '../../core/mqtt/topics.ts';
-import type { MqttApi } from '../../core/mqtt/types.ts';
+import {
+  assertTopicFilter,
+  assertTopicName,
+  type HearthRouter,
+  HttpError,
+  jsonObjectBody,
+  type MqttApi,
+  routeParam,
+} from '../../core/sdk.ts';
 import { parseDevice } from '../../drivers/mqtt/options.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { Credentials, OperatorAccess } from './credentials.ts';
@@ -30,16 +34,9 @@ export interface RouteDeps {
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
 
-function body(ctx: Context): Record<string, unknown> {
-  if (!ctx.is('application/json'))
-    throw new HttpError(415, 'unsupported_media_type', 'send a JSON body (Content-Type: application/json)');
-  const b = (ctx.request as unknown as { body?: unknown }).body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw bad('the body must be a JSON object');
-  return b as Record<string, unknown>;
-}
+const body = jsonObjectBody;
 
-const param = (ctx: Context, name: string) =>
-  (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
+const param = routeParam;
 
 function only(b: Record<string, unknown>, allowed: string[]): void {
   for (const k of Object.keys(b)) if (!allowed.includes(k)) throw bad(`unknown field ${k}`);

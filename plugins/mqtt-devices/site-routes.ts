@@ -5,9 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Context } from 'koa';
-import { HttpError } from '../../core/http/errors.ts';
-import type { HearthRouter } from '../../core/http/types.ts';
+import { type HearthRouter, HttpError, type RouteContext, routeParam } from '../../core/sdk.ts';
 import { refuseUnknownSite } from '../lighting/routes/unknown-site.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import type { Registry } from './registry.ts';
@@ -32,15 +30,14 @@ export async function loadPages(): Promise<Map<string, string>> {
   return files;
 }
 
-const param = (ctx: Context, name: string) =>
-  (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
+const param = routeParam;
 
 export function mountSiteRoutes(
   main: HearthRouter,
   d: { lighting: LightingExports; registry: Registry; files: Map<string, string> },
 ): void {
   // Unknown and wrong keys look the same (lighting's `{message: "unknown site"}`).
-  const siteOf = (ctx: Context): string => {
+  const siteOf = (ctx: RouteContext): string => {
     const id = d.lighting.sites.resolveKey(param(ctx, 'key'));
     if (!id) throw new HttpError(404, 'unknown_site', 'unknown site');
     return id;

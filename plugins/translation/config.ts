@@ -1,5 +1,5 @@
 /** `plugins.translation` config: JSON Schema (every property titled, described, defaulted) and its type. */
-import type { JsonSchema } from '../../core/plugin/types.ts';
+import type { JsonSchema } from '../../core/sdk.ts';
 import type { Route } from './engines/chain.ts';
 import type { EngineConfig } from './engines/types.ts';
 

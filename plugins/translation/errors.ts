@@ -1,4 +1,4 @@
-import { HttpError } from '../../core/http/errors.ts';
+import { HttpError } from '../../core/sdk.ts';
 
 /**
  * The translation API's error vocabulary. Bodies are DeepL's `{ message }` (docs/translation.md#errors-and-client-retries). Status codes

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import type {} from '../console/types.ts';
 import { DeveloperKeys, maskKey } from './accounting/developer-keys.ts';
 import { UsageLedger } from './accounting/usage-ledger.ts';

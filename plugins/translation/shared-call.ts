@@ -1,4 +1,4 @@
-import { HttpError } from '../../core/http/errors.ts';
+import { HttpError } from '../../core/sdk.ts';
 import { type AbortLike, Cancellation } from './cancellation.ts';
 
 /**

@@ -1,7 +1,6 @@
 /** `hearth zigbee ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
 import { readFile } from 'node:fs/promises';
-import { adminCall } from '../../core/plugin/admin-call.ts';
-import type { CliCommand, CliIo } from '../../core/plugin/types.ts';
+import { adminCall, type CliCommand, type CliIo } from '../../core/sdk.ts';
 
 const call = (io: CliIo, method: string, path: string, body?: unknown) =>
   adminCall<Record<string, unknown>>(io, method, path, body);

@@ -1,5 +1,5 @@
 /** `plugins.zigbee` config: JSON Schema (every property titled, described, defaulted) and its type. */
-import type { JsonSchema } from '../../core/plugin/types.ts';
+import type { JsonSchema } from '../../core/sdk.ts';
 
 export interface ZigbeeConfig {
   site: string;

@@ -4,7 +4,7 @@
  * devices that join into new lights and sensors, and offers permit-join and backup/restore to operators.
  */
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../core/plugin/types.ts';
+import { definePlugin } from '../../core/sdk.ts';
 import type { ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { createZigbeeDriverFactory, ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { findStick } from '../../drivers/zigbee/find-stick.ts';

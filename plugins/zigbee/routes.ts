@@ -2,9 +2,7 @@
  * Operator routes on the admin listener (guarded by the admin key): status, permit-join with its
  * countdown, and backup/restore of the network. Errors: `{error, message}`.
  */
-import type { Context } from 'koa';
-import { HttpError } from '../../core/http/errors.ts';
-import type { HearthRouter } from '../../core/http/types.ts';
+import { type HearthRouter, HttpError, jsonObjectBody, routeParam } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord } from '../../drivers/zigbee/device.ts';
 import type { ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
@@ -19,13 +17,7 @@ export interface RouteDeps {
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
 
-function body(ctx: Context): Record<string, unknown> {
-  if (!ctx.is('application/json'))
-    throw new HttpError(415, 'unsupported_media_type', 'send a JSON body (Content-Type: application/json)');
-  const b = (ctx.request as unknown as { body?: unknown }).body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw bad('the body must be a JSON object');
-  return b as Record<string, unknown>;
-}
+const body = jsonObjectBody;
 
 function running(deps: RouteDeps): ZigbeeDriver {
   const d = deps.driver();

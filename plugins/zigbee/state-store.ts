@@ -2,7 +2,7 @@
  * The driver's network and device table in the plugin's store (one owner): every change is committed
  * (temp file, fsync, rename) before the driver goes on, so a restart resumes the same network.
  */
-import type { PluginStore } from '../../core/store/types.ts';
+import type { PluginStore } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord, ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { hashSecret, randomToken } from '../domain/secrets.ts';
 import { announceSuspended, revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';

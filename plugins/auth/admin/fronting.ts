@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import { type AuthServices, findResource, nowIso } from '../services.ts';
 import { emptyDict, own } from '../state/collections.ts';
 import type { FrontingLink, Resource } from '../state/model.ts';

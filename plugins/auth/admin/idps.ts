@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import { JwksFetchError } from '../domain/idp-keys.ts';
 import { newId } from '../domain/secrets.ts';
 import { type AuthServices, nowIso } from '../services.ts';

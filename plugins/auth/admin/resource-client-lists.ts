@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { type AuthServices, nowIso } from '../services.ts';
 import { own } from '../state/collections.ts';
 import type { Resource } from '../state/model.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { isScopeToken } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
 import { revokeWhere } from '../oauth/issue.ts';

@@ -1,4 +1,4 @@
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import type { DcrMode } from '../config.ts';
 import type { AuthServices } from '../services.ts';
 import { auditAdmin, badInput, intQuery, jsonBody, str, strArray, strQuery, timeQuery } from './util.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { HttpError } from '../../../core/http/errors.ts';
+import { HttpError } from '../../../core/sdk.ts';
 import type { AuthServices } from '../services.ts';
 
 export const badInput = (message: string) => new HttpError(400, 'invalid_request', message);

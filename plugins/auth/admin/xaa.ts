@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { newId } from '../domain/secrets.ts';
 import { type AuthServices, findResource, nowIso } from '../services.ts';
 import { own } from '../state/collections.ts';

@@ -1,5 +1,4 @@
-import { notFound } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, notFound } from '../../../core/sdk.ts';
 import { DPOP_ALGS } from '../domain/dpop.ts';
 import type { AuthServices } from '../services.ts';
 import type { Resource } from '../state/model.ts';

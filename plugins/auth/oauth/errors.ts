@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { HttpError } from '../../../core/http/errors.ts';
+import { HttpError } from '../../../core/sdk.ts';
 
 /**
  * An OAuth error: RFC 6749 §5.2 members plus the RFC 9457 members, sent as `application/json`

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { isLive } from '../sites/verify.ts';

@@ -1,4 +1,4 @@
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { createRateLimiter } from '../domain/rate-limit.ts';
 import type { AuthServices } from '../services.ts';
 import {

@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import type { AuthServices } from '../services.ts';
 import type { VerifyAccessToken } from '../sites/verify.ts';
 import { own } from '../state/collections.ts';

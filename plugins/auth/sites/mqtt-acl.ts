@@ -1,4 +1,4 @@
-import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/mqtt/types.ts';
+import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../../core/sdk.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
 import { isLive, type VerifyAccessToken } from './verify.ts';

@@ -1,4 +1,4 @@
-import type { LogStore } from '../../../core/store/types.ts';
+import type { LogStore } from '../../../core/sdk.ts';
 import { newId } from '../domain/secrets.ts';
 import type { AuditEvent } from './model.ts';
 

@@ -1,4 +1,4 @@
-import type { LogStore } from '../../../core/store/types.ts';
+import type { LogStore } from '../../../core/sdk.ts';
 import { decodeIssuance, encodeIssuance, jtiOf, parentOf } from './issuance-codec.ts';
 import type { Issuance, Revocation } from './model.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DocStore } from '../../../core/store/types.ts';
+import type { DocStore } from '../../../core/sdk.ts';
 import { toDict } from './collections.ts';
 import type { AuthData, QuarantinedRecord, RefreshData, SessionData } from './model.ts';
 import {

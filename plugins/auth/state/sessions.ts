@@ -1,4 +1,4 @@
-import type { DocStore } from '../../../core/store/types.ts';
+import type { DocStore } from '../../../core/sdk.ts';
 import { newId, randomToken, sha256 } from '../domain/secrets.ts';
 import { own } from './collections.ts';
 import type { SessionData, SessionRecord } from './model.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { redirectUriMatches } from '../domain/redirect-uri.ts';
 import { IDENTITY_SCOPE_NAMES, isIdentityScope, isSubset, parseScope } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';

@@ -1,5 +1,5 @@
 /** Small field checks for request bodies. Each failure is a 400 whose message names the field. */
-import { HttpError } from '../../../core/http/errors.ts';
+import { HttpError } from '../../../core/sdk.ts';
 
 export type Body = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * write interval). A light's changes less than `mergeMs` apart are one entry, the last (a dimmer being
  * dragged is one change, not fifty), so a busy home does not fill the log with steps.
  */
-import type { LogStore } from '../../../core/store/types.ts';
+import type { LogStore } from '../../../core/sdk.ts';
 
 export interface HistoryEntry {
   /** ms since the epoch */

@@ -1,5 +1,5 @@
 /** `GET /history`: light levels and sensor events of the site, newest first, in bounded pages. */
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { invalid } from '../domain/check.ts';
 import type { SiteDeps } from '../routes/context.ts';
 import { siteOf } from '../routes/context.ts';

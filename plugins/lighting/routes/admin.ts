@@ -1,6 +1,6 @@
 /** Operator routes on the admin listener (already guarded by the admin key): sites and their keys. */
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+
+import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import { asObject } from '../domain/check.ts';
 import type { Sites } from '../sites.ts';
 import { siteName } from '../sites.ts';

@@ -1,7 +1,7 @@
 /** What the site routes share, and the two helpers every route uses. */
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import { HttpError } from '../../../core/http/errors.ts';
+import { HttpError, requestBody, routeParam } from '../../../core/sdk.ts';
 import type { AccessControl, SiteAccess } from '../access.ts';
 import type { Catalog } from '../catalog.ts';
 import type { DriverHost } from '../drivers-host.ts';
@@ -54,9 +54,7 @@ export function jsonBody(ctx: Context): unknown {
       type ? 'Content-Type must be application/json' : 'Content-Type: application/json is missing',
     );
   }
-  return (ctx.request as unknown as { body?: unknown }).body;
+  return requestBody(ctx);
 }
 
-export function param(ctx: Context, name: string): string {
-  return (ctx as unknown as { params: Record<string, string> }).params[name] ?? '';
-}
+export const param = routeParam;

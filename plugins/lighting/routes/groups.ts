@@ -1,5 +1,5 @@
 /** Light groups and group toggle (docs/lighting.md#the-designed-methods; groups are objects with member light ids). */
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { parseGroupCreate } from '../domain/bodies.ts';
 import { asObject, onlyFields, str, strArray } from '../domain/check.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';

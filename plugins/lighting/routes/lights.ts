@@ -1,5 +1,5 @@
 /** Lights: the two documented calls (spec §Endpoints) and create/modify/delete (docs/lighting.md#the-designed-methods, 2.0 paths). */
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import type { LightLevel } from '../../../drivers/lighting/index.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';

@@ -1,6 +1,6 @@
 /** Scenes: the two documented calls and create/modify/delete (docs/lighting.md#the-designed-methods). */
 import type { Context } from 'koa';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { parseSceneCreate, parseSceneState } from '../domain/bodies.ts';
 import { asObject, onlyFields, str } from '../domain/check.ts';
 import type { SceneRecord } from '../types.ts';

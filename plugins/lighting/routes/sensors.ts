@@ -1,5 +1,5 @@
 /** Sensors, their event actions, and posting an event (docs/lighting.md#the-designed-methods: 1.0 noun, 2.0 eventSource CRUD). */
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { parseActionAdd, parseSensorCreate, parseSensorModify } from '../domain/bodies.ts';
 import { asObject, onlyFields, str } from '../domain/check.ts';
 import { actionsFor, eventName } from '../domain/sensor-events.ts';

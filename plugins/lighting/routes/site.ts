@@ -1,7 +1,6 @@
 /** Site data, driver connections and the next radio sender id (docs/lighting.md#the-designed-methods). */
 
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import { VENDOR } from '../domain/bodies.ts';
 import { asObject, invalid, onlyFields, str } from '../domain/check.ts';
 import { withDeadline } from '../domain/deadline.ts';

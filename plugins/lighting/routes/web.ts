@@ -4,8 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { notFound } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, notFound } from '../../../core/sdk.ts';
 import type { AccessControl } from '../access.ts';
 import { param } from './context.ts';
 import { refuseUnknownSite } from './unknown-site.ts';

@@ -1,5 +1,5 @@
 /** The schedule API (`/schedule`, Houm.io 2.0 style) and the site location it needs for sunrise and sunset. */
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { asObject, str } from '../domain/check.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from '../routes/context.ts';
 import { parseLocation, parseSchedule } from './bodies.ts';

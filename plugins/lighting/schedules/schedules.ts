@@ -4,8 +4,7 @@
  * through the same light control as the site API.
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../../../core/http/errors.ts';
-import type { DocStore } from '../../../core/store/types.ts';
+import { type DocStore, HttpError } from '../../../core/sdk.ts';
 import type { Catalog } from '../catalog.ts';
 import { missing } from '../catalog.ts';
 import { newId } from '../domain/ids.ts';

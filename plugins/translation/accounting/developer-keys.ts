@@ -1,5 +1,5 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
-import type { DocStore, PluginStore } from '../../../core/store/types.ts';
+import type { DocStore, PluginStore } from '../../../core/sdk.ts';
 import { ownValue, setOwn } from '../own.ts';
 
 export interface KeyLimits {

@@ -1,4 +1,4 @@
-import type { DocStore, PluginStore } from '../../../core/store/types.ts';
+import type { DocStore, PluginStore } from '../../../core/sdk.ts';
 import { ownChild, ownValue, setOwn } from '../own.ts';
 
 /** Billed characters by UTC day, account and reporting tag (`''` = untagged). */

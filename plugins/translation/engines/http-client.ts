@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { VERSION } from '../../../core/version.ts';
+import { VERSION } from '../../../core/sdk.ts';
 import type { AbortLike } from '../cancellation.ts';
 import { UpstreamError } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { DocStore, PluginStore } from '../../../core/store/types.ts';
+import type { DocStore, PluginStore } from '../../../core/sdk.ts';
 import { invalid, notFoundError } from '../errors.ts';
 import { keyedRecord, ownValue, setOwn } from '../own.ts';
 import { type Entries, entriesBytes } from './entries.ts';

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import { forbidden, invalid, notFoundError, notSupported } from '../errors.ts';
 import { ownValue } from '../own.ts';
 import { queryAndBodyParams, requestParams } from '../request/body.ts';

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { HearthRouter } from '../../../core/http/types.ts';
-import type { AdminKeyApi } from '../../../core/plugin/types.ts';
+import type { AdminKeyApi, HearthRouter } from '../../../core/sdk.ts';
 import { type AccountInfo, customTagReport, usageReport } from '../accounting/analytics.ts';
 import { apiKeyJson, DEFAULT_LABEL, type DeveloperKeys } from '../accounting/developer-keys.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';

@@ -1,6 +1,4 @@
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
-import type { MqttApi } from '../../../core/mqtt/types.ts';
+import { type HearthRouter, HttpError, type MqttApi } from '../../../core/sdk.ts';
 import { invalid, notFoundError, notSpecified, notSupported, unavailable } from '../errors.ts';
 import { resolveSource, resolveTarget, rootOf } from '../languages.ts';
 import { requestParams } from '../request/body.ts';

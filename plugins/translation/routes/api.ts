@@ -1,4 +1,4 @@
-import type { HearthRouter } from '../../../core/http/types.ts';
+import type { HearthRouter } from '../../../core/sdk.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import type { EngineChain } from '../engines/chain.ts';
 import { invalid, notSupported } from '../errors.ts';

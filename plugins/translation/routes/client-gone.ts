@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { HttpError } from '../../../core/http/errors.ts';
+import { HttpError } from '../../../core/sdk.ts';
 import { Cancellation } from '../cancellation.ts';
 
 /**

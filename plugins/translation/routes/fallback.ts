@@ -1,5 +1,4 @@
-import { HttpError } from '../../../core/http/errors.ts';
-import type { HearthRouter } from '../../../core/http/types.ts';
+import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import { notFoundError } from '../errors.ts';
 
 const FALLBACK = 'translation-fallback';
