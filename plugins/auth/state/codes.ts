@@ -12,6 +12,8 @@ export interface CodeRecord {
   /** OpenID Connect: the authorization request's `nonce` and the sign-in time (epoch s) of the session. */
   nonce?: string | undefined;
   auth_time: number;
+  /** RFC 9449 §10: the code is redeemed only with a DPoP proof made with this key. */
+  dpop_jkt?: string | undefined;
   /**
    * Set on first redemption, before anything is issued: every token issued from the code belongs to
    * `family_id`. A second redemption sets `reused` and revokes the family (RFC 6749 §4.1.2); a first

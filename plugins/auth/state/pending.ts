@@ -12,6 +12,8 @@ export interface PendingAuthorization {
   /** OpenID Connect: the request's `nonce` and when the user signed in (epoch s), for the ID token. */
   nonce?: string | undefined;
   auth_time: number;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to. */
+  dpop_jkt?: string | undefined;
   expires_at: number;
 }
 

@@ -13,6 +13,8 @@ import { currentSession } from './session.ts';
 
 // RFC 7636 §4.2: S256 challenge is the base64url of a SHA-256 digest, 43 characters
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+// RFC 7638 thumbprint with SHA-256, base64url: 43 characters too
+const JKT = /^[A-Za-z0-9_-]{43}$/;
 
 /** Redirects to the client with the RFC 9207 `iss` on every authorization response. */
 export function redirectToClient(
@@ -46,6 +48,7 @@ export function completeAuthorization(
     expires_at: Date.now() + s.config.code_ttl * 1000,
     nonce: p.nonce,
     auth_time: p.auth_time,
+    dpop_jkt: p.dpop_jkt,
   });
   redirectToClient(ctx, s, p.redirect_uri, { code, state: p.state });
 }
@@ -156,6 +159,7 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
       'nonce',
       'prompt',
       'max_age',
+      'dpop_jkt',
     ].find((n) => one(n) === null);
     if (dup) return fail('invalid_request', `parameter ${dup} must appear once`);
     // RFC 8707 §2: a request this server cannot honour for several resources at once is invalid_target
@@ -193,6 +197,12 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
     if (maxAge !== undefined && !/^\d{1,9}$/.test(maxAge ?? ''))
       return fail('invalid_request', 'max_age must be a non-negative integer');
 
+    // RFC 9449 §10: the code is bound to this key thumbprint (RFC 7638, base64url SHA-256). A server
+    // without DPoP ignores the parameter, as it would any unknown one.
+    const dpopJkt = s.dpop.enabled ? one('dpop_jkt') : undefined;
+    if (dpopJkt !== undefined && !JKT.test(dpopJkt ?? ''))
+      return fail('invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint');
+
     const found = currentSession(ctx, s);
     // OpenID Connect Core §3.1.2.1: prompt=login and an exceeded max_age ask the user to sign in again.
     const stale = found && maxAge ? Date.now() - found.created_at > Number(maxAge) * 1000 : false;
@@ -217,6 +227,7 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
       user_id: session.user.id,
       nonce: one('nonce') ?? undefined,
       auth_time: Math.floor(session.created_at / 1000),
+      ...(dpopJkt ? { dpop_jkt: dpopJkt } : {}),
     };
     // A stored consent that covers the request is reused (the consent screen is shown once per grant, README "Browser pages").
     const grant = activeGrant(s, session.user.id, client.id, resource.id);
