@@ -481,17 +481,27 @@ describe('keys and persistence', () => {
     const keys = (await h.admin('GET', '/admin/keys')).body as {
       keys: Array<{ kid: string; status: string }>;
     };
-    expect(keys.keys).toEqual([{ kid: expect.any(String), alg: 'ES256', use: 'sig', status: 'current' }]);
+    // ES256 for access tokens, RS256 for ID tokens (OpenID Connect's default).
+    expect(keys.keys).toEqual([
+      { kid: expect.any(String), alg: 'ES256', use: 'sig', status: 'current' },
+      { kid: expect.any(String), alg: 'RS256', use: 'sig', status: 'current' },
+    ]);
     const rotated = (await h.admin('POST', '/admin/keys/rotate')).body as { kid: string; alg: string };
     expect(rotated.alg).toBe('ES256');
     const after = (await h.admin('GET', '/admin/keys')).body as {
-      keys: Array<{ kid: string; status: string }>;
+      keys: Array<{ kid: string; alg: string; status: string }>;
     };
-    expect(after.keys.map((k) => k.status)).toEqual(['current', 'previous']);
+    expect(after.keys.map((k) => `${k.alg} ${k.status}`)).toEqual([
+      'ES256 current',
+      'ES256 previous',
+      'RS256 current',
+      'RS256 previous',
+    ]);
     const jwks = (await (await fetch(`${h.auth}/.well-known/jwks.json`)).json()) as {
       keys: Array<{ kid: string }>;
     };
-    expect(jwks.keys.map((k) => k.kid)).toEqual([rotated.kid, keys.keys[0]!.kid]);
+    expect(jwks.keys.map((k) => k.kid)).toEqual(after.keys.map((k) => k.kid));
+    expect(jwks.keys.map((k) => k.kid).slice(0, 2)).toEqual([rotated.kid, keys.keys[0]!.kid]);
     const fresh = await ccToken(c.client_id, c.client_secret!);
     expect(decodeProtectedHeader(fresh).kid).toBe(rotated.kid);
     const revokedOne = await ccToken(c.client_id, c.client_secret!);
@@ -511,6 +521,6 @@ describe('keys and persistence', () => {
       issuances: Array<{ revoked_at?: string }>;
     };
     expect(rev.issuances[0]?.revoked_at).toBeTruthy();
-    expect(((await h.admin('GET', '/admin/keys')).body as { keys: unknown[] }).keys).toHaveLength(2);
+    expect(((await h.admin('GET', '/admin/keys')).body as { keys: unknown[] }).keys).toHaveLength(4);
   });
 });

@@ -86,9 +86,11 @@ describe('discovery', () => {
     const res = await fetch(as.jwks_uri!);
     expect(res.headers.get('cache-control')).toBe('max-age=300');
     const jwks = (await res.json()) as { keys: Array<Record<string, unknown>> };
-    expect(jwks.keys.length).toBe(1);
+    expect(jwks.keys.length).toBe(2);
     expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
-    expect(jwks.keys[0]).not.toHaveProperty('d');
+    expect(jwks.keys[1]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    for (const k of jwks.keys)
+      for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(k).not.toHaveProperty(secret);
   });
 
   test('RFC 9728 protected-resource metadata for each resource, read by oauth4webapi', async () => {

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compactVerify, decodeProtectedHeader, SignJWT } from 'jose';
@@ -115,7 +115,11 @@ describe('signing keys and access tokens', () => {
     const oldKid = ring.current().kid;
     await ring.rotate();
     expect(ring.current().kid).not.toBe(oldKid);
-    expect(ring.jwks().keys.map((k) => k.kid)).toEqual([ring.current().kid, oldKid]);
+    const ecKids = ring
+      .jwks()
+      .keys.filter((k) => k.alg === 'ES256')
+      .map((k) => k.kid);
+    expect(ecKids).toEqual([ring.current().kid, oldKid]);
     expect(await signer.verify(old.token)).toMatchObject({ sub: 'u', aud: 'urn:r', scope: 'a' });
     const fresh = await signer.mint({ sub: 'u', aud: 'urn:r', clientId: 'c', scopes: [], ttlSec: 60 });
     expect(decodeProtectedHeader(fresh.token)).toMatchObject({
@@ -127,7 +131,66 @@ describe('signing keys and access tokens', () => {
     expect(await ring.prune()).toBe(false);
     // With a zero max TTL, a reload drops the retired key.
     const reloaded = await openKeyRing(dir, 0);
-    expect(reloaded.all().map((k) => k.kid)).toEqual([ring.current().kid]);
+    expect(reloaded.all().map((k) => k.kid)).toEqual([ring.current().kid, ring.currentFor('RS256').kid]);
+  });
+
+  test('a key file written before RS256 existed gets an RS256 key on open; the ES256 key and secret stay', async () => {
+    const dir = tempDir();
+    const first = await openKeyRing(dir, 900);
+    const file = JSON.parse(readFileSync(path.join(dir, 'signing-keys.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    delete file.rsa_keys;
+    writeFileSync(path.join(dir, 'signing-keys.json'), JSON.stringify(file));
+    const again = await openKeyRing(dir, 900);
+    expect(again.current().kid).toBe(first.current().kid);
+    expect(again.hmacSecret.equals(first.hmacSecret)).toBe(true);
+    expect(again.currentFor('RS256')).toMatchObject({ alg: 'RS256', status: 'current' });
+    expect(again.jwks().keys.map((k) => k.kty)).toEqual(['EC', 'RSA']);
+    // Persisted: a third open finds the same RSA key.
+    expect((await openKeyRing(dir, 900)).currentFor('RS256').kid).toBe(again.currentFor('RS256').kid);
+  });
+
+  test('RS256 ID tokens verify with the published key; an RS256 token posing as an access token is refused', async () => {
+    const ring = await openKeyRing(tempDir(), 900);
+    const signer = createTokenSigner(ring, () => 'https://as.example');
+    const accessToken = 'at';
+    const idToken = await signer.idToken({
+      sub: 'u',
+      clientId: 'c',
+      ttlSec: 60,
+      authTime: 1,
+      accessToken,
+      alg: 'RS256',
+    });
+    const rsa = ring.currentFor('RS256');
+    const { protectedHeader } = await compactVerify(idToken, rsa.publicKey);
+    expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: rsa.kid, typ: 'JWT' });
+    const es = await signer.idToken({
+      sub: 'u',
+      clientId: 'c',
+      ttlSec: 60,
+      authTime: 1,
+      accessToken,
+      alg: 'ES256',
+    });
+    expect(decodeProtectedHeader(es)).toMatchObject({ alg: 'ES256', kid: ring.current().kid });
+    // A well-formed access token signed with the RSA key (which only ever signs ID tokens) is refused.
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await new SignJWT({
+      sub: 'u',
+      aud: 'urn:r',
+      client_id: 'c',
+      jti: 'j',
+      scope: 'a',
+      iat: now,
+      exp: now + 60,
+      iss: 'https://as.example',
+    })
+      .setProtectedHeader({ alg: 'RS256', kid: rsa.kid, typ: 'at+jwt' })
+      .sign(rsa.privateKey);
+    expect(await signer.verify(forged)).toBeNull();
   });
 
   test('verification refuses tampering, another issuer, another typ and expiry', async () => {
@@ -278,7 +341,7 @@ describe('retired keys leave the JWKS once their tokens expired', () => {
     expect(await ring.prune()).toBe(false);
     now += 2_000;
     expect(await ring.prune()).toBe(true);
-    expect(ring.jwks().keys.map((k) => k.kid)).toEqual([ring.current().kid]);
+    expect(ring.jwks().keys.map((k) => k.kid)).toEqual([ring.current().kid, ring.currentFor('RS256').kid]);
   });
 });
 

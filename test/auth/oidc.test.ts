@@ -28,15 +28,19 @@ afterAll(async () => {
 });
 
 /** A public native app configured through OpenID Connect discovery (openid-client's default algorithm). */
-async function openIdApp(): Promise<{ id: string; config: oidc.Configuration }> {
+async function openIdApp(
+  extra: Record<string, unknown> = {},
+  metadata?: Partial<oidc.ClientMetadata>,
+): Promise<{ id: string; config: oidc.Configuration }> {
   const c = await adminClient(h, {
     client_name: 'Household app',
     redirect_uris: [REDIRECT],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
+    ...extra,
   });
-  const config = await oidc.discovery(new URL(h.auth), c.client_id, undefined, oidc.None(), {
+  const config = await oidc.discovery(new URL(h.auth), c.client_id, metadata, oidc.None(), {
     execute: [oidc.allowInsecureRequests],
   });
   return { id: c.client_id, config };
@@ -74,7 +78,7 @@ describe('OpenID Connect discovery', () => {
       jwks_uri: `${h.auth}/.well-known/jwks.json`,
       response_types_supported: ['code'],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['ES256'],
+      id_token_signing_alg_values_supported: ['RS256', 'ES256'],
       request_uri_parameter_supported: false,
     });
     expect(meta.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
@@ -99,7 +103,8 @@ describe('sign-in with openid-client', () => {
     expect(claims).toMatchObject({ iss: h.auth, sub: user.id, aud: app.id, nonce: flow.nonce });
     expect(claims.auth_time).toBeGreaterThanOrEqual(before - 1);
     expect(claims.at_hash).toBe(atHash(tokens.access_token));
-    expect(decodeProtectedHeader(tokens.id_token!)).toMatchObject({ alg: 'ES256', typ: 'JWT' });
+    // OpenID Connect Registration §2: without id_token_signed_response_alg, RS256.
+    expect(decodeProtectedHeader(tokens.id_token!)).toMatchObject({ alg: 'RS256', typ: 'JWT' });
     // An identity-only request is for the userinfo resource.
     expect(decodeJwt(tokens.access_token).aud).toBe('urn:hearth:userinfo');
     const info = await oidc.fetchUserInfo(app.config, tokens.access_token, user.id);
@@ -147,6 +152,105 @@ describe('sign-in with openid-client', () => {
     });
     expect(bearer.status).toBe(401);
     expect(bearer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  });
+});
+
+describe('ID token algorithms', () => {
+  async function signIn(app: { config: oidc.Configuration }) {
+    const b = new Browser(h.auth);
+    const flow = await request(app.config, { scope: 'openid' });
+    const callback = await authorizeInBrowser(b, flow.url, user);
+    return oidc.authorizationCodeGrant(app.config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
+  }
+
+  test('an OpenID client that accepts only RS256 signs in (the default when a client names no algorithm)', async () => {
+    // What AppAuth-style clients do: they expect RS256 whatever the server lists.
+    const app = await openIdApp({}, { id_token_signed_response_alg: 'RS256' });
+    const tokens = await signIn(app);
+    expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('RS256');
+    expect(tokens.claims()!.sub).toBe(user.id);
+    const view = (await h.admin('GET', `/admin/clients/${app.id}`)).body as Record<string, unknown>;
+    expect(view.id_token_signed_response_alg).toBe('RS256');
+  });
+
+  test('id_token_signed_response_alg ES256 per client (admin and dynamic registration); an unknown algorithm is 400', async () => {
+    const admin = await openIdApp(
+      { id_token_signed_response_alg: 'ES256' },
+      { id_token_signed_response_alg: 'ES256' },
+    );
+    expect(decodeProtectedHeader((await signIn(admin)).id_token!).alg).toBe('ES256');
+    // PATCH switches it back to RS256.
+    const patched = await h.admin('PATCH', `/admin/clients/${admin.id}`, {
+      id_token_signed_response_alg: 'RS256',
+    });
+    expect((patched.body as Record<string, unknown>).id_token_signed_response_alg).toBe('RS256');
+    const again = await oidc.discovery(new URL(h.auth), admin.id, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    expect(decodeProtectedHeader((await signIn({ config: again })).id_token!).alg).toBe('RS256');
+    // RFC 7591 registration with the OpenID Connect member.
+    const reg = await fetch(`${h.auth}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Registered app',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+        id_token_signed_response_alg: 'ES256',
+      }),
+    });
+    expect(reg.status).toBe(201);
+    const registered = (await reg.json()) as { client_id: string; id_token_signed_response_alg: string };
+    expect(registered.id_token_signed_response_alg).toBe('ES256');
+    const dcrConfig = await oidc.discovery(
+      new URL(h.auth),
+      registered.client_id,
+      { id_token_signed_response_alg: 'ES256' },
+      oidc.None(),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    expect(decodeProtectedHeader((await signIn({ config: dcrConfig })).id_token!).alg).toBe('ES256');
+    // Refusals: HS256 (a shared-secret algorithm) and none.
+    for (const alg of ['HS256', 'none']) {
+      const bad = await h.admin('POST', '/admin/clients', {
+        client_name: 'bad',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        scope: '',
+        agent: false,
+        agent_description: '',
+        id_token_signed_response_alg: alg,
+      });
+      expect(bad.status).toBe(400);
+      const badReg = await fetch(`${h.auth}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'bad',
+          redirect_uris: [REDIRECT],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+          application_type: 'native',
+          id_token_signed_response_alg: alg,
+        }),
+      });
+      expect(badReg.status).toBe(400);
+      expect(((await badReg.json()) as { error: string }).error).toBe('invalid_client_metadata');
+    }
+    const badPatch = await h.admin('PATCH', `/admin/clients/${admin.id}`, {
+      id_token_signed_response_alg: 'HS256',
+    });
+    expect(badPatch.status).toBe(400);
   });
 });
 

@@ -81,6 +81,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
       agent: bool(b, 'agent', true)!,
       agent_description: str(b, 'agent_description', true),
       source: 'admin',
+      id_token_signed_response_alg: str(b, 'id_token_signed_response_alg', false),
     };
     if (!['web', 'native'].includes(input.application_type))
       throw badInput('application_type must be web or native');
@@ -121,6 +122,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
       registration_source: v.registration_source,
       agent: v.agent,
       agent_description: v.agent_description,
+      id_token_signed_response_alg: v.id_token_signed_response_alg,
       issued_at: v.issued_at,
     };
   });
@@ -140,12 +142,18 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
     next.redirect_uris = strArray(b, 'redirect_uris', false) ?? c.redirect_uris;
     next.grant_types = strArray(b, 'grant_types', false) ?? c.grant_types;
     next.resources = strArray(b, 'resources', false) ?? c.resources;
+    const alg = str(b, 'id_token_signed_response_alg', false);
+    if (alg !== undefined) next.id_token_signed_response_alg = alg as 'RS256' | 'ES256';
     const scope = str(b, 'scope', false);
     if (scope !== undefined) next.scope = scope.split(' ').filter(Boolean).join(' ');
     // response_types follow the grant types (only `code` exists).
     next.response_types = next.grant_types.includes('authorization_code') ? ['code'] : [];
     try {
-      validateClientInput({ ...next, source: next.registration_source });
+      validateClientInput({
+        ...next,
+        source: next.registration_source,
+        id_token_signed_response_alg: next.id_token_signed_response_alg,
+      });
     } catch (err) {
       asBadInput(err);
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeJws, verifyEs256 } from './jws.ts';
+import { decodeJws, type SigningAlg, verifyEs256 } from './jws.ts';
 import type { KeyRing } from './keys.ts';
 import { newId } from './secrets.ts';
 import { SignBatch } from './sign-batch.ts';
@@ -68,6 +68,8 @@ export interface IdTokenInput {
   authTime: number;
   nonce?: string | undefined;
   accessToken: string;
+  /** The client's `id_token_signed_response_alg`. */
+  alg: SigningAlg;
 }
 
 const CLOCK_SKEW_SEC = 30;
@@ -103,9 +105,9 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
       return { token, claims };
     },
 
-    /** An OpenID Connect ID token (OpenID Connect Core §2), signed like the access tokens. */
+    /** An OpenID Connect ID token (OpenID Connect Core §2) with the client's algorithm's current key. */
     async idToken(claims: IdTokenInput): Promise<string> {
-      const key = keys.current();
+      const key = keys.currentFor(claims.alg);
       const iat = Math.floor(Date.now() / 1000);
       const payload = {
         iss: issuer(),
@@ -122,7 +124,7 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
           .subarray(0, 16)
           .toString('base64url'),
       };
-      return batch.sign({ typ: 'JWT', kid: key.kid }, payload, key.privateKey);
+      return batch.sign({ typ: 'JWT', kid: key.kid }, payload, key.privateKey, key.alg);
     },
 
     /** Signature, `alg`, `typ`, `iss`, `exp` and presence of every claim; returns null for anything else. */
@@ -133,7 +135,8 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
       // RFC 9068 §4: reject other token types; RFC 8725 §3.1: only the algorithm of the key
       if (header.typ !== 'at+jwt' || !str(header.kid)) return null;
       const key = keys.byKid(header.kid);
-      if (!key || header.alg !== key.alg || header.crit !== undefined) return null;
+      // Access tokens are ES256 only; the RS256 keys sign ID tokens and nothing else.
+      if (key?.alg !== 'ES256' || header.alg !== key.alg || header.crit !== undefined) return null;
       if (!verifyEs256(jws.input, jws.sig, key.publicKey)) return null;
       if (
         !str(p.iss) ||

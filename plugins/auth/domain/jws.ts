@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 
 import type { JWK } from 'jose';
 
 /**
- * ES256 compact JWS with node:crypto directly. jose signs through WebCrypto, whose per-call job overhead
+ * ES256 (and RS256, for ID tokens) compact JWS with node:crypto directly. jose signs through WebCrypto, whose per-call job overhead
  * dominated token issuance in the benchmark; the format is plain RFC 7515 and jose/openid-client verify it
  * in the tests.
  */
@@ -13,10 +13,21 @@ export const privateKeyFromJwk = (jwk: JWK): KeyObject =>
 export const publicKeyFromJwk = (jwk: JWK): KeyObject =>
   createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
 
-export function signEs256(header: Record<string, unknown>, payload: object, key: KeyObject): string {
-  const input = `${b64({ ...header, alg: 'ES256' })}.${b64(payload)}`;
-  // RFC 7518 §3.4: the signature is R || S (IEEE P1363), not DER
-  const sig = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
+export type SigningAlg = 'ES256' | 'RS256';
+
+export function signJws(
+  header: Record<string, unknown>,
+  payload: object,
+  key: KeyObject,
+  alg: SigningAlg = 'ES256',
+): string {
+  const input = `${b64({ ...header, alg })}.${b64(payload)}`;
+  const sig =
+    alg === 'ES256'
+      ? // RFC 7518 §3.4: the signature is R || S (IEEE P1363), not DER
+        sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' })
+      : // RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256 (node's default padding for an RSA key)
+        sign('sha256', Buffer.from(input), key);
   return `${input}.${sig.toString('base64url')}`;
 }
 

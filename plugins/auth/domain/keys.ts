@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { privateKeyFromJwk, publicKeyFromJwk } from './jws.ts';
+import { privateKeyFromJwk, publicKeyFromJwk, type SigningAlg } from './jws.ts';
 
-const ALG = 'ES256';
 const FILE = 'signing-keys.json';
 
 interface StoredKey {
@@ -20,12 +19,18 @@ interface StoredKey {
 interface KeyFile {
   /** Key for cookie MACs, CSRF tokens and the client-secret pepper. */
   hmac_secret: string;
+  /** ES256: access tokens, and ID tokens of clients that ask for ES256. */
   keys: StoredKey[];
+  /**
+   * RS256, for ID tokens only: OpenID Connect's default algorithm, the one many OpenID clients (AppAuth
+   * setups among them) accept exclusively. Absent in files written before it existed; added on open.
+   */
+  rsa_keys?: StoredKey[];
 }
 
 export interface LoadedKey {
   kid: string;
-  alg: string;
+  alg: SigningAlg;
   status: 'current' | 'previous';
   privateKey: KeyObject;
   publicKey: KeyObject;
@@ -33,34 +38,46 @@ export interface LoadedKey {
 }
 
 export interface KeyRing {
+  /** The current ES256 key (access tokens). */
   current(): LoadedKey;
+  /** The current key of an algorithm (ID tokens). */
+  currentFor(alg: SigningAlg): LoadedKey;
   byKid(kid: string): LoadedKey | undefined;
   all(): LoadedKey[];
   jwks(): { keys: JWK[] };
+  /** New current keys for every algorithm; returns the new ES256 key. */
   rotate(): Promise<LoadedKey>;
   /** Drops retired keys whose tokens have all expired; true when the JWKS changed. */
   prune(): Promise<boolean>;
   readonly hmacSecret: Buffer;
 }
 
-async function newStoredKey(): Promise<StoredKey> {
-  const { privateKey } = await generateKeyPair(ALG, { extractable: true });
+const PUBLIC_MEMBERS: Record<SigningAlg, readonly (keyof JWK)[]> = {
+  ES256: ['kty', 'crv', 'x', 'y'],
+  RS256: ['kty', 'n', 'e'],
+};
+/** The public members of a key: never `d` or the RSA primes. */
+const publicPart = (alg: SigningAlg, jwk: JWK): JWK =>
+  Object.fromEntries(PUBLIC_MEMBERS[alg].map((m) => [m, jwk[m]])) as JWK;
+
+async function newStoredKey(alg: SigningAlg): Promise<StoredKey> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
   const jwk = await exportJWK(privateKey);
-  const pub = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as JWK;
+  const pub = publicPart(alg, jwk);
   return {
     kid: await calculateJwkThumbprint(pub),
-    alg: ALG,
+    alg,
     private_jwk: jwk,
     created_at: new Date().toISOString(),
   };
 }
 
-async function load(stored: StoredKey, status: LoadedKey['status']): Promise<LoadedKey> {
-  const { d: _d, ...pub } = stored.private_jwk;
+function load(stored: StoredKey, status: LoadedKey['status']): LoadedKey {
+  const pub = publicPart(stored.alg as SigningAlg, stored.private_jwk);
   const publicJwk: JWK = { ...pub, kid: stored.kid, alg: stored.alg, use: 'sig' };
   return {
     kid: stored.kid,
-    alg: stored.alg,
+    alg: stored.alg as SigningAlg,
     status,
     privateKey: privateKeyFromJwk(stored.private_jwk),
     publicKey: publicKeyFromJwk(publicJwk),
@@ -77,8 +94,8 @@ async function save(dir: string, file: KeyFile): Promise<void> {
 }
 
 /**
- * ES256 signing keys generated on first start and persisted; rotation keeps the previous public keys in
- * the JWKS until every token they signed has expired (`maxTtlSec`).
+ * Signing keys generated on first start and persisted (ES256, plus RS256 for ID tokens); rotation keeps the
+ * previous public keys in the JWKS until every token they signed has expired (`maxTtlSec`).
  */
 export async function openKeyRing(
   dir: string,
@@ -86,39 +103,52 @@ export async function openKeyRing(
   now: () => number = Date.now,
 ): Promise<KeyRing> {
   let file: KeyFile;
+  let dirty = false;
   try {
     file = JSON.parse(await readFile(join(dir, FILE), 'utf8')) as KeyFile;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    file = { hmac_secret: randomBytes(32).toString('base64url'), keys: [await newStoredKey()] };
-    await save(dir, file);
+    file = { hmac_secret: randomBytes(32).toString('base64url'), keys: [await newStoredKey('ES256')] };
+    dirty = true;
   }
+  if (!file.rsa_keys || file.rsa_keys.length === 0) {
+    file.rsa_keys = [await newStoredKey('RS256')];
+    dirty = true;
+  }
+  if (dirty) await save(dir, file);
   const stillNeeded = (k: StoredKey) => !k.retired_at || Date.parse(k.retired_at) + maxTtlSec * 1000 > now();
-  let loaded: LoadedKey[] = [];
-  const reload = async () => {
+  let ec: LoadedKey[] = [];
+  let rsa: LoadedKey[] = [];
+  const reload = () => {
     file.keys = file.keys.filter(stillNeeded);
-    loaded = await Promise.all(file.keys.map((k, i) => load(k, i === 0 ? 'current' : 'previous')));
+    file.rsa_keys = (file.rsa_keys ?? []).filter(stillNeeded);
+    ec = file.keys.map((k, i) => load(k, i === 0 ? 'current' : 'previous'));
+    rsa = file.rsa_keys.map((k, i) => load(k, i === 0 ? 'current' : 'previous'));
   };
-  await reload();
+  reload();
+  const all = () => [...ec, ...rsa];
   return {
     hmacSecret: Buffer.from(file.hmac_secret, 'base64url'),
-    current: () => loaded[0]!,
-    byKid: (kid) => loaded.find((k) => k.kid === kid),
-    all: () => [...loaded],
-    jwks: () => ({ keys: loaded.map((k) => k.publicJwk) }),
+    current: () => ec[0]!,
+    currentFor: (alg) => (alg === 'RS256' ? rsa[0]! : ec[0]!),
+    byKid: (kid) => all().find((k) => k.kid === kid),
+    all,
+    jwks: () => ({ keys: all().map((k) => k.publicJwk) }),
     async prune() {
-      if (file.keys.every(stillNeeded)) return false;
-      await reload();
+      if (file.keys.every(stillNeeded) && (file.rsa_keys ?? []).every(stillNeeded)) return false;
+      reload();
       await save(dir, file);
       return true;
     },
     async rotate() {
       const at = new Date(now()).toISOString();
-      for (const k of file.keys) k.retired_at ??= at;
-      file.keys.unshift(await newStoredKey());
-      await reload();
+      const [nextEc, nextRsa] = await Promise.all([newStoredKey('ES256'), newStoredKey('RS256')]);
+      for (const k of [...file.keys, ...(file.rsa_keys ?? [])]) k.retired_at ??= at;
+      file.keys.unshift(nextEc);
+      file.rsa_keys = [nextRsa, ...(file.rsa_keys ?? [])];
+      reload();
       await save(dir, file);
-      return loaded[0]!;
+      return ec[0]!;
     },
   };
 }

@@ -1,10 +1,11 @@
 import type { KeyObject } from 'node:crypto';
-import { signEs256 } from './jws.ts';
+import { type SigningAlg, signJws } from './jws.ts';
 
 interface Job {
   header: Record<string, unknown>;
   payload: object;
   key: KeyObject;
+  alg: SigningAlg;
   resolve(token: string): void;
   reject(err: unknown): void;
 }
@@ -18,9 +19,15 @@ interface Job {
 export class SignBatch {
   #jobs: Job[] = [];
 
-  sign(header: Record<string, unknown>, payload: object, key: KeyObject): Promise<string> {
+  sign(
+    header: Record<string, unknown>,
+    payload: object,
+    key: KeyObject,
+    alg: SigningAlg = 'ES256',
+  ): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      if (this.#jobs.push({ header, payload, key, resolve, reject }) === 1) setImmediate(() => this.#flush());
+      if (this.#jobs.push({ header, payload, key, alg, resolve, reject }) === 1)
+        setImmediate(() => this.#flush());
     });
   }
 
@@ -29,7 +36,7 @@ export class SignBatch {
     this.#jobs = [];
     for (const job of jobs) {
       try {
-        job.resolve(signEs256(job.header, job.payload, job.key));
+        job.resolve(signJws(job.header, job.payload, job.key, job.alg));
       } catch (err) {
         job.reject(err);
       }

@@ -41,7 +41,9 @@ export function asMetadata(s: AuthServices): Record<string, unknown> {
     // OpenID Connect Discovery §3, for Hearth's own apps signing a person in.
     userinfo_endpoint: `${iss}/oauth/userinfo`,
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['ES256'],
+    // RS256 first: OpenID Connect Discovery §3 requires it, and it is the default of clients that register
+    // no id_token_signed_response_alg (OpenID Connect Registration §2).
+    id_token_signing_alg_values_supported: ['RS256', 'ES256'],
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'name', 'email'],
     claims_parameter_supported: false,
     request_parameter_supported: false,

@@ -3,6 +3,7 @@ import type { DpopProof } from '../domain/dpop.ts';
 import { isSubset, parseScope } from '../domain/scopes.ts';
 import { newId, safeEqual, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
+import { idTokenAlg } from '../state/client-factory.ts';
 import { own } from '../state/collections.ts';
 import type { Client, ConsentGrant, Resource, User } from '../state/model.ts';
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget, unauthorizedClient } from './errors.ts';
@@ -74,6 +75,10 @@ export async function authorizationCodeGrant(
   if (!VERIFIER.test(verifier)) throw invalidRequest('malformed code_verifier');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   if (!safeEqual(challenge, record.code_challenge)) throw invalidGrant('PKCE verification failed'); // RFC 7636 §4.6
+  // RFC 9449 §10: a code bound with dpop_jkt needs a proof made with that key. Checked before the code is
+  // marked, so a thief holding the code but not the key cannot use it up.
+  if (record.dpop_jkt && proof?.jkt !== record.dpop_jkt)
+    throw invalidGrant('the authorization code is bound to another DPoP key');
 
   const parties = liveParties(s, record);
   if (!parties) throw invalidGrant('the authorization is no longer valid');
@@ -109,6 +114,7 @@ export async function authorizationCodeGrant(
         authTime: record.auth_time,
         nonce: record.nonce,
         accessToken: token,
+        alg: idTokenAlg(client),
       })
     : undefined;
   return {

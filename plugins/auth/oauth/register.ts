@@ -6,6 +6,7 @@ import {
   buildClient,
   type ClientInput,
   ClientMetadataError,
+  idTokenAlg,
 } from '../state/client-factory.ts';
 import { oauthError } from './errors.ts';
 import { bodyOf } from './params.ts';
@@ -44,6 +45,7 @@ function readRequest(s: AuthServices, body: Record<string, unknown>): ClientInpu
     agent: body.agent === true,
     agent_description: str('agent_description', false) ?? '',
     source: 'dcr',
+    id_token_signed_response_alg: str('id_token_signed_response_alg', false),
   };
 }
 
@@ -90,6 +92,7 @@ export function mountRegister(router: HearthRouter, s: AuthServices): void {
       response_types: client.response_types,
       token_endpoint_auth_method: client.token_endpoint_auth_method,
       application_type: client.application_type,
+      id_token_signed_response_alg: idTokenAlg(client),
       ...(client.scope ? { scope: client.scope } : {}),
       agent: client.agent,
       ...(client.agent_description ? { agent_description: client.agent_description } : {}),

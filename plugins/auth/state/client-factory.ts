@@ -34,7 +34,14 @@ export interface ClientInput {
   agent: boolean;
   agent_description: string;
   source: Client['registration_source'];
+  /** OpenID Connect Registration §2; undefined means the default (RS256). */
+  id_token_signed_response_alg?: string | undefined;
 }
+
+export const ID_TOKEN_ALGS = ['RS256', 'ES256'] as const;
+/** The algorithm a client's ID tokens are signed with (OpenID Connect Registration §2 default: RS256). */
+export const idTokenAlg = (c: Pick<Client, 'id_token_signed_response_alg'>): 'RS256' | 'ES256' =>
+  c.id_token_signed_response_alg ?? 'RS256';
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
@@ -82,6 +89,12 @@ export function validateClientInput(c: ClientInput): void {
   }
   if (!parseScope(c.scope).every(isScopeToken))
     throw new ClientMetadataError('scope', 'scope contains invalid characters');
+  const alg = c.id_token_signed_response_alg;
+  if (alg !== undefined && !(ID_TOKEN_ALGS as readonly string[]).includes(alg))
+    throw new ClientMetadataError(
+      'id_token_signed_response_alg',
+      `id_token_signed_response_alg must be one of ${ID_TOKEN_ALGS.join(', ')}`,
+    );
   if (c.agent_description.length > 255)
     throw new ClientMetadataError('agent_description', 'agent_description is at most 255 characters');
 }
@@ -107,6 +120,9 @@ export function buildClient(c: ClientInput, pepper: Buffer): { client: Client; s
     agent: c.agent,
     agent_description: c.agent_description,
     cimd_url: '',
+    ...(c.id_token_signed_response_alg
+      ? { id_token_signed_response_alg: c.id_token_signed_response_alg as 'RS256' | 'ES256' }
+      : {}),
     ...(secret ? { secret_hash: hashSecret(pepper, secret) } : {}),
     issued_at: now,
     updated_at: now,
@@ -131,6 +147,7 @@ export function clientView(c: Client) {
     agent: c.agent,
     agent_description: c.agent_description,
     cimd_url: c.cimd_url,
+    id_token_signed_response_alg: idTokenAlg(c),
     issued_at: c.issued_at,
     updated_at: c.updated_at,
   };

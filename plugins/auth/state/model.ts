@@ -20,6 +20,11 @@ export interface Client {
   agent: boolean;
   agent_description: string;
   cimd_url: string;
+  /**
+   * OpenID Connect Registration §2: the algorithm of this client's ID tokens. Absent means RS256, the
+   * default there (and the only algorithm many OpenID clients accept).
+   */
+  id_token_signed_response_alg?: 'RS256' | 'ES256';
   /** HMAC-SHA256 of the secret with the server pepper; absent for public clients. */
   secret_hash?: string;
   issued_at: string;
