@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventBus } from './bus/bus.ts';
+import { HearthError } from './errors.ts';
 import type { HttpService } from './http/service.ts';
 import type { Redactor } from './log/redactor.ts';
 import type { MetricsRegistry } from './metrics/registry.ts';
@@ -78,7 +79,10 @@ export function contextFactory(core: CoreServices): ContextFactory {
     const allowed = new Set([...(def.requires ?? []), ...(def.optional ?? [])]);
     const exportsOf = (other: string): unknown => {
       if (!allowed.has(other))
-        throw new Error(`plugin ${name} did not declare "${other}" in requires/optional`);
+        throw new HearthError(
+          'plugin_undeclared',
+          `plugin ${name} did not declare "${other}" in requires/optional`,
+        );
       return core.plugins().exportsOf(other);
     };
     const ctx: PluginContext<unknown> = {
@@ -102,7 +106,11 @@ export function contextFactory(core: CoreServices): ContextFactory {
       signal,
       use: <K extends PluginName>(other: K) => {
         const value = exportsOf(other);
-        if (value === undefined) throw new Error(`plugin ${name} needs "${other}", which is not running`);
+        if (value === undefined)
+          throw new HearthError(
+            'plugin_not_running',
+            `plugin ${name} needs "${other}", which is not running`,
+          );
         return value as never;
       },
       tryUse: <K extends PluginName>(other: K) => exportsOf(other) as never,

@@ -10,6 +10,7 @@ import { basicAuthChecker, mountCoreAdmin } from './admin/routes.ts';
 import { EventBus } from './bus/bus.ts';
 import type { HearthConfig } from './config/types.ts';
 import { contextFactory, Notices } from './context.ts';
+import { HearthError } from './errors.ts';
 import { unavailable } from './http/availability.ts';
 import { mountHealth, storageStatus } from './http/health.ts';
 import type { RouteInfo } from './http/listener.ts';
@@ -124,12 +125,12 @@ export class Hub {
   }
 
   get plugins(): PluginManager {
-    if (!this.manager) throw new Error('hub not started');
+    if (!this.manager) throw new HearthError('hub_not_started', 'hub not started');
     return this.manager;
   }
 
   async start(): Promise<HubInfo> {
-    if (this.state !== 'new') throw new Error(`hub cannot start from state ${this.state}`);
+    if (this.state !== 'new') throw new HearthError('hub_state', `hub cannot start from state ${this.state}`);
     this.state = 'starting';
     const t0 = performance.now();
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
@@ -416,6 +417,7 @@ export class Hub {
     this.log.info(saveFailed ? 'hub stopped without saving everything' : 'hub stopped');
     await new Promise<void>((resolve) => this.log.flush(() => resolve()));
     // The exit code tells systemd (and the operator) that data was lost.
-    if (saveFailed) throw new Error(`final save failed: ${(saveFailed as Error).message}`);
+    if (saveFailed)
+      throw new HearthError('hub_final_save_failed', `final save failed: ${(saveFailed as Error).message}`);
   }
 }

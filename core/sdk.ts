@@ -9,6 +9,7 @@
  */
 
 export type { Bus, EventName, HearthEvents, Listener } from './bus/events.ts';
+export { HearthError, isKernelError, type KernelErrorCode } from './errors.ts';
 export { badRequest, HttpError, notFound } from './http/errors.ts';
 export {
   jsonObjectBody,
@@ -20,6 +21,7 @@ export {
 
 export type { HearthMiddleware, HearthRouter, HttpApi, ListenerInfo, RouterOptions } from './http/types.ts';
 export type { Collect, Counter, Histogram, Labels, MetricsApi } from './metrics/types.ts';
+export { brokerUrlForLog, connectMqtt, type MqttClientSettings } from './mqtt/client.ts';
 export { assertTopicFilter, assertTopicName, topicMatches } from './mqtt/topics.ts';
 export type {
   MqttApi,

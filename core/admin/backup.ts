@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
+import { HearthError } from '../errors.ts';
 import { KEYS_DIR } from '../secrets/key-file.ts';
 import { fsyncDir, writeFileAtomic } from '../store/atomic-write.ts';
 import { VERSION } from '../version.ts';
@@ -60,7 +61,11 @@ export async function archiveStream(stagingDir: string): Promise<Readable> {
   return Readable.from(tar.c({ gzip: true, cwd: stagingDir, portable: true }, ['.']));
 }
 
-export class BackupError extends Error {}
+export class BackupError extends HearthError {
+  constructor(message: string) {
+    super('backup_invalid', message);
+  }
+}
 
 /**
  * Unpacks an archive into a staging dir inside the data dir and checks it: a manifest, every listed file

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { HearthError } from '../errors.ts';
 import type { DocStore, PluginStore } from '../store/types.ts';
 import { hashSecret, newSecret, secretMatches } from './key.ts';
 
@@ -33,7 +34,8 @@ export class AdminKey {
     const file = await store.open<AdminKeyFile>('admin', { keyHash: null, setAt: null });
     const admin = new AdminKey(file);
     if (presetKey) {
-      if (presetKey.length < 16) throw new Error('HEARTH_ADMIN_KEY must be at least 16 characters');
+      if (presetKey.length < 16)
+        throw new HearthError('admin_key_too_short', 'HEARTH_ADMIN_KEY must be at least 16 characters');
       const hash = hashSecret(presetKey);
       if (file.data.keyHash === hash) return { admin, generated: null, warning: null };
       // The caller raises it as a notice, which also logs it once.

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { HearthError } from '../errors.ts';
 import type { CliCommand, CliInput, CliIo, CliOption } from '../plugin/types.ts';
 
 /** Options every command takes. */
@@ -9,12 +10,12 @@ export const globalOptions: Record<string, CliOption> = {
 };
 
 /** A problem with the arguments: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends HearthError {
   constructor(
     message: string,
     readonly command: CliCommand | null,
   ) {
-    super(message);
+    super('cli_usage', message);
   }
 }
 

@@ -1,3 +1,5 @@
+import { HearthError } from '../errors.ts';
+
 export interface ListenerConfig {
   port: number;
   host?: string;
@@ -57,10 +59,10 @@ export interface ConfigIssue {
   message: string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends HearthError {
   readonly issues: ConfigIssue[];
   constructor(issues: ConfigIssue[]) {
-    super(issues.map((i) => `${i.path} ${i.message}`).join('\n'));
+    super('config_invalid', issues.map((i) => `${i.path} ${i.message}`).join('\n'));
     this.issues = issues;
   }
 }

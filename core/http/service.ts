@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { HearthError } from '../errors.ts';
 import type { Histogram } from '../metrics/types.ts';
 import { Availability } from './availability.ts';
 import { HttpError } from './errors.ts';
@@ -44,7 +45,8 @@ export class HttpService {
 
   /** Creates (but does not bind) a listener; `guard` runs before any route. */
   add(name: string, owner: string, guard?: HearthMiddleware): Listener {
-    if (this.listeners.has(name)) throw new Error(`listener "${name}" already exists`);
+    if (this.listeners.has(name))
+      throw new HearthError('listener_exists', `listener "${name}" already exists`);
     const listener = new Listener(name, this.log.child({ listener: name }), {
       guard,
       tls: this.tls,
@@ -59,7 +61,7 @@ export class HttpService {
 
   get(name: string): Listener {
     const l = this.listeners.get(name);
-    if (!l) throw new Error(`no listener named "${name}"`);
+    if (!l) throw new HearthError('listener_unknown', `no listener named "${name}"`);
     return l;
   }
 
@@ -77,7 +79,10 @@ export class HttpService {
       router: (listenerName, opts = {}) => {
         const listener = this.get(listenerName);
         if (listenerName === 'admin' && opts.prefix !== undefined && !opts.prefix.startsWith('/admin')) {
-          throw new Error('routes on the admin listener live under /admin');
+          throw new HearthError(
+            'admin_route_outside_admin',
+            'routes on the admin listener live under /admin',
+          );
         }
         const router = createRouter(opts, this.defaults.bodyLimit);
         listener.mount(owner, router, opts);
@@ -90,7 +95,7 @@ export class HttpService {
       listeners: () => this.infos(),
       url: (name) => {
         const info = this.get(name).info();
-        if (!info) throw new Error(`listener "${name}" is not bound`);
+        if (!info) throw new HearthError('listener_not_bound', `listener "${name}" is not bound`);
         return info.url;
       },
       dispose: async () => {

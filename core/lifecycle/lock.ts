@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { HearthError } from '../errors.ts';
 
 const alive = (pid: number): boolean => {
   try {
@@ -102,9 +103,15 @@ export class DataDirLock {
       }
       const pid = this.holder();
       if (pid === process.pid)
-        throw new Error(`this process already runs a hub on ${path.dirname(this.file)}`);
+        throw new HearthError(
+          'data_dir_locked',
+          `this process already runs a hub on ${path.dirname(this.file)}`,
+        );
       if (pid !== null)
-        throw new Error(`another Hearth process (pid ${pid}) is using ${path.dirname(this.file)}`);
+        throw new HearthError(
+          'data_dir_locked',
+          `another Hearth process (pid ${pid}) is using ${path.dirname(this.file)}`,
+        );
       // Stale: remove and create again exclusively (one retry; a start that loses the race sees the winner).
       rmSync(this.file, { force: true });
     }

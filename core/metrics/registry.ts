@@ -1,3 +1,4 @@
+import { HearthError } from '../errors.ts';
 import type { Collect, Counter, Histogram, Labels, MetricsApi } from './types.ts';
 
 interface CounterEntry {
@@ -51,7 +52,7 @@ const keyOf = (labels: Labels): string => {
 };
 
 const checkName = (name: string) => {
-  if (!NAME.test(name)) throw new Error(`bad metric name ${name}`);
+  if (!NAME.test(name)) throw new HearthError('metric_bad_name', `bad metric name ${name}`);
 };
 
 /** Prometheus text exposition (format 0.0.4) of every metric of the hub. */

@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
 import { createWebSocketStream, type WebSocket } from 'ws';
+import { HearthError } from '../errors.ts';
 import { type ClientState, HookChain } from './access.ts';
 import { aedesHandlers } from './aedes-handlers.ts';
 import {
@@ -150,7 +151,7 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
   }
 
   const assertRunning = () => {
-    if (stopped) throw new Error('mqtt: the broker has stopped');
+    if (stopped) throw new HearthError('mqtt_broker_stopped', 'mqtt: the broker has stopped');
   };
   const transport: Transport = {
     mode: 'embedded',

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import mqtt, { type IClientOptions } from 'mqtt';
 import type { WebSocket } from 'ws';
+import { HearthError } from '../errors.ts';
+import { brokerUrlForLog, connectMqtt } from './client.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
 import { topicMatches } from './topics.ts';
 import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
@@ -22,23 +21,20 @@ export function createExternalBroker(
   const { log, external } = opts;
   const url = URL.parse(external.url);
   // The URL may carry user:password, so it never goes into the error (or the log).
-  if (!url) throw new TypeError('mqtt.external.url is not a valid URL (mqtt://, mqtts://, ws:// or wss://)');
-  const safeUrl = `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`; // no user:pass
-  const options: IClientOptions = {
-    clientId: `hearth-${randomBytes(6).toString('hex')}`,
-    clean: true,
-    reconnectPeriod: FIRST_RETRY_MS,
-    reconnectOnConnackError: true, // wrong credentials get fixed on the broker side; keep trying
-    connectTimeout: 10_000,
-    resubscribe: false, // restored below from our own table, after every reconnect
-    queueQoSZero: false, // a QoS 0 command is stale after an outage: fail fast instead of replaying
-  };
-  if (external.username !== undefined) options.username = external.username;
-  if (external.password !== undefined) options.password = external.password;
-  if (external.rejectUnauthorized !== undefined) options.rejectUnauthorized = external.rejectUnauthorized;
-  if (external.caFile !== undefined) options.ca = readFileSync(external.caFile);
-
-  const client = mqtt.connect(external.url, options);
+  if (!url)
+    throw new HearthError(
+      'mqtt_bad_url',
+      'mqtt.external.url is not a valid URL (mqtt://, mqtts://, ws:// or wss://)',
+    );
+  const safeUrl = brokerUrlForLog(external.url);
+  // Subscriptions are restored below from our own table, after every reconnect.
+  const client = connectMqtt(
+    { ...external, reconnectMinMs: FIRST_RETRY_MS, reconnectMaxMs: MAX_RETRY_MS },
+    {
+      reconnectOnConnackError: true, // wrong credentials get fixed on the broker side; keep trying
+      queueQoSZero: false, // a QoS 0 command is stale after an outage: fail fast instead of replaying
+    },
+  );
   const subscriptions = new Map<string, Set<Handler>>();
   const connectHandlers = new Set<() => void>();
   let warnedHooks = false;
@@ -50,7 +46,6 @@ export function createExternalBroker(
   client.on('connect', () => {
     log.info({ url: safeUrl }, 'connected to external mqtt broker');
     lastError = '';
-    client.options.reconnectPeriod = FIRST_RETRY_MS;
     const filters = [...subscriptions.keys()];
     if (filters.length > 0) {
       client.subscribe(filters, { qos: 1 }, (err) => {
@@ -58,13 +53,6 @@ export function createExternalBroker(
       });
     }
     for (const handler of connectHandlers) handler();
-  });
-  client.on('reconnect', () => {
-    // mqtt.js reads reconnectPeriod each time it arms the retry timer: doubling it gives the backoff.
-    client.options.reconnectPeriod = Math.min(
-      (client.options.reconnectPeriod ?? FIRST_RETRY_MS) * 2,
-      MAX_RETRY_MS,
-    );
   });
   client.on('close', () => {
     for (const fail of lostWaiters) fail();
@@ -121,7 +109,13 @@ export function createExternalBroker(
           // Refused by the broker's ACL (SUBACK 0x80): keep nothing, so it is not retried on reconnect.
           handlers.delete(handler);
           if (handlers.size === 0 && subscriptions.get(filter) === handlers) subscriptions.delete(filter);
-          throw new Error(`mqtt: the external broker refused the subscription to ${filter}`, { cause: err });
+          throw new HearthError(
+            'mqtt_subscription_refused',
+            `mqtt: the external broker refused the subscription to ${filter}`,
+            {
+              cause: err,
+            },
+          );
         }
       }
       return remove;

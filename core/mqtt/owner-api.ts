@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { HearthError } from '../errors.ts';
 import { assertTopicFilter, assertTopicName } from './topics.ts';
 import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttMessage, PublishOptions } from './types.ts';
 
@@ -25,7 +26,8 @@ export function createOwnerApi(transport: Transport, owner: string, log: Logger)
   let disposed = false;
 
   const assertLive = (what: string): void => {
-    if (disposed) throw new Error(`mqtt: ${what} after plugin '${owner}' stopped`);
+    if (disposed)
+      throw new HearthError('mqtt_owner_stopped', `mqtt: ${what} after plugin '${owner}' stopped`);
   };
 
   /** A plugin's handler must not break delivery to other subscribers, even when it is async. */

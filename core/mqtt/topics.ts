@@ -1,26 +1,33 @@
 /** Topic name and filter rules of MQTT 3.1.1 §4.7, for the in-process API (aedes checks the wire itself). */
+import { HearthError } from '../errors.ts';
 
 /** MQTT 3.1.1 §4.7.3: at least one character, no wildcards, no NUL, at most 65535 bytes. */
 export function assertTopicName(topic: string): void {
-  if (topic.length === 0) throw new TypeError('mqtt: a topic name must not be empty');
+  if (topic.length === 0) throw new HearthError('mqtt_bad_topic', 'mqtt: a topic name must not be empty');
   if (topic.includes('+') || topic.includes('#')) {
-    throw new TypeError(`mqtt: a topic name must not contain wildcards: ${topic}`); // [MQTT-3.3.2-2]
+    throw new HearthError('mqtt_bad_topic', `mqtt: a topic name must not contain wildcards: ${topic}`); // [MQTT-3.3.2-2]
   }
-  if (topic.includes('\u0000')) throw new TypeError('mqtt: a topic name must not contain NUL');
-  if (Buffer.byteLength(topic) > 65535) throw new TypeError('mqtt: a topic name is longer than 65535 bytes');
+  if (topic.includes('\u0000'))
+    throw new HearthError('mqtt_bad_topic', 'mqtt: a topic name must not contain NUL');
+  if (Buffer.byteLength(topic) > 65535)
+    throw new HearthError('mqtt_bad_topic', 'mqtt: a topic name is longer than 65535 bytes');
 }
 
 /** MQTT 3.1.1 §4.7.1: `#` only as the whole last level, `+` only as a whole level. */
 export function assertTopicFilter(filter: string): void {
-  if (filter.length === 0) throw new TypeError('mqtt: a topic filter must not be empty'); // [MQTT-4.7.3-1]
-  if (filter.includes('\u0000')) throw new TypeError('mqtt: a topic filter must not contain NUL');
+  if (filter.length === 0) throw new HearthError('mqtt_bad_topic', 'mqtt: a topic filter must not be empty'); // [MQTT-4.7.3-1]
+  if (filter.includes('\u0000'))
+    throw new HearthError('mqtt_bad_topic', 'mqtt: a topic filter must not contain NUL');
   const levels = filter.split('/');
   levels.forEach((level, i) => {
     if (level.includes('#') && (level !== '#' || i !== levels.length - 1)) {
-      throw new TypeError(`mqtt: '#' must be the whole last level of a filter: ${filter}`); // [MQTT-4.7.1-2]
+      throw new HearthError(
+        'mqtt_bad_topic',
+        `mqtt: '#' must be the whole last level of a filter: ${filter}`,
+      ); // [MQTT-4.7.1-2]
     }
     if (level.includes('+') && level !== '+') {
-      throw new TypeError(`mqtt: '+' must be a whole level of a filter: ${filter}`); // [MQTT-4.7.1-3]
+      throw new HearthError('mqtt_bad_topic', `mqtt: '+' must be a whole level of a filter: ${filter}`); // [MQTT-4.7.1-3]
     }
   });
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { HearthError } from '../errors.ts';
 import type { PluginDefinition } from './types.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: plugins are heterogeneous; each validates its own config type
@@ -36,7 +37,11 @@ export function checkMetadata(value: unknown, folder: string | null): string[] {
   return problems;
 }
 
-export class PluginMetadataError extends Error {}
+export class PluginMetadataError extends HearthError {
+  constructor(message: string) {
+    super('plugin_metadata_invalid', message);
+  }
+}
 
 // From sources (tsx, tests) plugins are index.ts; from the build in dist/ they are index.js.
 const ENTRY = import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js';

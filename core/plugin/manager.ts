@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { HearthError } from '../errors.ts';
 import type { AnyPlugin } from './discover.ts';
 import { orderPlugins } from './order.ts';
 import type { PluginContext, PluginHealth, RunningPlugin } from './types.ts';
@@ -19,7 +20,11 @@ export type ContextFactory = (
   signal: AbortSignal,
 ) => { ctx: PluginContext<unknown>; dispose(): Promise<void> };
 
-export class RequiredPluginError extends Error {}
+export class RequiredPluginError extends HearthError {
+  constructor(message: string) {
+    super('plugin_required_failed', message);
+  }
+}
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { HearthError } from '../errors.ts';
 
 /**
  * AES-256-GCM with a fresh 96-bit nonce per value and the caller's context bound as associated data, so
@@ -8,10 +9,9 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 const VERSION = 'v1';
 const NONCE_BYTES = 12;
 
-export class SecretUnavailableError extends Error {
-  readonly code = 'secret_unavailable';
+export class SecretUnavailableError extends HearthError {
   constructor(reason: string) {
-    super(`secret unavailable: ${reason}`);
+    super('secret_unavailable', `secret unavailable: ${reason}`);
   }
 }
 

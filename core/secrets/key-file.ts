@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { HearthError } from '../errors.ts';
 import { errCode, fsyncDir, tempPathFor } from '../store/atomic-write.ts';
 
 /** Folder under the data directory that backups leave out (see core/admin/backup.ts). */
@@ -27,7 +28,8 @@ export function keyPath(src: KeySource): { file: string; create: boolean } {
 /** A key file holds 32 random bytes as 64 hex digits (so an operator can copy it as text). */
 function parseKey(text: string, file: string): Buffer {
   const hex = text.trim();
-  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`secrets key file ${file} is not 64 hex digits`);
+  if (!/^[0-9a-f]{64}$/i.test(hex))
+    throw new HearthError('secrets_key_invalid', `secrets key file ${file} is not 64 hex digits`);
   return Buffer.from(hex, 'hex');
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { HearthError } from '../errors.ts';
 import { writeFileAtomic } from '../store/atomic-write.ts';
 import { loadWithRecovery } from '../store/load-file.ts';
 import { deriveKey, open, SecretUnavailableError, seal } from './cipher.ts';
@@ -93,7 +94,7 @@ export class SecretVault {
   forOwner(owner: string): SecretsApi {
     const full = (name: string): string => {
       if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-        throw new TypeError('secret names are 1 to 200 characters');
+        throw new HearthError('secret_bad_name', 'secret names are 1 to 200 characters');
       }
       return `${owner}/${name}`;
     };

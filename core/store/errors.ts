@@ -1,13 +1,13 @@
+import { HearthError } from '../errors.ts';
+
 /** Why the store refused an operation. Callers branch on `code`, never on the message. */
 export type StoreErrorCode = 'store_closed' | 'store_in_use' | 'store_bad_name';
 
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
+export class StoreError extends HearthError {
+  declare readonly code: StoreErrorCode;
 
   constructor(code: StoreErrorCode, message: string) {
-    super(message);
-    this.name = 'StoreError';
-    this.code = code;
+    super(code, message);
   }
 }
 

@@ -4,28 +4,15 @@
  * exponential backoff. mqtt.js re-subscribes after a reconnect without a session (docs/mqtt-devices.md#the-embedded-broker); the
  * driver resyncs on every `connect`.
  */
-import { readFileSync } from 'node:fs';
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
+import { brokerUrlForLog, connectMqtt, type MqttClientSettings, topicMatches } from '../../core/sdk.ts';
 import type { MessageHandler, MqttLink } from './link.ts';
 
-export interface BrokerOptions {
-  url: string;
-  username?: string;
-  password?: string;
-  /** PEM file of the CA that signed the broker's certificate. */
-  caFile?: string;
-  rejectUnauthorized?: boolean;
-  clientId?: string;
-  /** Backoff between reconnection attempts: starts here, doubles up to `reconnectMaxMs`. */
-  reconnectMinMs?: number;
-  reconnectMaxMs?: number;
-}
+export type BrokerOptions = MqttClientSettings;
 
 export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
   let client: MqttClient | null = null;
-  let delay = opts.reconnectMinMs ?? 1000;
-  const max = opts.reconnectMaxMs ?? 30_000;
   // Exact topics are looked up directly; only wildcard filters are matched one by one.
   const handlers = new Map<string, Set<MessageHandler>>();
   const wildcards = new Set<string>();
@@ -34,40 +21,18 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
     for (const l of listeners) l(up);
   };
 
-  const options = (): IClientOptions => ({
-    clean: true,
-    resubscribe: false, // done in the connect handler below, for every filter at once
-    clientId: opts.clientId ?? `hearth-${Math.random().toString(16).slice(2, 10)}`,
-    reconnectPeriod: delay,
-    connectTimeout: 10_000,
-    keepalive: 30,
-    ...(opts.username !== undefined ? { username: opts.username } : {}),
-    ...(opts.password !== undefined ? { password: opts.password } : {}),
-    ...(opts.caFile ? { ca: readFileSync(opts.caFile) } : {}),
-    rejectUnauthorized: opts.rejectUnauthorized ?? true,
-  });
-
   return {
     get connected() {
       return client?.connected ?? false;
     },
     async start() {
-      const c = mqtt.connect(opts.url, options());
+      const c = connectMqtt(opts);
       client = c;
       c.on('connect', () => {
-        delay = opts.reconnectMinMs ?? 1000;
-        log.info({ broker: redactUrl(opts.url) }, 'connected to the MQTT broker');
+        log.info({ broker: brokerUrlForLog(opts.url) }, 'connected to the MQTT broker');
         // A clean session has no subscriptions: (re)subscribe everything before the resync.
         if (handlers.size > 0) c.subscribe([...handlers.keys()], { qos: 0 });
         emit(true);
-      });
-      // Prepended: mqtt.js arms its retry timer with `reconnectPeriod` in its own 'close' listener, so the
-      // period must be set before that runs (else the first retry after a reconnection waits the longest).
-      c.prependListener('close', () => {
-        if (client !== c) return;
-        // The next attempt waits `delay`; each failure doubles the wait after it, up to `max`.
-        c.options.reconnectPeriod = delay;
-        delay = Math.min(max, delay * 2);
       });
       // Appended: by then mqtt.js has marked the client disconnected, which is what listeners read.
       c.on('close', () => {
@@ -79,7 +44,7 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
         const retain = packet.retain;
         for (const h of handlers.get(topic) ?? []) h(topic, payload, retain);
         for (const filter of wildcards)
-          if (filter !== topic && matches(filter, topic))
+          if (filter !== topic && topicMatches(filter, topic))
             for (const h of handlers.get(filter) ?? []) h(topic, payload, retain);
       });
     },
@@ -117,27 +82,4 @@ export function externalLink(opts: BrokerOptions, log: Logger): MqttLink {
       listeners.push(listener);
     },
   };
-}
-
-function matches(filter: string, topic: string): boolean {
-  if (filter === topic) return true;
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
-  }
-  return f.length === t.length;
-}
-
-/** The broker URL without user info, for logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '(invalid url)';
-  }
 }
