@@ -29,16 +29,9 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
   async start(ctx) {
     const { config, log } = ctx;
     const lighting: LightingExports = ctx.use('lighting');
-    const state = await openStateStore(ctx.store);
-    const known = state.network();
-    if (known) ctx.redact.value(known.networkKey);
-    const store: ZigbeeStateStore = {
-      ...state,
-      async setNetwork(n) {
-        ctx.redact.value(n.networkKey);
-        await state.setNetwork(n);
-      },
-    };
+    // The network key is kept by ctx.secrets, which also redacts it from every log line.
+    const state = await openStateStore(ctx.store, ctx.secrets);
+    const store: ZigbeeStateStore = state;
     const siteId = () =>
       lighting.sites.get(config.site)?.siteid ??
       lighting.sites.list().find((s) => s.name === config.site)?.siteid ??
@@ -69,6 +62,15 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         );
         return;
       }
+      // Without its key the stored network cannot be resumed, and forming a new one would orphan every
+      // device: wait for the secrets key to come back (docs/secrets.md) or a restore.
+      ctx.notices.set(
+        'networkKey',
+        state.keyMissing()
+          ? 'the Zigbee network key cannot be read (secrets key missing or changed); restore it or a Zigbee backup'
+          : null,
+      );
+      if (state.keyMissing()) return;
       const site = siteId();
       ctx.notices.set('site', site ? null : `no site named ${config.site} for the Zigbee devices`);
       if (!site) return;
@@ -97,7 +99,6 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
       defaultSeconds: config.permitJoinSeconds,
       backup: () => ({ network: state.network(), devices: state.devices() }),
       async restore(network, devices) {
-        ctx.redact.value(network.networkKey);
         if (driver) await lighting.removeDriver(DRIVER_ID);
         driver = null;
         await state.replace(network, devices);

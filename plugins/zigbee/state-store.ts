@@ -1,29 +1,65 @@
 /**
  * The driver's network and device table in the plugin's store (one owner): every change is committed
- * (temp file, fsync, rename) before the driver goes on, so a restart resumes the same network.
+ * (temp file, fsync, rename) before the driver goes on, so a restart resumes the same network. The
+ * network key lives in the core secrets facility (docs/secrets.md), never in the store's files.
  */
-import type { PluginStore } from '../../core/sdk.ts';
+import type { PluginStore, SecretsApi } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord, ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 
+/** The network as stored: everything but the key (older versions kept `networkKey` here in plain text). */
+export type StoredNetwork = Omit<NetworkParams, 'networkKey'> & { networkKey?: string };
+
 export interface NetworkDoc {
-  network: NetworkParams | null;
+  network: StoredNetwork | null;
 }
 export interface DevicesDoc {
   devices: ZigbeeDeviceRecord[];
 }
 
-export async function openStateStore(
-  store: PluginStore,
-): Promise<ZigbeeStateStore & { replace(n: NetworkParams, d: ZigbeeDeviceRecord[]): Promise<void> }> {
+export const NETWORK_KEY_SECRET = 'networkKey';
+
+export interface PluginStateStore extends ZigbeeStateStore {
+  replace(n: NetworkParams, d: ZigbeeDeviceRecord[]): Promise<void>;
+  /** True when a network is stored but its key cannot be read (secrets key missing or changed). */
+  keyMissing(): boolean;
+}
+
+const withoutKey = (n: NetworkParams): StoredNetwork => ({
+  panId: n.panId,
+  extendedPanId: n.extendedPanId,
+  channel: n.channel,
+});
+
+export async function openStateStore(store: PluginStore, secrets: SecretsApi): Promise<PluginStateStore> {
   const net = await store.open<NetworkDoc>('network', { network: null });
   const devs = await store.open<DevicesDoc>('devices', { devices: [] });
+  // Migration: a key stored in plain text by an older version moves into the secrets facility (durable
+  // there first, then removed from the store, so a crash in between loses nothing).
+  const plain = net.data.network?.networkKey;
+  if (typeof plain === 'string' && /^[0-9a-f]{32}$/.test(plain)) {
+    await secrets.set(NETWORK_KEY_SECRET, plain);
+    await net.commit((d) => {
+      if (d.network) delete d.network.networkKey;
+    });
+  }
+  const network = (): NetworkParams | null => {
+    const stored = net.data.network;
+    const key = secrets.get(NETWORK_KEY_SECRET);
+    if (!stored || !key) return null;
+    const n = { ...stored, networkKey: key } as NetworkParams;
+    return isValidNetwork(n) ? n : null;
+  };
+  const setNetwork = async (n: NetworkParams): Promise<void> => {
+    await secrets.set(NETWORK_KEY_SECRET, n.networkKey);
+    await net.commit((d) => {
+      d.network = withoutKey(n);
+    });
+  };
   return {
-    network: () => (isValidNetwork(net.data.network) ? net.data.network : null),
-    setNetwork: (n) =>
-      net.commit((d) => {
-        d.network = { ...n };
-      }),
+    network,
+    setNetwork,
+    keyMissing: () => net.data.network !== null && !secrets.get(NETWORK_KEY_SECRET),
     devices: () => devs.data.devices,
     putDevice: (rec) =>
       devs.commit((d) => {
@@ -36,9 +72,7 @@ export async function openStateStore(
         d.devices = d.devices.filter((x) => x.ieee !== ieee);
       }),
     async replace(n, list) {
-      await net.commit((d) => {
-        d.network = { ...n };
-      });
+      await setNetwork(n);
       await devs.commit((d) => {
         d.devices = structuredClone(list);
       });

@@ -3,6 +3,9 @@
  * permit-join from the admin API, joined devices as new lights and sensors of the site, control through
  * the site API, backup, bad input, and a hub restart resuming the same network.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
@@ -92,5 +95,60 @@ describe('zigbee plugin in the hub', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
     expect((await h.t.admin('GET', '/admin/zigbee/backup')).body).toEqual(before);
+  });
+
+  it('moves a network key stored in plain text by an older version into the secrets facility, resuming the same network', async () => {
+    sim = await startZnpSimulator({ blank: false });
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-zigbee-old-'));
+    try {
+      // The stick carries PAN 0x1234, extended PAN dd…, key 01…01 (the simulator's formed network).
+      const old = {
+        panId: 0x1234,
+        extendedPanId: 'dddddddddddddddd',
+        networkKey: '01'.repeat(16),
+        channel: 11,
+      };
+      writeFileSync(join(dir, 'zigbee.network.json'), JSON.stringify({ network: old }));
+      h = await startMqttHub({ dataDir: dir, plugins: { zigbee: { path: sim.path, site: 'Home' } } }, [
+        'lighting',
+        'zigbee',
+      ]);
+      expect((await h.t.admin('GET', '/admin/zigbee/status')).body).toMatchObject({
+        connected: true,
+        panId: 0x1234,
+      });
+      // Resumed, not commissioned again.
+      expect(sim.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite')).toHaveLength(0);
+      const stored = readFileSync(join(dir, 'zigbee.network.json'), 'utf8');
+      expect(stored).not.toContain(old.networkKey);
+      expect(JSON.parse(stored).network).toMatchObject({ panId: 0x1234, channel: 11 });
+      expect(readFileSync(join(dir, 'secrets.json'), 'utf8')).not.toContain(old.networkKey);
+      expect(((await h.t.admin('GET', '/admin/zigbee/backup')).body as Json).network.networkKey).toBe(
+        old.networkKey,
+      );
+      // And after a restart, from the secrets facility alone.
+      h.t = await h.t.restart();
+      expect((await h.t.admin('GET', '/admin/zigbee/status')).body).toMatchObject({
+        connected: true,
+        panId: 0x1234,
+      });
+      expect(sim.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite')).toHaveLength(0);
+      await h.t.stop();
+      h = null;
+
+      // Without the secrets key the stored network is not replaced by a new one: the driver waits.
+      rmSync(join(dir, 'keys'), { recursive: true, force: true });
+      h = await startMqttHub({ dataDir: dir, plugins: { zigbee: { path: sim.path, site: 'Home' } } }, [
+        'lighting',
+        'zigbee',
+      ]);
+      expect((await h.t.admin('GET', '/admin/zigbee/status')).body).toMatchObject({ connected: false });
+      expect(sim.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite')).toHaveLength(0);
+      expect(JSON.parse(readFileSync(join(dir, 'zigbee.network.json'), 'utf8')).network.panId).toBe(0x1234);
+    } finally {
+      await h?.t.stop();
+      h = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
