@@ -95,6 +95,23 @@ export interface LightingDriver {
   connection(): ConnectionStatus;
   /** Smallest-free sender-id base for radio vendors that allocate them (EnOcean Base ID), else absent. */
   subdefBase?(): string;
+  /**
+   * One command for several of its devices at once (a Zigbee groupcast, a Hue grouped_light), when the
+   * link has such a thing. Optional: without it the plugin sends one command per light.
+   */
+  setGroupState?(group: GroupTarget, cmd: LightCommand): Promise<void>;
+}
+
+/**
+ * Who a whole-group command is for (docs/lighting.md#whole-group-commands). `id` is the plugin's group id,
+ * stable for the group's life; `members` are this driver's devices in it right now, each with its light's
+ * description. The driver keeps its own group (radio group id, bridge zone) matching `members` before it
+ * sends, so the plugin never has to tell it about membership changes separately. Resolves once handed
+ * over like `setState`; each device's confirmed state arrives through `sink.reportState`.
+ */
+export interface GroupTarget {
+  id: string;
+  members: Array<{ protocolid: string; light: LightTarget }>;
 }
 
 export interface DriverInit<O = Record<string, unknown>> {

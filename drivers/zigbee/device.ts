@@ -25,8 +25,19 @@ export interface ZigbeeDeviceRecord {
   interviewed: boolean;
 }
 
+/** A Hearth group as a Zigbee group: its 16-bit id and the devices that confirmed they joined it. */
+export interface ZigbeeGroupRecord {
+  /** The plugin's group id. */
+  id: string;
+  zigbeeId: number;
+  /** Protocol ids of the members that answered `add group` with success. */
+  members: string[];
+}
+
 /** Where the driver keeps its network and devices; the plugin backs it with its store (one owner). */
 export interface ZigbeeStateStore {
+  groups(): ZigbeeGroupRecord[];
+  putGroup(g: ZigbeeGroupRecord): Promise<void>;
   network(): NetworkParams | null;
   setNetwork(n: NetworkParams): Promise<void>;
   devices(): ZigbeeDeviceRecord[];
@@ -37,7 +48,12 @@ export interface ZigbeeStateStore {
 export function memoryStateStore(): ZigbeeStateStore & { snapshot(): unknown } {
   let network: NetworkParams | null = null;
   const devices = new Map<string, ZigbeeDeviceRecord>();
+  const groups = new Map<string, ZigbeeGroupRecord>();
   return {
+    groups: () => [...groups.values()],
+    async putGroup(g) {
+      groups.set(g.id, structuredClone(g));
+    },
     network: () => network,
     async setNetwork(n) {
       network = { ...n };

@@ -11,6 +11,7 @@ import {
   type DriverFactory,
   type DriverInit,
   type DriverSink,
+  type GroupTarget,
   type LightCommand,
   type LightingDriver,
   type LightState,
@@ -26,6 +27,7 @@ import {
   type ZigbeeStateStore,
 } from './device.ts';
 import { findStick } from './find-stick.ts';
+import { setGroupState } from './groups.ts';
 import { interview } from './interview.ts';
 import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
 import { type Attrs, applyRecords, toLightState } from './reports.ts';
@@ -261,6 +263,28 @@ export class ZigbeeDriver implements LightingDriver {
       }
     }
     for (const c of out) await zcl.command(dest, c);
+  }
+
+  /** A Hearth group's command as one Zigbee groupcast (docs/zigbee.md#groups). */
+  async setGroupState(group: GroupTarget, cmd: LightCommand): Promise<void> {
+    this.#need();
+    await setGroupState(
+      {
+        store: this.#deps.store,
+        zcl: this.#zcl as ZclClient,
+        member: (p) => {
+          try {
+            const { dest, inClusters } = this.#device(p);
+            return { dest, inClusters };
+          } catch {
+            return null;
+          }
+        },
+        single: (p, c, light) => this.setState(p, c, light),
+      },
+      group,
+      cmd,
+    );
   }
 
   async readState(protocolid: string): Promise<LightState | null> {

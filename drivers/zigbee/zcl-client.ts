@@ -57,7 +57,35 @@ export class ZclClient {
     await this.#adapter.send(d, c.cluster, zcl);
   }
 
-  async #global(d: Destination, cluster: number, command: number, payload: Buffer): Promise<ZclFrame> {
+  /** A cluster-specific command with the device's answer (add group → add group response). */
+  request(d: Destination, c: ClusterCommand): Promise<ZclFrame> {
+    return this.#ask(d, c.cluster, 1, c.command, c.payload);
+  }
+
+  /** One command to every member of Zigbee group `group`. */
+  async groupcast(group: number, c: ClusterCommand): Promise<void> {
+    const zcl = encodeZcl({
+      kind: 1,
+      fromServer: false,
+      disableDefaultResponse: true,
+      tsn: this.#nextTsn(),
+      command: c.command,
+      payload: c.payload,
+    });
+    await this.#adapter.sendGroup(group, c.cluster, zcl);
+  }
+
+  #global(d: Destination, cluster: number, command: number, payload: Buffer): Promise<ZclFrame> {
+    return this.#ask(d, cluster, 0, command, payload);
+  }
+
+  async #ask(
+    d: Destination,
+    cluster: number,
+    kind: 0 | 1,
+    command: number,
+    payload: Buffer,
+  ): Promise<ZclFrame> {
     const tsn = this.#nextTsn();
     const nwk = this.#adapter.nwkOf(d);
     const answered = new Promise<ZclFrame>((resolve, reject) => {
@@ -68,14 +96,7 @@ export class ZclClient {
       this.#answers.push({ nwk, cluster, tsn, resolve, timer });
     });
     answered.catch(() => {});
-    const zcl = encodeZcl({
-      kind: 0,
-      fromServer: false,
-      disableDefaultResponse: true,
-      tsn,
-      command,
-      payload,
-    });
+    const zcl = encodeZcl({ kind, fromServer: false, disableDefaultResponse: true, tsn, command, payload });
     await this.#adapter.send(d, cluster, zcl);
     return answered;
   }

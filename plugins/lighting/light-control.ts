@@ -139,6 +139,79 @@ export class LightControl {
     });
   }
 
+  /** The light's driver instance when it takes whole-group commands, else undefined. */
+  groupDriver(light: LightRecord): DriverInstance | undefined {
+    const inst = this.#d.drivers.driverFor(light);
+    return inst?.driver.setGroupState ? inst : undefined;
+  }
+
+  /**
+   * One command for several lights of one driver (docs/lighting.md#whole-group-commands): each light's
+   * desired level is recorded as `set` does, the driver gets one `setGroupState`, and each light is then
+   * confirmed by its own report or reconciled on its own.
+   */
+  setGroup(
+    groupId: string,
+    inst: DriverInstance,
+    lights: LightRecord[],
+    requested: LightLevel,
+  ): { levels: LightState[]; handed: Promise<void> } {
+    const before = lights.map((l) => this.entry(l._id).desired);
+    const levels = lights.map((l, i) =>
+      withColour(normalizeLevel(l.type, requested), before[i] as LightState, undefined),
+    );
+    lights.forEach((l, i) => {
+      this.#setDesired(l._id, levels[i] as LightState);
+    });
+    const members = lights.map((l) => ({
+      protocolid: l.protocolid,
+      light: l.capabilities ? { type: l.type, capabilities: l.capabilities } : { type: l.type },
+    }));
+    const send = inst.driver.setGroupState;
+    const handed = (async () => {
+      if (!send) throw new HttpError(503, 'no_driver', `the ${inst.type} driver takes no group commands`);
+      for (const l of lights) this.onHanded?.(l._id);
+      const sentAt = performance.now();
+      try {
+        await withDeadline(
+          send.call(inst.driver, { id: groupId, members }, { on: requested.on, bri: requested.bri }),
+          this.#d.commandTimeoutMs,
+        );
+      } catch (err) {
+        this.#d.log.warn({ err, group: groupId, driver: inst.id }, 'driver refused a group command');
+        throw this.#refused(err, inst, `group ${groupId}`);
+      }
+      this.onLatency?.('handed', inst.type, (performance.now() - sentAt) / 1000);
+      for (const l of lights) {
+        this.#handedAt.set(l._id, { at: sentAt, type: inst.type });
+        this.#arm(l._id, inst);
+      }
+    })();
+    handed.catch(() => {
+      lights.forEach((l, i) => {
+        if (sameLevel(this.entry(l._id).desired, levels[i] as LightState))
+          this.#setDesired(l._id, before[i] as LightState);
+      });
+    });
+    return { levels, handed };
+  }
+
+  #refused(err: unknown, inst: DriverInstance, what: string): HttpError {
+    if (err instanceof ForeignDeviceError)
+      return new HttpError(409, 'foreign_device', `${what}: its ${inst.type} device belongs to another site`);
+    if (err instanceof LateError)
+      return new HttpError(
+        504,
+        'driver_timeout',
+        `the ${inst.type} driver did not take the command to ${what} within ${err.ms} ms`,
+      );
+    return new HttpError(
+      502,
+      'driver_error',
+      `the ${inst.type} driver could not send the command to ${what}`,
+    );
+  }
+
   async #send(lightId: string, light: LightRecord, level: LightCommand): Promise<void> {
     const inst = this.#d.drivers.driverFor(light);
     if (!inst)

@@ -9,9 +9,10 @@ import type { Catalog } from './catalog.ts';
 import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
 import { colourOf } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
+import type { DriverInstance } from './drivers-host.ts';
 import type { LightControl } from './light-control.ts';
 import type { Live } from './live.ts';
-import type { GroupRecord, SceneRecord, SensorEventRecord, SensorRecord } from './types.ts';
+import type { GroupRecord, LightRecord, SceneRecord, SensorEventRecord, SensorRecord } from './types.ts';
 
 const RECENT_EVENTS = 50;
 
@@ -89,8 +90,52 @@ export class SiteActions {
     return { ...group, ...groupLevel(this.members(group)) };
   }
 
-  toggleGroup(siteId: string, group: GroupRecord): Promise<MultiResult> {
-    return this.#many(siteId, togglePlan(this.members(group)));
+  async toggleGroup(siteId: string, group: GroupRecord): Promise<MultiResult> {
+    const plan = togglePlan(this.members(group));
+    const { batches, rest } = this.#groupBatches(siteId, plan);
+    if (batches.length === 0) return this.#many(siteId, plan);
+    const result = await this.#many(siteId, rest);
+    await Promise.all(
+      batches.map(async (b) => {
+        const { levels, handed } = this.#control.setGroup(group._id, b.inst, b.lights, b.level);
+        try {
+          await handed;
+          b.lights.forEach((l, i) => {
+            result.state.push({ _id: l._id, ...(levels[i] as LightLevel) });
+          });
+        } catch (err) {
+          for (const l of b.lights) result.failed.push({ _id: l._id, message: (err as Error).message });
+        }
+      }),
+    );
+    const order = new Map(plan.map((p, i) => [p._id, i]));
+    result.state.sort((a, b) => (order.get(a._id) ?? 0) - (order.get(b._id) ?? 0));
+    return result;
+  }
+
+  /**
+   * Lights of one driver that takes whole-group commands and that all go to the same level become one
+   * group command (docs/lighting.md#whole-group-commands); two or more, or it saves nothing.
+   */
+  #groupBatches(siteId: string, plan: Array<{ _id: string; level: LightLevel }>) {
+    const byKey = new Map<string, { inst: DriverInstance; lights: LightRecord[]; level: LightLevel }>();
+    const single = new Map<string, { _id: string; level: LightLevel }>();
+    for (const p of plan) {
+      const light = this.#catalog.data.lights.find((l) => l._id === p._id && l.siteid === siteId);
+      const inst = light && this.#control.groupDriver(light);
+      if (!light || !inst) {
+        single.set(p._id, p);
+        continue;
+      }
+      const key = `${inst.id}\u0000${p.level.on}\u0000${p.level.bri}`;
+      const b = byKey.get(key) ?? { inst, lights: [], level: p.level };
+      b.lights.push(light);
+      byKey.set(key, b);
+    }
+    const batches = [...byKey.values()].filter((b) => b.lights.length >= 2);
+    for (const b of byKey.values())
+      if (b.lights.length < 2) for (const l of b.lights) single.set(l._id, { _id: l._id, level: b.level });
+    return { batches, rest: plan.filter((p) => single.has(p._id)) };
   }
 
   recent(siteId: string): SensorEventRecord[] {

@@ -4,7 +4,7 @@
  * network key lives in the core secrets facility (docs/secrets.md), never in the store's files.
  */
 import type { PluginStore, SecretsApi } from '../../core/sdk.ts';
-import type { ZigbeeDeviceRecord, ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
+import type { ZigbeeDeviceRecord, ZigbeeGroupRecord, ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 
 /** The network as stored: everything but the key (older versions kept `networkKey` here in plain text). */
@@ -15,6 +15,9 @@ export interface NetworkDoc {
 }
 export interface DevicesDoc {
   devices: ZigbeeDeviceRecord[];
+}
+export interface GroupsDoc {
+  groups: ZigbeeGroupRecord[];
 }
 
 export const NETWORK_KEY_SECRET = 'networkKey';
@@ -34,6 +37,7 @@ const withoutKey = (n: NetworkParams): StoredNetwork => ({
 export async function openStateStore(store: PluginStore, secrets: SecretsApi): Promise<PluginStateStore> {
   const net = await store.open<NetworkDoc>('network', { network: null });
   const devs = await store.open<DevicesDoc>('devices', { devices: [] });
+  const grps = await store.open<GroupsDoc>('groups', { groups: [] });
   // Migration: a key stored in plain text by an older version moves into the secrets facility (durable
   // there first, then removed from the store, so a crash in between loses nothing).
   const plain = net.data.network?.networkKey;
@@ -60,6 +64,11 @@ export async function openStateStore(store: PluginStore, secrets: SecretsApi): P
     network,
     setNetwork,
     keyMissing: () => net.data.network !== null && !secrets.get(NETWORK_KEY_SECRET),
+    groups: () => grps.data.groups,
+    putGroup: (g) =>
+      grps.commit((d) => {
+        d.groups = [...d.groups.filter((x) => x.id !== g.id), structuredClone(g)];
+      }),
     devices: () => devs.data.devices,
     putDevice: (rec) =>
       devs.commit((d) => {

@@ -50,6 +50,15 @@ export const LevelCmd = {
 } as const;
 export const ColorCmd = { MOVE_TO_XY: 0x07, MOVE_TO_COLOR_TEMP: 0x0a } as const;
 export const ScenesCmd = { RECALL: 0x05 } as const;
+/** Groups cluster (ZCL r7 §3.6.2.3): requests, and the same ids for their responses. */
+export const GroupsCmd = { ADD: 0x00, REMOVE: 0x03 } as const;
+/** Groups and Scenes status codes a response can carry (ZCL r7 §2.6.3). */
+export const ZclStatus = {
+  SUCCESS: 0x00,
+  INSUFFICIENT_SPACE: 0x89,
+  DUPLICATE_EXISTS: 0x8a,
+  NOT_FOUND: 0x8b,
+} as const;
 export const IasZoneCmd = { STATUS_CHANGE: 0x00 } as const;
 
 /** Home Automation profile; endpoint 1 of the coordinator speaks it. */

@@ -2,7 +2,7 @@
  * Cluster-specific commands for lights, and what a remote's commands mean as sensor events.
  * Transition times are in tenths of a second (ZCL r7 §3.10.2.4.1).
  */
-import { Cluster, ColorCmd, LevelCmd, OnOffCmd, ScenesCmd } from './clusters.ts';
+import { Cluster, ColorCmd, GroupsCmd, LevelCmd, OnOffCmd, ScenesCmd } from './clusters.ts';
 
 const u16 = (n: number) => {
   const b = Buffer.alloc(2);
@@ -49,6 +49,24 @@ export const moveToXy = (x: number, y: number, transition?: number): ClusterComm
   command: ColorCmd.MOVE_TO_XY,
   payload: Buffer.concat([u16(x), u16(y), u16(transitionTenths(transition))]),
 });
+
+/** Groups: add group `id` with an empty name (a zero-length string). */
+export const addGroup = (id: number): ClusterCommand => ({
+  cluster: Cluster.GROUPS,
+  command: GroupsCmd.ADD,
+  payload: Buffer.concat([u16(id), Buffer.of(0)]),
+});
+
+export const removeGroup = (id: number): ClusterCommand => ({
+  cluster: Cluster.GROUPS,
+  command: GroupsCmd.REMOVE,
+  payload: u16(id),
+});
+
+/** The status and group id of an add/remove group response. */
+export function groupResponse(payload: Buffer): { status: number; group: number } | null {
+  return payload.length >= 3 ? { status: payload[0] as number, group: payload.readUInt16LE(1) } : null;
+}
 
 /**
  * A command a remote or switch sends (client → server) as a sensor event name, e.g. `on`, `off`,

@@ -43,6 +43,8 @@ const HA_PROFILE = 0x0104;
 const AF_OPTIONS = 0x10 | 0x20; // ACK_REQUEST | DISCV_ROUTE
 const RADIUS = 30;
 const ATTEMPTS = 4;
+/** AF_DATA_REQUEST_EXT address mode for a group (the address is the 16-bit group id). */
+const ADDR_MODE_GROUP = 0x01;
 
 export class StickNotFoundError extends Error {
   constructor(path: string) {
@@ -85,7 +87,7 @@ export class ZStackAdapter {
   /** Where each device is reachable now (re-resolved after a route failure). */
   readonly addresses = new Map<string, number>();
   /** Counters for diagnostics and the admin status. */
-  readonly stats = { sent: 0, retries: 0, routeDiscoveries: 0, failed: 0 };
+  readonly stats = { sent: 0, groupcasts: 0, retries: 0, routeDiscoveries: 0, failed: 0 };
 
   constructor(transport: Transport, timings: Partial<AdapterTimings> = {}) {
     this.#transport = transport;
@@ -277,6 +279,52 @@ export class ZStackAdapter {
       } else {
         await this.#recoverRoute(d, nwk);
       }
+    }
+    this.stats.failed++;
+    throw new DeliveryError(last);
+  }
+
+  /**
+   * One frame to every member of a Zigbee group: APS group addressing, endpoint 0xFF, one radio broadcast
+   * instead of one unicast per device. Members do not acknowledge it; the confirm only says the stick sent
+   * it, so only a local channel-access failure or a full buffer is retried.
+   */
+  async sendGroup(group: number, cluster: number, data: Buffer): Promise<void> {
+    let last = 0;
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      this.#transId = (this.#transId + 1) & 0xff;
+      const transId = this.#transId;
+      const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
+      try {
+        await this.znp.call('afDataRequestExt', {
+          dstAddrMode: ADDR_MODE_GROUP,
+          dstAddr: `0x${group.toString(16).padStart(16, '0')}`,
+          dstEndpoint: 0xff,
+          dstPanId: 0,
+          srcEndpoint: HEARTH_ENDPOINT,
+          clusterId: cluster,
+          transId,
+          options: 0,
+          radius: RADIUS,
+          data,
+        });
+      } catch (err) {
+        confirm.cancel();
+        throw err;
+      }
+      const c = await confirm.promise.catch((err: unknown) => {
+        if (err instanceof ZnpTimeoutError) return { status: AfStatus.MAC_TRANSACTION_EXPIRED };
+        throw err;
+      });
+      last = c.status as number;
+      if (last === AfStatus.SUCCESS) {
+        this.stats.groupcasts++;
+        return;
+      }
+      if (last !== AfStatus.MAC_CHANNEL_ACCESS_FAILURE && last !== AfStatus.BUFFER_FULL) break;
+      if (attempt === ATTEMPTS) break;
+      this.stats.retries++;
+      await sleep(this.#t.retryBackoffMs);
     }
     this.stats.failed++;
     throw new DeliveryError(last);

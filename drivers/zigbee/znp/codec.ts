@@ -10,6 +10,8 @@ export type FieldType =
   | 'ieee'
   /** A u8 length, then that many bytes. */
   | 'bytes'
+  /** A u16 length, then that many bytes. */
+  | 'bytes16'
   /** A u8 count, then that many u16. */
   | 'u16list'
   /** A u8 count, then that many u8. */
@@ -69,6 +71,13 @@ export function encodeFields(fields: readonly Field[], values: Fields): Buffer {
         parts.push(Buffer.of(b.length), b);
         break;
       }
+      case 'bytes16': {
+        const b = Buffer.isBuffer(v) ? v : Buffer.alloc(0);
+        const n = Buffer.alloc(2);
+        n.writeUInt16LE(b.length);
+        parts.push(n, b);
+        break;
+      }
       case 'rest':
         parts.push(Buffer.isBuffer(v) ? v : Buffer.alloc(0));
         break;
@@ -124,6 +133,14 @@ export function decodeFields(fields: readonly Field[], data: Buffer): Fields {
         need(1 + n, name);
         out[name] = Buffer.from(data.subarray(at + 1, at + 1 + n));
         at += 1 + n;
+        break;
+      }
+      case 'bytes16': {
+        need(2, name);
+        const n = data.readUInt16LE(at);
+        need(2 + n, name);
+        out[name] = Buffer.from(data.subarray(at + 2, at + 2 + n));
+        at += 2 + n;
         break;
       }
       case 'rest':

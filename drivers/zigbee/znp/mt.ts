@@ -67,6 +67,37 @@ export const MT = {
     ['offset', 'u8'],
     ['value', 'bytes'],
   ]),
+  // Extended NV items (SimpleLink Z-Stack 3.x.0): system id, item id, sub id (docs/zigbee.md)
+  sysNvRead: sreq(
+    SYS,
+    0x33,
+    [
+      ['sysId', 'u8'],
+      ['itemId', 'u16'],
+      ['subId', 'u16'],
+      ['offset', 'u16'],
+      ['len', 'u8'],
+    ],
+    [status, ['value', 'bytes']],
+  ),
+  sysNvWrite: sreq(SYS, 0x34, [
+    ['sysId', 'u8'],
+    ['itemId', 'u16'],
+    ['subId', 'u16'],
+    ['offset', 'u16'],
+    ['value', 'bytes'],
+  ]),
+  sysNvCreate: sreq(SYS, 0x30, [
+    ['sysId', 'u8'],
+    ['itemId', 'u16'],
+    ['subId', 'u16'],
+    ['len', 'u32'],
+  ]),
+  sysOsalNvItemInit: sreq(SYS, 0x07, [
+    ['id', 'u16'],
+    ['len', 'u16'],
+    ['value', 'bytes'],
+  ]),
   // UTIL
   utilGetDeviceInfo: sreq(
     UTIL,
@@ -100,6 +131,19 @@ export const MT = {
     ['options', 'u8'],
     ['radius', 'u8'],
     ['data', 'bytes'],
+  ]),
+  /** AF_DATA_REQUEST_EXT: group (mode 1, endpoint 0xFF) or 64-bit addressing; the data length is a u16. */
+  afDataRequestExt: sreq(AF, 0x02, [
+    ['dstAddrMode', 'u8'],
+    ['dstAddr', 'ieee'],
+    ['dstEndpoint', 'u8'],
+    ['dstPanId', 'u16'],
+    ['srcEndpoint', 'u8'],
+    ['clusterId', 'u16'],
+    ['transId', 'u8'],
+    ['options', 'u8'],
+    ['radius', 'u8'],
+    ['data', 'bytes16'],
   ]),
   afDataConfirm: areq(AF, 0x80, [status, ['endpoint', 'u8'], ['transId', 'u8']]),
   afIncomingMsg: areq(AF, 0x81, [

@@ -23,6 +23,8 @@ export interface Faults {
   channelAccessFailures: number;
   /** Devices (by name) unreachable until a route discovery towards them. */
   noRoute: Set<SimDeviceName>;
+  /** A route discovery does not help (the device is out of range for good). */
+  noRouteSticky: boolean;
   /** Drop attribute reports instead of sending them. */
   dropReports: boolean;
   /** Send reports this late. */
@@ -38,9 +40,12 @@ export class SimCoordinator {
     silentUntilBootloaderSkip: false,
     channelAccessFailures: 0,
     noRoute: new Set(),
+    noRouteSticky: false,
     dropReports: false,
     reportDelayMs: 0,
   };
+  /** Every groupcast sent (group id and cluster), newest last. */
+  readonly groupcasts: Array<{ group: number; cluster: number }> = [];
   /** Every MT request received, newest last (name and fields). */
   readonly log: Array<{ name: MtName; fields: Fields }> = [];
   state = 0;
@@ -188,6 +193,8 @@ export class SimCoordinator {
       }
       case 'afDataRequest':
         return this.#afData(f);
+      case 'afDataRequestExt':
+        return this.#afGroup(f);
       default:
         return this.#zdo(msg.name, f, ok);
     }
@@ -273,7 +280,7 @@ export class SimCoordinator {
       case 'zdoExtRouteDisc': {
         ok();
         const target = this.#byNwk(f.dstAddr as number);
-        if (target) this.faults.noRoute.delete(target.name);
+        if (target && !this.faults.noRouteSticky) this.faults.noRoute.delete(target.name);
         return;
       }
       case 'zdoMgmtLeaveReq':
@@ -310,6 +317,37 @@ export class SimCoordinator {
     for (const r of out.replies) setTimeout(() => this.deliver(d, r), 3);
     if (this.faults.dropReports) return;
     for (const r of out.reports) setTimeout(() => this.deliver(d, r), 4 + this.faults.reportDelayMs);
+  }
+
+  /** A groupcast (address mode 1): every joined member of the group takes it; nobody acknowledges. */
+  #afGroup(f: Fields) {
+    const transId = f.transId as number;
+    this.send('afDataRequestExt', { status: 0 }, true);
+    const confirm = (status: number): void => {
+      setTimeout(() => this.send('afDataConfirm', { status, endpoint: f.srcEndpoint as number, transId }), 2);
+    };
+    if (this.faults.channelAccessFailures > 0) {
+      this.faults.channelAccessFailures--;
+      return confirm(AfStatus.MAC_CHANNEL_ACCESS_FAILURE);
+    }
+    confirm(AfStatus.SUCCESS);
+    if (f.dstAddrMode !== 1) return;
+    const group = Number.parseInt((f.dstAddr as string).slice(-4), 16);
+    this.groupcasts.push({ group, cluster: f.clusterId as number });
+    for (const d of this.devices.values()) {
+      if (!d.joined || !d.groups.has(group)) continue;
+      const ep = d.endpoints.find((e) => e.inClusters.includes(f.clusterId as number));
+      if (!ep) continue;
+      let out: ReturnType<SimDevice['receive']>;
+      try {
+        out = d.receive(ep.id, f.clusterId as number, f.data as Buffer);
+      } catch {
+        continue;
+      }
+      for (const l of this.#afListeners) l(d, f.clusterId as number);
+      if (this.faults.dropReports) continue;
+      for (const r of out.reports) setTimeout(() => this.deliver(d, r), 4 + this.faults.reportDelayMs);
+    }
   }
 
   /** A frame from a device reaches the coordinator (AF_INCOMING_MSG). */

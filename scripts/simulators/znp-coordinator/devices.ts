@@ -7,9 +7,11 @@ import {
   Cluster,
   ColorCmd,
   Global,
+  GroupsCmd,
   HA_PROFILE,
   LevelCmd,
   OnOffCmd,
+  ZclStatus,
 } from '../../../drivers/zigbee/zcl/clusters.ts';
 import {
   decodeConfigureReporting,
@@ -46,6 +48,8 @@ export class SimDevice {
   joined = false;
   /** Clusters bound to the coordinator (a remote sends its buttons there). */
   readonly binds = new Set<number>();
+  /** Zigbee groups the device is a member of (Groups cluster). */
+  readonly groups = new Set<number>();
   /** `cluster:attr` keys with reporting configured. */
   readonly reporting = new Set<string>();
   readonly attrs = new Map<number, Map<number, AttrCell>>();
@@ -115,6 +119,9 @@ export class SimDevice {
           zcl: this.#reply(frame, Global.CONFIGURE_REPORTING_RSP, Buffer.of(0)),
         });
       }
+    } else if (cluster === Cluster.GROUPS) {
+      const reply = this.#groups(frame);
+      if (reply) replies.push({ cluster, srcEndpoint: endpoint, zcl: reply });
     } else {
       changed.push(...this.#command(cluster, frame));
     }
@@ -132,6 +139,31 @@ export class SimDevice {
       });
     }
     return { replies, reports: reports.filter((r) => r.zcl.length > 0) };
+  }
+
+  /** Add group / remove group, answered with the status and the group id. */
+  #groups(f: ZclFrame): Buffer | null {
+    if (!this.endpoints.some((e) => e.inClusters.includes(Cluster.GROUPS)) || f.payload.length < 2)
+      return null;
+    const id = f.payload.readUInt16LE(0);
+    let status = 0;
+    if (f.command === GroupsCmd.ADD) {
+      if (this.groups.has(id)) status = ZclStatus.DUPLICATE_EXISTS;
+      this.groups.add(id);
+    } else if (f.command === GroupsCmd.REMOVE) {
+      if (!this.groups.delete(id)) status = ZclStatus.NOT_FOUND;
+    } else return null;
+    const payload = Buffer.alloc(3);
+    payload[0] = status;
+    payload.writeUInt16LE(id, 1);
+    return encodeZcl({
+      kind: 1,
+      fromServer: true,
+      disableDefaultResponse: true,
+      tsn: f.tsn,
+      command: f.command,
+      payload,
+    });
   }
 
   #reply(req: ZclFrame, command: number, payload: Buffer): Buffer {
