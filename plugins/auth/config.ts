@@ -28,6 +28,7 @@ export interface AuthConfig {
     jwks_cache_ttl: number;
     token_ttl: number;
   };
+  cimd: { enabled: boolean; allow_private_networks: boolean; ca_file: string; max_clients: number };
 }
 
 const int = (title: string, description: string, def: number, minimum = 0): JsonSchema => ({
@@ -223,6 +224,38 @@ export const configSchema: JsonSchema = {
           60,
         ),
         token_ttl: int('Token lifetime', 'Seconds, tokens issued for an assertion.', 3600, 60),
+      },
+    },
+    cimd: {
+      type: 'object',
+      title: 'Client ID Metadata Documents',
+      description:
+        'Clients whose client_id is an https URL of their metadata document, fetched by the hub when they first ask.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: {
+          type: 'boolean',
+          title: 'Enabled',
+          description:
+            'Accept URL client_ids and advertise client_id_metadata_document_supported. Off by default: an unauthenticated request then makes the hub fetch a URL.',
+          default: false,
+        },
+        allow_private_networks: {
+          type: 'boolean',
+          title: 'Allow private networks',
+          description:
+            'Also fetch documents from loopback, private (RFC 1918, ULA) and link-local addresses (e.g. an app on the LAN).',
+          default: false,
+        },
+        ca_file: {
+          type: 'string',
+          title: 'Extra CA file',
+          description:
+            'PEM file of a CA trusted for document hosts besides the system roots (a household CA).',
+          default: '',
+        },
+        max_clients: int('Maximum clients', 'Clients known from metadata documents at once.', 1000, 1),
       },
     },
   },

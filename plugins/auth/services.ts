@@ -7,6 +7,7 @@ import type { KeyRing } from './domain/keys.ts';
 import type { Lockout } from './domain/lockout.ts';
 import type { PasswordHasher } from './domain/passwords.ts';
 import type { ReplayCache } from './domain/replay-cache.ts';
+import type { CimdResolver } from './oauth/cimd.ts';
 import type { DpopService } from './oauth/dpop.ts';
 import type { Audit } from './state/audit.ts';
 import type { CodeStore } from './state/codes.ts';
@@ -40,6 +41,8 @@ export interface AuthServices {
   /** ID-JAG `jti`s until their assertion expires: each assertion is used once. */
   assertionReplay: ReplayCache;
   pending: PendingAuthorizations;
+  /** Clients known by the URL of their metadata document. */
+  cimd: CimdResolver;
   dcr(): { mode: DcrMode; approved_redirects: string[] };
   startedAt: number;
   version: string;

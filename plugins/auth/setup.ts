@@ -6,6 +6,7 @@ import { openKeyRing } from './domain/keys.ts';
 import { createLockout } from './domain/lockout.ts';
 import { createPasswordHasher } from './domain/passwords.ts';
 import { createReplayCache } from './domain/replay-cache.ts';
+import { createCimdResolver } from './oauth/cimd.ts';
 import { createDpopService } from './oauth/dpop.ts';
 import type { AuthServices } from './services.ts';
 import { createAudit } from './state/audit.ts';
@@ -93,6 +94,7 @@ export async function createServices(
     idpKeys: createIdpKeyCache(config.xaa.jwks_cache_ttl),
     assertionReplay: createReplayCache(100_000),
     pending: createPendingAuthorizations(),
+    cimd: createCimdResolver(config.cimd),
     dcr: () => data.data.settings.dcr ?? config.dcr,
     startedAt: Date.now(),
     version: VERSION,

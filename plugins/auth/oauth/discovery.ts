@@ -31,7 +31,7 @@ export function asMetadata(s: AuthServices): Record<string, unknown> {
     scopes_supported: [...scopes].sort(),
     resource_indicators_supported: true,
     authorization_response_iss_parameter_supported: true, // RFC 9207 §3
-    client_id_metadata_document_supported: false,
+    client_id_metadata_document_supported: s.config.cimd.enabled,
     ...(s.dpop.enabled ? { dpop_signing_alg_values_supported: DPOP_ALGS } : {}), // RFC 9449 §5.1
     vendor_agent_identity_supported: false,
     // The ID-JAG profile of the jwt-bearer grant; trusted issuers are never listed (draft: must not).

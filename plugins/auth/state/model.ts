@@ -15,11 +15,13 @@ export interface Client {
   /** Extension: resources (slug or URI) client_credentials may target; empty means any. */
   resources: string[];
   status: ClientStatus;
-  registration_source: 'admin' | 'dcr';
+  registration_source: 'admin' | 'dcr' | 'cimd';
   application_type: 'web' | 'native';
   agent: boolean;
   agent_description: string;
   cimd_url: string;
+  /** Metadata-document clients: when the document is fetched again (its cache lifetime, bounded). */
+  cimd_expires_at?: string;
   /**
    * OpenID Connect Registration §2: the algorithm of this client's ID tokens. Absent means RS256, the
    * default there (and the only algorithm many OpenID clients accept).

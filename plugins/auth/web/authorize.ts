@@ -3,6 +3,7 @@ import type { HearthRouter } from '../../../core/sdk.ts';
 import { redirectUriMatches } from '../domain/redirect-uri.ts';
 import { IDENTITY_SCOPE_NAMES, isIdentityScope, isSubset, parseScope } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
+import { CimdError, isCimdUrl } from '../oauth/cimd.ts';
 import { revokeJti } from '../oauth/issue.ts';
 import { type AuthServices, findClient, nowIso } from '../services.ts';
 import { USERINFO_URI } from '../sites/site-resources.ts';
@@ -125,7 +126,21 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
       return v === undefined || v === '' ? undefined : typeof v === 'string' ? v : null;
     };
     const clientId = one('client_id');
-    const client = clientId ? findClient(s, clientId) : undefined;
+    let client: Client | undefined;
+    if (clientId && isCimdUrl(clientId)) {
+      // A client known by the URL of its metadata document: fetched (or refreshed) now.
+      try {
+        client = await s.cimd.resolve(s, clientId);
+      } catch (err) {
+        if (!(err instanceof CimdError)) throw err;
+        return sendErrorPage(
+          ctx,
+          400,
+          'Unknown application',
+          `The application's metadata could not be used: ${err.message}.`,
+        );
+      }
+    } else client = clientId ? findClient(s, clientId) : undefined;
     // RFC 9700 §4.11: never redirect for an unknown client or an unregistered redirect URI.
     if (client?.status !== 'active')
       return sendErrorPage(

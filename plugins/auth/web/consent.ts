@@ -34,6 +34,7 @@ function renderConsent(
     status,
     'Allow access',
     `<h1>${esc(client?.name ?? 'An application')} wants permission to access ${esc(resource?.display_name ?? 'your hub')}</h1>
+${client?.registration_source === 'cimd' ? `<p>This application is published by <strong>${esc(new URL(client.cimd_url).host)}</strong>; its name is its own claim.</p>` : ''}
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}<p>Signed in as ${esc(session.user.email)}. Untick anything you do not want to allow.</p>
 <form method="post" action="/consent"><input type="hidden" name="session_id" value="${esc(id)}"><input type="hidden" name="csrf_token" value="${esc(consentCsrfToken(s, session, id))}">
 ${rows}<button type="submit" name="action" value="allow">Allow</button><button type="submit" name="action" value="deny">Deny</button></form>`,
