@@ -1,32 +1,34 @@
 import type { JsonSchema } from '../plugin/types.ts';
 
-const port = (title: string, def: number): JsonSchema => ({
-  title,
-  description: 'TCP port to listen on; 0 picks a free port.',
-  type: 'integer',
-  minimum: 0,
-  maximum: 65535,
-  default: def,
-});
+const port = <T extends string, D extends number>(title: T, def: D) =>
+  ({
+    title,
+    description: 'TCP port to listen on; 0 picks a free port.',
+    type: 'integer',
+    minimum: 0,
+    maximum: 65535,
+    default: def,
+  }) as const;
 
-const listener = (title: string, def: number): JsonSchema => ({
-  title,
-  description: `The ${title} HTTP listener.`,
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    port: port(`${title} port`, def),
-    host: {
-      title: 'Bind address',
-      description: 'Overrides the top-level host for this listener.',
-      type: 'string',
+const listener = <T extends string, D extends number>(title: T, def: D) =>
+  ({
+    title,
+    description: `The ${title} HTTP listener.`,
+    type: 'object',
+    additionalProperties: false,
+    default: {},
+    properties: {
+      port: port(`${title} port`, def),
+      host: {
+        title: 'Bind address',
+        description: 'Overrides the top-level host for this listener.',
+        type: 'string',
+      },
     },
-  },
-});
+  }) as const;
 
 /** JSON Schema of the core's own config (everything but `plugins.<name>` slices). */
-export const coreSchema: JsonSchema = {
+export const coreSchema = {
   title: 'Hearth configuration',
   type: 'object',
   additionalProperties: false,
@@ -298,7 +300,7 @@ export const coreSchema: JsonSchema = {
       default: {},
     },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Keys the loader itself reads in every plugin slice. */
 export const pluginLoaderProperties: Record<string, JsonSchema> = {

@@ -1,17 +1,14 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { HearthError } from '../errors.ts';
+import type { coreSchema } from './schema.ts';
 
+/** A listener's settings (`http.main`, `http.admin`, a plugin's own listener). */
 export interface ListenerConfig {
   port: number;
-  host?: string;
+  host?: string | undefined;
 }
 
-export interface ExternalBrokerConfig {
-  url: string;
-  username?: string;
-  password?: string;
-  rejectUnauthorized?: boolean;
-  caFile?: string;
-}
+export type ExternalBrokerConfig = NonNullable<HearthConfig['mqtt']['external']>;
 
 export interface PluginSlice {
   enabled: boolean;
@@ -19,37 +16,14 @@ export interface PluginSlice {
   [key: string]: unknown;
 }
 
-/** The validated configuration, defaults applied (see core/config/schema.ts for every field's meaning). */
-export interface HearthConfig {
-  dataDir: string;
-  host: string;
-  log: {
-    level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-    format: 'auto' | 'json' | 'pretty';
-  };
-  http: {
-    main: ListenerConfig;
-    admin: ListenerConfig;
-    bodyLimit: string;
-    tls: { enabled: boolean; certFile?: string; keyFile?: string; hostnames: string[] };
-  };
-  mqtt: {
-    enabled: boolean;
-    port: number;
-    host?: string;
-    allowAnonymous: boolean;
-    maxPacketSize: number;
-    clientQueueBytes: number;
-    connectTimeoutMs: number;
-    maxPendingConnections: number;
-    external: ExternalBrokerConfig | null;
-  };
-  store: { coalesceMs: number };
-  lifecycle: { pluginStartTimeoutMs: number; shutdownGraceMs: number };
-  secrets: { keyFile?: string };
-  metrics: { username: string; password?: string };
+/**
+ * The validated configuration, defaults applied: derived from the schema in core/config/schema.ts (the
+ * one source of truth for every field's name, type and meaning), with the plugin slices typed loosely
+ * because each plugin validates its own.
+ */
+export type HearthConfig = Omit<FromSchema<typeof coreSchema>, 'plugins'> & {
   plugins: Record<string, PluginSlice>;
-}
+};
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 

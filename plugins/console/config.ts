@@ -1,11 +1,7 @@
 /** `plugins.console` config. */
-import type { JsonSchema } from '../../core/sdk.ts';
+import type { ConfigOf, JsonSchema } from '../../core/sdk.ts';
 
-export interface ConsoleConfig {
-  sessionMinutes: number;
-}
-
-export const configSchema: JsonSchema = {
+export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -19,4 +15,6 @@ export const configSchema: JsonSchema = {
         'A console session ends after this long without a request; the admin key is then asked for again.',
     },
   },
-};
+} as const satisfies JsonSchema;
+
+export type ConsoleConfig = ConfigOf<typeof configSchema>;

@@ -1,26 +1,7 @@
 /** `plugins.lighting` config: JSON Schema (every property titled, described, defaulted) and its type. */
-import type { JsonSchema } from '../../core/sdk.ts';
+import type { ConfigOf, JsonSchema } from '../../core/sdk.ts';
 
-export interface DriverConfig {
-  id: string;
-  type: string;
-  site: string;
-  options: Record<string, unknown>;
-}
-
-export interface LightingConfig {
-  reconcileMs: number;
-  commandTimeoutMs: number;
-  createHomeSite: boolean;
-  subdefBase: string;
-  scheduleCatchUpMinutes: number;
-  historyDays: number;
-  historyMaxEntries: number;
-  historyWriteSeconds: number;
-  drivers: DriverConfig[];
-}
-
-export const configSchema: JsonSchema = {
+export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -127,4 +108,8 @@ export const configSchema: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
+
+export type LightingConfig = ConfigOf<typeof configSchema>;
+/** One entry of `drivers`: a driver instance for one site. */
+export type DriverConfig = LightingConfig['drivers'][number];

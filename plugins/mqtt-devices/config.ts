@@ -1,30 +1,15 @@
 /** `plugins.mqtt-devices` config: JSON Schema (every property titled, described, defaulted) and its type. */
-import type { JsonSchema } from '../../core/sdk.ts';
+import type { ConfigOf, JsonSchema } from '../../core/sdk.ts';
 
-export interface MqttDevicesConfig {
-  discoverySite: string;
-  homeAssistantDiscovery: boolean;
-  homeAssistantPrefix: string;
-  zigbee2mqttDiscovery: boolean;
-  zigbee2mqttBase: string;
-  publishHomeAssistant: boolean;
-  broker: {
-    url: string;
-    username: string;
-    password: string;
-    caFile: string;
-    rejectUnauthorized: boolean;
-  };
-}
+const str = <T extends string, D extends string = ''>(title: T, description: string, def?: D) =>
+  ({
+    type: 'string',
+    default: (def ?? '') as D,
+    title,
+    description,
+  }) as const;
 
-const str = (title: string, description: string, def = '') => ({
-  type: 'string',
-  default: def,
-  title,
-  description,
-});
-
-export const configSchema: JsonSchema = {
+export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -84,4 +69,6 @@ export const configSchema: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
+
+export type MqttDevicesConfig = ConfigOf<typeof configSchema>;
