@@ -2,6 +2,22 @@ import type { JsonSchema } from '../../core/sdk.ts';
 
 export type DcrMode = 'open' | 'approved_redirects' | 'admin_only';
 
+/** An upstream OpenID provider users may sign in with (`plugins.auth.oidc.providers[]`). */
+export interface UpstreamProviderConfig {
+  id: string;
+  display_name: string;
+  issuer: string;
+  client_id: string;
+  scope: string;
+  link_verified_email: boolean;
+  create_users: boolean;
+}
+
+export interface UpstreamOidcConfig {
+  enabled: boolean;
+  providers: UpstreamProviderConfig[];
+}
+
 /** The validated `plugins.auth` slice (ajv applies every default below). */
 export interface AuthConfig {
   port: number;
@@ -13,6 +29,7 @@ export interface AuthConfig {
   code_ttl: number;
   session_ttl: number;
   local_login: boolean;
+  oidc: UpstreamOidcConfig;
   cookie_secure: boolean;
   default_client_scope: string;
   dcr: { mode: DcrMode; approved_redirects: string[] };
@@ -66,6 +83,61 @@ export const configSchema: JsonSchema = {
       title: 'Local password login',
       description: 'When false, /login answers 404.',
       default: true,
+    },
+    oidc: {
+      type: 'object',
+      title: 'Upstream OpenID login',
+      description:
+        'Sign users in with upstream OpenID providers (/oidc/start). Client secrets are set with PUT /admin/oidc/providers/{id}/client-secret.',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        enabled: {
+          type: 'boolean',
+          title: 'Enabled',
+          description: 'Offer the providers on the login page and answer /oidc/start and /oidc/callback.',
+          default: false,
+        },
+        providers: {
+          type: 'array',
+          title: 'Providers',
+          description:
+            'Upstream OpenID providers, offered on the login page in this order: {id, display_name, issuer, client_id, scope, link_verified_email, create_users} (plugins/auth/README.md).',
+          default: [],
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'issuer', 'client_id'],
+            properties: {
+              id: {
+                type: 'string',
+                pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
+                description: 'Short name used in URLs.',
+              },
+              display_name: {
+                type: 'string',
+                default: '',
+                description: 'Shown on the button; empty: the id.',
+              },
+              issuer: { type: 'string', description: 'Issuer URL (https; http only on loopback).' },
+              client_id: { type: 'string', description: 'The client id registered at the provider.' },
+              scope: { type: 'string', default: 'openid email profile', description: 'Scopes asked for.' },
+              link_verified_email: {
+                type: 'boolean',
+                default: false,
+                description:
+                  'Link a first sign-in to the local user with the same email, when the provider says it is verified.',
+              },
+              create_users: {
+                type: 'boolean',
+                default: false,
+                description:
+                  'Create a user for a first sign-in that links to nobody (only for a provider you control).',
+              },
+            },
+          },
+        },
+      },
     },
     cookie_secure: {
       type: 'boolean',

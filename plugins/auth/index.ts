@@ -20,6 +20,9 @@ import { createServices, pruneRefreshTokens, VERSION } from './setup.ts';
 import { dropStaleTokenClients, siteTokenMqttHooks } from './sites/mqtt-acl.ts';
 import { addSiteResource, removeSiteResource, siteResource, syncResources } from './sites/site-resources.ts';
 import { createVerifier, isLive, type VerifyAccessToken } from './sites/verify.ts';
+import { mountUpstreamAdmin } from './upstream/admin-routes.ts';
+import { mountUpstreamLogin } from './upstream/login-routes.ts';
+import { createMetadataCache } from './upstream/metadata.ts';
 import { mountAuthorize } from './web/authorize.ts';
 import { mountConsent } from './web/consent.ts';
 import { mountLogin } from './web/login.ts';
@@ -72,6 +75,8 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountLogin(pages, s);
     mountAuthorize(pages, s);
     mountConsent(pages, s);
+    const upstreamMetadata = createMetadataCache();
+    mountUpstreamLogin(pages, s, upstreamMetadata);
 
     const admin = ctx.http.router('admin', { prefix: '/admin', errorBody: adminErrorBody });
     mountAdminClients(admin, s);
@@ -82,6 +87,7 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountAdminXaa(admin, s);
     mountAdminTokens(admin, s);
     mountAdminSystem(admin, s);
+    mountUpstreamAdmin(admin, s);
 
     // Site tokens everywhere: a resource per lighting site, the verifier on the site API/WebSocket, MQTT ACLs.
     const lighting: LightingExports = ctx.use('lighting');
@@ -136,6 +142,8 @@ export default definePlugin<AuthConfig, AuthExports>({
           s.data.flush(),
           s.refresh.flush(),
           s.sessions.flush(),
+          s.upstream.flush(),
+          s.broker.flush(),
           s.issuances.flush(),
           s.audit.flush(),
         ]);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { Counter, DocStore, NoticesApi } from '../../core/sdk.ts';
+import type { Counter, DocStore, NoticesApi, SecretsApi } from '../../core/sdk.ts';
+import type { BrokerData } from './broker/model.ts';
 import type { AuthConfig, DcrMode } from './config.ts';
 import type { TokenSigner } from './domain/access-token.ts';
 import type { IdpKeyCache } from './domain/idp-keys.ts';
@@ -16,6 +17,7 @@ import type { IssuanceRegistry } from './state/issuances.ts';
 import type { AuthData, Client, RefreshData, Resource } from './state/model.ts';
 import type { PendingAuthorizations } from './state/pending.ts';
 import type { SessionStore } from './state/sessions.ts';
+import type { UpstreamData } from './upstream/model.ts';
 
 /** Everything the auth routes share, created once per plugin start (never module state). */
 export interface AuthServices {
@@ -28,6 +30,12 @@ export interface AuthServices {
   data: DocStore<AuthData>;
   refresh: DocStore<RefreshData>;
   sessions: SessionStore;
+  /** Upstream OpenID account links (`auth.upstream.json`). */
+  upstream: DocStore<UpstreamData>;
+  /** Broker providers and grants (`auth.broker.json`); credentials inside are sealed with `secrets`. */
+  broker: DocStore<BrokerData>;
+  /** The core's secrets facility, scoped to this plugin. */
+  secrets: SecretsApi;
   issuances: IssuanceRegistry;
   audit: Audit;
   keys: KeyRing;

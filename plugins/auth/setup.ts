@@ -1,4 +1,5 @@
 import type { PluginContext } from '../../core/sdk.ts';
+import { openBrokerStore } from './broker/store.ts';
 import type { AuthConfig } from './config.ts';
 import { createTokenSigner } from './domain/access-token.ts';
 import { createIdpKeyCache } from './domain/idp-keys.ts';
@@ -17,6 +18,7 @@ import { prepareAuthData, prepareRefreshData, prepareSessionData } from './state
 import type { AuditEvent, AuthData, RefreshData, Revocation, SessionData } from './state/model.ts';
 import { createPendingAuthorizations } from './state/pending.ts';
 import { createSessionStore } from './state/sessions.ts';
+import { openUpstreamStore } from './upstream/store.ts';
 
 const DAY = 86_400_000;
 export const VERSION = '0.1.0';
@@ -78,6 +80,9 @@ export async function createServices(
     data,
     refresh,
     sessions: createSessionStore(sessions),
+    upstream: await openUpstreamStore(ctx.store),
+    broker: await openBrokerStore(ctx.store),
+    secrets: ctx.secrets,
     issuances: createIssuanceRegistry(issuanceLog, revocationLog, config.issuances.retention_days * DAY),
     audit: createAudit(auditLog, config.audit.retention_days * DAY),
     keys,

@@ -117,7 +117,7 @@ export function mountAdminSystem(r: HearthRouter, s: AuthServices): void {
       },
       // Agent clients act in delegation chains (token exchange); no agent JWKS listing.
       agents: { enabled: s.config.token_exchange.enabled, jwks_listing: false },
-      oidc: { enabled: false },
+      oidc: { enabled: s.config.oidc.enabled && s.config.oidc.providers.length > 0 },
       notices: computeNotices(s),
     };
   });

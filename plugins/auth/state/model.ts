@@ -39,7 +39,7 @@ export interface User {
   name: string;
   role: 'admin' | 'user';
   status: 'active' | 'disabled';
-  provider: 'local';
+  provider: 'local' | 'oidc';
   password_hash: string;
   created_at: string;
   updated_at: string;

@@ -4,6 +4,7 @@ import { createRateLimiter } from '../domain/rate-limit.ts';
 import { safeEqual } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
+import { providerButtons } from '../upstream/providers.ts';
 import { FormError, field, readForm } from './form.ts';
 import { esc, sendPage } from './html.ts';
 import {
@@ -29,8 +30,14 @@ function renderLogin(
   error?: string,
   email = '',
 ): void {
+  const upstream = providerButtons(s, redirect);
   if (!s.config.local_login) {
-    sendPage(ctx, status, 'Sign in', '<h1>Sign in</h1><p>Password sign-in is disabled on this hub.</p>');
+    sendPage(
+      ctx,
+      status,
+      'Sign in',
+      `<h1>Sign in to Hearth</h1>${upstream || '<p>Password sign-in is disabled on this hub.</p>'}`,
+    );
     return;
   }
   const csrf = loginCsrfToken(ctx, s);
@@ -43,7 +50,7 @@ function renderLogin(
 <input type="hidden" name="csrf_token" value="${esc(csrf)}"><input type="hidden" name="redirect" value="${esc(redirect)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(email)}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`,
+<button type="submit">Sign in</button></form>${upstream}`,
   );
 }
 

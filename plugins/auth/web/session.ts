@@ -12,13 +12,13 @@ const names = (s: AuthServices) =>
     ? { session: '__Host-hearth_session', nonce: '__Host-hearth_login' }
     : { session: 'hearth_session', nonce: 'hearth_login' };
 
-function setCookie(ctx: Context, s: AuthServices, name: string, value: string, maxAge: number): void {
+export function setCookie(ctx: Context, s: AuthServices, name: string, value: string, maxAge: number): void {
   const flags = ['Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAge}`];
   if (s.secure()) flags.push('Secure');
   ctx.append('Set-Cookie', `${name}=${value}; ${flags.join('; ')}`);
 }
 
-function cookie(ctx: Context, name: string): string | undefined {
+export function cookie(ctx: Context, name: string): string | undefined {
   const header = ctx.get('cookie');
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
