@@ -165,9 +165,31 @@ export function describeDriverConformance(
       if (!c) return ctx.skip();
       await d.start();
       const target = { type: 'dimmable' as const, capabilities: c.capabilities };
-      const stateAfter = async (from: number): Promise<LightState> => {
+      // "Ends up at": the first report that shows the commanded mode, not merely the first report after
+      // the command (a late echo of the previous command may still arrive after it).
+      const stateAfter = async (from: number, mode?: 'ct' | 'xy'): Promise<LightState> => {
         const r = await sink.waitFor(
-          (x) => x.kind === 'state' && x.protocolid === c.protocolid && x.level.colormode !== undefined,
+          (x) =>
+            x.kind === 'state' &&
+            x.protocolid === c.protocolid &&
+            x.level.colormode !== undefined &&
+            (mode === undefined || x.level.colormode === mode),
+          from,
+        );
+        return (r as Extract<Report, { kind: 'state' }>).level;
+      };
+      const closeTo = (got: LightState, want: { ct?: number; xy?: readonly [number, number] }) =>
+        want.ct !== undefined
+          ? Math.abs((got.ct ?? 0) - want.ct) <= 2
+          : Math.abs((got.xy?.[0] ?? 0) - (want.xy?.[0] ?? 0)) <= 0.01 &&
+            Math.abs((got.xy?.[1] ?? 0) - (want.xy?.[1] ?? 0)) <= 0.01;
+      const settledAt = async (from: number, mode: 'ct' | 'xy', want: Parameters<typeof closeTo>[1]) => {
+        const r = await sink.waitFor(
+          (x) =>
+            x.kind === 'state' &&
+            x.protocolid === c.protocolid &&
+            x.level.colormode === mode &&
+            closeTo(x.level, want),
           from,
         );
         return (r as Extract<Report, { kind: 'state' }>).level;
@@ -176,7 +198,7 @@ export function describeDriverConformance(
         if (ct === undefined) continue;
         const from = sink.reports.length;
         await d.setState(c.protocolid, { on: true, bri: 200, ct, colormode: 'ct' }, target);
-        const got = await stateAfter(from);
+        const got = await settledAt(from, 'ct', { ct });
         expect(got.colormode).toBe('ct');
         expect(Math.abs((got.ct ?? 0) - ct)).toBeLessThanOrEqual(2);
       }
@@ -184,7 +206,7 @@ export function describeDriverConformance(
         for (const xy of c.capabilities.xy.gamut) {
           const from = sink.reports.length;
           await d.setState(c.protocolid, { on: true, bri: 200, xy, colormode: 'xy' }, target);
-          const got = await stateAfter(from);
+          const got = await settledAt(from, 'xy', { xy });
           expect(got.colormode).toBe('xy');
           expect(Math.abs((got.xy?.[0] ?? 0) - xy[0])).toBeLessThanOrEqual(0.01);
           expect(Math.abs((got.xy?.[1] ?? 0) - xy[1])).toBeLessThanOrEqual(0.01);
