@@ -1,41 +1,45 @@
 // Household words for what the hub reports: no driver ids, no raw event names, no browser error texts.
+import { t } from './i18n.js';
 
+// Maps: names come from drivers and devices, and `constructor` must not find Object's.
 const VENDOR_NAMES = new Map([
-  ['mqtt', 'MQTT devices'],
-  ['hue', 'Philips Hue bridge'],
-  ['zigbee', 'Zigbee lights'],
-  ['enocean', 'EnOcean switches'],
-  ['virtual', 'Demo lights'],
+  ['mqtt', 'vendorMqtt'],
+  ['hue', 'vendorHue'],
+  ['zigbee', 'vendorZigbee'],
+  ['enocean', 'vendorEnocean'],
+  ['virtual', 'vendorVirtual'],
 ]);
 
 /** "MQTT devices", "Test devices": what a driver connects, by its vendor; its id is never shown. */
 export function vendorName(vendor) {
   const known = VENDOR_NAMES.get(vendor);
-  if (known) return known;
+  if (known) return t(known);
   const words = String(vendor).replace(/[-_]+/g, ' ');
-  return `${words.charAt(0).toUpperCase()}${words.slice(1)} devices`;
+  return t('vendorOther', { name: `${words.charAt(0).toUpperCase()}${words.slice(1)}` });
 }
 
-// A Map: event names come from devices, and `constructor` must not find Object's.
 const ACTIONS = new Map([
-  ['single', 'pressed'],
-  ['single_push', 'pressed'],
-  ['short', 'pressed'],
-  ['double', 'pressed twice'],
-  ['double_push', 'pressed twice'],
-  ['triple', 'pressed three times'],
-  ['triple_push', 'pressed three times'],
-  ['long', 'held'],
-  ['hold', 'held'],
-  ['long_push', 'held'],
-  ['on', 'switched on'],
-  ['off', 'switched off'],
-  ['motion', 'saw motion'],
-  ['open', 'opened'],
-  ['close', 'closed'],
+  ['single', 'evPressed'],
+  ['single_push', 'evPressed'],
+  ['short', 'evPressed'],
+  ['double', 'evTwice'],
+  ['double_push', 'evTwice'],
+  ['triple', 'evThrice'],
+  ['triple_push', 'evThrice'],
+  ['long', 'evHeld'],
+  ['hold', 'evHeld'],
+  ['long_push', 'evHeld'],
+  ['on', 'evOn'],
+  ['off', 'evOff'],
+  ['motion', 'evMotion'],
+  ['open', 'evOpened'],
+  ['close', 'evClosed'],
 ]);
 
-const action = (name) => ACTIONS.get(name.toLowerCase()) ?? name.replace(/[-_]+/g, ' ');
+const action = (name) => {
+  const key = ACTIONS.get(name.toLowerCase());
+  return key ? t(key) : name.replace(/[-_]+/g, ' ');
+};
 
 /** `button1-single` → "button 1 pressed", `input0-long_push` → "input 1 held", `2` → "button 2 pressed". */
 export function eventText(event) {
@@ -44,33 +48,32 @@ export function eventText(event) {
     const kind = input[1].toLowerCase();
     // Shelly counts its inputs from 0; people count from 1.
     const n = kind === 'input' ? Number(input[2]) + 1 : Number(input[2]);
-    return `${kind} ${n} ${action(input[3])}`;
+    return `${t(`kind_${kind}`)} ${n} ${action(input[3])}`;
   }
-  if (/^\d+$/.test(event)) return `button ${event} pressed`;
+  if (/^\d+$/.test(event)) return `${t('kind_button')} ${event} ${t('evPressed')}`;
   return action(event);
 }
 
 /** Why a light command did not work, in words; `name` is the light's. */
 export function lightProblem(err, name) {
-  if (err.offline) return 'Could not reach the hub. Check the Wi-Fi connection and try again.';
+  if (err.offline) return t('hubUnreachable');
   switch (err.status) {
     case 404:
-      return `“${name}” is no longer part of this home.`;
+      return t('lightGone', { name });
     case 409:
-      return `“${name}” cannot be switched from this home.`;
+      return t('lightNotSwitchable', { name });
     case 503:
-      return `“${name}” cannot be reached: its connection to the hub is down.`;
+      return t('lightLinkDown', { name });
     case 502:
     case 504:
-      return `“${name}” did not respond. Try again in a moment.`;
+      return t('lightNoAnswer', { name });
     default:
-      return `“${name}” could not be switched.`;
+      return t('lightFailed', { name });
   }
 }
 
-/** Why a scene or group did not work, in words. */
-export function actionProblem(err, what) {
-  if (err.offline) return 'Could not reach the hub. Check the Wi-Fi connection and try again.';
-  if (err.status === 404) return `This ${what} is no longer part of this home.`;
-  return `The ${what} could not be switched.`;
+/** Why a setup change was refused: the hub's own message names the field; offline said in words. */
+export function saveProblem(err) {
+  if (err.offline) return t('hubUnreachable');
+  return t('notSaved', { reason: err.message });
 }
