@@ -130,7 +130,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     const short = ctx.http.router('main', { prefix: '/site', errorBody });
     mountLightDocumented(short, deps);
     mountSceneDocumented(short, deps);
-    mountWebPage(short, access, files);
+    mountWebPage(short, access, sites, files);
     mountWebAssets(ctx.http.router('main', { paths: ['/lighting/ui'], errorBody }), files);
     const tokenSockets = new TokenSockets();
     mountSocket(ctx.ws, deps, live, tokenSockets, log);

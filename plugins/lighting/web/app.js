@@ -1,26 +1,27 @@
-// Hearth lighting web UI: plain DOM, no build step, no third-party code. The site key is the last path
-// segment of /site/<key>; commands go to the REST API, changes arrive over the site WebSocket.
-import {
-  connectionItem,
-  eventItem,
-  orEmpty,
-  syncGroupButtons,
-  syncLightCards,
-  syncSceneButtons,
-} from './view.js';
-import { actionProblem, lightProblem } from './words.js';
+// Hearth household app: plain DOM, no build step, no third-party code. Commands go to the REST API
+// (api.js), changes arrive over the site WebSocket; the views (home, setup, schedules, history) draw
+// from one `state` and are switched by the URL's #fragment.
+import { apiBase, call } from './api.js';
+import { historyView } from './history.js';
+import { renderHome } from './home.js';
+import { t, translatePage } from './i18n.js';
+import { schedulesView } from './schedules.js';
+import { setupView } from './setup.js';
+import { lightProblem } from './words.js';
 
-const key = decodeURIComponent(location.pathname.split('/').filter(Boolean).pop() ?? '');
-const api = `/api/site/${encodeURIComponent(key)}`;
+translatePage();
 const state = {
+  siteid: '',
   name: '',
   lights: new Map(),
   scenes: [],
   groups: [],
+  sensors: [],
   events: [],
   connections: new Map(),
   /** Light id → `{level, seq}`: a command sent and not confirmed yet. */
   pending: new Map(),
+  live: false,
 };
 const $ = (id) => document.getElementById(id);
 // How long a light may stay "switching…" without a report from the hub: longer than the hub's own wait
@@ -34,35 +35,10 @@ function toast(text, sticky = false) {
 }
 $('toast').addEventListener('click', () => toast(''));
 
-/** A refused call: `status` for the hub's answers, `offline` when the hub could not be reached at all. */
-class CallError extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-    this.offline = status === 0;
-  }
-}
-
-async function call(method, path, body) {
-  let res;
-  try {
-    res = await fetch(api + path, {
-      method,
-      headers: body ? { 'Content-Type': 'application/json' } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-  } catch {
-    throw new CallError(0, 'hub not reachable');
-  }
-  const data = res.status === 204 ? null : await res.json().catch(() => null);
-  if (!res.ok) throw new CallError(res.status, data?.message ?? `HTTP ${res.status}`);
-  return data;
-}
-
 /** Scene apply and group toggle answer 200 with the lights that failed; say which ones. */
 function reportFailed(result) {
-  const names = (result?.failed ?? []).map((f) => state.lights.get(f._id)?.name ?? 'a light');
-  if (names.length) toast(`Could not switch ${names.join(', ')}`);
+  const names = (result?.failed ?? []).map((f) => state.lights.get(f._id)?.name ?? t('aLight'));
+  if (names.length) toast(t('couldNotSwitch', { names: names.join(', ') }));
 }
 
 let seq = 0;
@@ -71,18 +47,18 @@ let seq = 0;
  * `setLightState` push, or not at all — then, after PENDING_MS, the card shows what the hub last confirmed.
  */
 function command(id, level) {
-  const name = state.lights.get(id)?.name ?? 'The light';
+  const name = state.lights.get(id)?.name ?? t('theLight');
   const mine = ++seq;
   clearTimeout(state.pending.get(id)?.timer);
   const timer = setTimeout(() => {
     if (state.pending.get(id)?.seq !== mine) return;
     state.pending.delete(id);
-    toast(`“${name}” did not confirm the change; it is shown as it last reported.`);
+    toast(t('notConfirmed', { name }));
     render();
   }, PENDING_MS);
   state.pending.set(id, { level, seq: mine, timer });
   render();
-  call('PUT', '/light/state', { _id: id, ...level })
+  return call('PUT', '/light/state', { _id: id, ...level })
     .then((answer) => {
       if (!answer?.confirmed || state.pending.get(id)?.seq !== mine) return;
       settle(id);
@@ -96,12 +72,26 @@ function command(id, level) {
       if (state.pending.get(id)?.seq === mine) settle(id);
       toast(lightProblem(err, name));
       render();
+      return { failed: [{ _id: id }] };
     });
 }
 
 function settle(id) {
   clearTimeout(state.pending.get(id)?.timer);
   state.pending.delete(id);
+}
+
+/** Runs a scene or group call and says, in words, what did not work. */
+const onAction = (what) => (p) =>
+  p.then(reportFailed).catch((err) => {
+    toast(actionProblem(err, what));
+    render();
+  });
+
+function actionProblem(err, what) {
+  if (err.offline) return t('hubUnreachable');
+  if (err.status === 404) return t(`${what}Gone`);
+  return t(`${what}Failed`);
 }
 
 const act = {
@@ -115,37 +105,48 @@ const act = {
     const light = state.lights.get(id);
     command(id, { on: true, bri: light?.on ? light.bri : light?.lastBri || 255, ...fields });
   },
+  scene: (id) => onAction('scene')(call('PUT', '/scene/apply', { _id: id })),
+  group: (id) => onAction('group')(call('PUT', '/light/group/toggle', { _id: id })),
+  /** Every light that is on goes off; the lights that did not are named. */
+  async allOff() {
+    const lit = [...state.lights.values()].filter((l) => l.on);
+    const results = await Promise.all(lit.map((l) => command(l._id, { on: false, bri: 0 })));
+    if (!results.some((r) => r?.failed)) toast(t('allOffDone'));
+  },
 };
+$('all-off').addEventListener('click', () => act.allOff());
 
-const onAction = (what) => (p) =>
-  p.then(reportFailed).catch((err) => {
-    toast(actionProblem(err, what));
-    render();
-  });
+/** What every view gets: the state, the API, the toast and a way to redraw. */
+const app = { state, call, toast, render: () => render(), act, events: new EventTarget() };
+const views = {
+  home: { node: $('view-home'), render: () => renderHome(app) },
+  setup: { node: $('view-setup'), ...setupView(app, $('view-setup')) },
+  schedules: { node: $('view-schedules'), ...schedulesView(app, $('view-schedules')) },
+  history: { node: $('view-history'), ...historyView(app, $('view-history')) },
+};
+let current = 'home';
 
 function render() {
-  $('site-name').textContent = state.name || 'Lights';
+  $('site-name').textContent = state.name || t('lights');
   document.title = `${state.name} · Hearth`;
-  const lights = [...state.lights.values()].map((l) => ({ ...l, pending: state.pending.get(l._id)?.level }));
-  syncLightCards($('lights'), lights, act);
-  syncSceneButtons($('scenes'), state.scenes, (id) =>
-    onAction('scene')(call('PUT', '/scene/apply', { _id: id })),
-  );
-  syncGroupButtons(
-    $('groups'),
-    state.groups,
-    (g) => g.lights.some((id) => state.lights.get(id)?.on),
-    (id) => onAction('group')(call('PUT', '/light/group/toggle', { _id: id })),
-  );
-  $('events').replaceChildren(...orEmpty(state.events.slice(0, 10).map(eventItem), 'No sensor events yet'));
-  const connections = [...state.connections.values()];
-  $('connections').replaceChildren(
-    ...orEmpty(
-      connections.map((c) => connectionItem(c, connections)),
-      'Nothing is connected to this home yet',
-    ),
-  );
+  $('all-off').disabled = ![...state.lights.values()].some((l) => l.on);
+  views[current].render();
 }
+
+/** Shows the view the URL's fragment names (#home, #setup, #schedules, #history). */
+function route() {
+  const wanted = location.hash.slice(1);
+  const next = Object.hasOwn(views, wanted) ? wanted : 'home';
+  const changed = next !== current;
+  current = next;
+  for (const [name, view] of Object.entries(views)) view.node.hidden = name !== current;
+  for (const link of document.querySelectorAll('nav a'))
+    link.toggleAttribute('aria-current', link.dataset.view === current);
+  if (changed) views[current].open?.();
+  render();
+  if (changed) $('main').focus();
+}
+window.addEventListener('hashchange', route);
 
 /** Remembers each light's last non-zero level, so switching it on brings it back where it was. */
 function keepLight(light) {
@@ -156,6 +157,7 @@ function keepLight(light) {
 
 const handlers = {
   hello(d) {
+    state.siteid = d.siteid;
     state.name = d.name;
     const before = state.lights;
     state.lights = new Map();
@@ -166,6 +168,7 @@ const handlers = {
     for (const id of state.pending.keys()) if (!state.lights.has(id)) settle(id);
     state.scenes = d.scenes;
     state.groups = d.groups;
+    state.sensors = d.sensors ?? [];
     state.connections = new Map(d.connections.map((c) => [c._id, c]));
   },
   siteChanged(d) {
@@ -179,17 +182,28 @@ const handlers = {
   connection: (c) => state.connections.set(c._id, c),
   eventSourceKey: (e) => state.events.unshift(e),
   sceneApplied: () => {},
+  scheduleRan: () => {},
 };
 
 function setLive(live) {
-  $('live').textContent = live ? 'live' : 'offline, reconnecting…';
+  state.live = live;
+  $('live').textContent = live ? t('live') : t('reconnecting');
   $('live').className = `badge ${live ? 'on' : 'off'}`;
   document.body.classList.toggle('offline', !live);
 }
 
+/** The saved app (from the service worker) says so while the device itself has no network. */
+function showNetwork() {
+  $('offline-note').hidden = navigator.onLine;
+}
+window.addEventListener('online', showNetwork);
+window.addEventListener('offline', showNetwork);
+
 let retry = 500;
 function connect() {
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${api}/ws`);
+  const ws = new WebSocket(
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${apiBase}/ws`,
+  );
   ws.onopen = () => {
     retry = 500;
     setLive(true);
@@ -203,15 +217,16 @@ function connect() {
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
     if (Object.hasOwn(handlers, msg.command)) handlers[msg.command](msg.data);
+    app.events.dispatchEvent(new CustomEvent(msg.command, { detail: msg.data }));
     render();
   };
   ws.onclose = (ev) => {
     // 4001: the site key was changed or the site deleted. This link is dead; retrying would only 404.
     if (ev.code === 4001) {
-      $('live').textContent = 'link expired';
+      $('live').textContent = t('linkExpired');
       $('live').className = 'badge off';
       document.body.classList.add('offline');
-      toast('This page’s link no longer works. Ask for the new link to this home.', true);
+      toast(t('linkDead'), true);
       return;
     }
     setLive(false);
@@ -220,4 +235,10 @@ function connect() {
   };
 }
 
+setLive(false);
+showNetwork();
+route();
 connect();
+// The shell stays available without a network: a service worker keeps the page and its files.
+if ('serviceWorker' in navigator)
+  navigator.serviceWorker.register('/lighting/ui/sw.js', { scope: location.pathname }).catch(() => {});

@@ -1,6 +1,7 @@
 // DOM pieces of the lighting page. Light cards are kept and updated in place, keyed by light id, so a
 // live update never replaces the slider or switch under a finger that is using it.
 import { colourControls, colourKind, updateColour } from './colour.js';
+import { t } from './i18n.js';
 import { eventText, vendorName } from './words.js';
 
 export function el(tag, attrs = {}, ...children) {
@@ -18,16 +19,17 @@ export const orEmpty = (items, text, tag = 'li') =>
   items.length ? items : [el(tag, { class: 'muted' }, text)];
 
 const percent = (bri) => `${Math.max(1, Math.round((bri * 100) / 255))} %`;
-const levelText = (light) => (light.on ? (light.type === 'dimmable' ? percent(light.bri) : 'on') : 'off');
+const levelText = (light) =>
+  light.on ? (light.type === 'dimmable' ? percent(light.bri) : t('on')) : t('off');
 /** What a command not confirmed yet is doing. */
 const pendingText = (light, level) =>
   !level.on
-    ? 'switching off…'
+    ? t('switchingOff')
     : light.type === 'dimmable' && light.on
-      ? `setting ${percent(level.bri)}…`
-      : 'switching on…';
+      ? t('setting', { level: percent(level.bri) })
+      : t('switchingOn');
 /** A slider's value for screen readers: a percentage, as the label shows it. */
-const sliderText = (bri) => (bri > 0 ? percent(bri) : 'off');
+const sliderText = (bri) => (bri > 0 ? percent(bri) : t('off'));
 
 /**
  * A light card: name, level, an on/off switch and, for dimmable lights, a brightness slider.
@@ -37,10 +39,12 @@ export function lightCard(light, act) {
   const toggle = el('input', {
     type: 'checkbox',
     role: 'switch',
-    'aria-label': `${light.name} on`,
+    'aria-label': t('lightOn', { name: light.name }),
     onchange: (e) => act.toggle(light._id, e.target.checked),
   });
-  const level = el('span', { class: 'level', 'aria-live': 'polite' });
+  // Not a live region: every change by anyone in the home would be read out; the switch and slider
+  // carry the state for screen readers.
+  const level = el('span', { class: 'level' });
   const card = el(
     'li',
     { 'data-light': light._id, class: 'light' },
@@ -51,7 +55,7 @@ export function lightCard(light, act) {
       el('span', { class: 'name' }, light.name),
       ' ',
       // Added by discovery and not accepted yet (`PUT /light {"new": false}` clears it).
-      el('span', { class: 'badge new', title: 'discovered, not accepted yet' }, 'new'),
+      el('span', { class: 'badge new', title: t('newTitle') }, t('new')),
     ),
     level,
     toggle,
@@ -61,7 +65,7 @@ export function lightCard(light, act) {
       type: 'range',
       min: 0,
       max: 255,
-      'aria-label': `${light.name} brightness`,
+      'aria-label': t('lightBrightness', { name: light.name }),
       // While a finger holds the slider, live updates leave its value alone; the label follows the finger.
       onpointerdown: () => {
         card.dataset.dragging = '1';
@@ -96,6 +100,11 @@ export function updateLightCard(card, light) {
   card.classList.toggle('pending', Boolean(light.pending));
   card.setAttribute('aria-busy', String(Boolean(light.pending)));
   card.querySelector('.name').textContent = light.name;
+  // A renamed light: its controls are named after it too.
+  card.querySelector('input[role=switch]').setAttribute('aria-label', t('lightOn', { name: light.name }));
+  card
+    .querySelector('input[type=range]:not(.ct)')
+    ?.setAttribute('aria-label', t('lightBrightness', { name: light.name }));
   card.querySelector('.badge.new').hidden = !light.new;
   card.querySelector('input[role=switch]').checked = shown.on;
   updateColour(card, light);
@@ -133,7 +142,7 @@ export function syncKeyed(list, items, { key, make, update, fits = () => true, e
   if (!same) list.replaceChildren(...wanted);
 }
 
-export function syncLightCards(list, lights, act) {
+export function syncLightCards(list, lights, act, empty = t('noLights')) {
   syncKeyed(list, lights, {
     key: 'light',
     make: (light) => lightCard(light, act),
@@ -142,7 +151,7 @@ export function syncLightCards(list, lights, act) {
     fits: (card, light) =>
       Boolean(card.querySelector('input[type=range]:not(.ct)')) === (light.type === 'dimmable') &&
       (card.dataset.colour ?? '') === colourKind(light),
-    empty: 'No lights yet. Lights show up here once they are added to this home.',
+    empty,
   });
 }
 
@@ -150,11 +159,11 @@ export function syncLightCards(list, lights, act) {
 export function syncSceneButtons(list, scenes, apply) {
   syncKeyed(list, scenes, {
     key: 'scene',
-    make: (s) => el('button', { 'data-scene': s._id, onclick: () => apply(s._id) }, s.name),
+    make: (s) => el('button', { type: 'button', 'data-scene': s._id, onclick: () => apply(s._id) }, s.name),
     update: (node, s) => {
       node.textContent = s.name;
     },
-    empty: 'No scenes yet',
+    empty: t('noScenes'),
     emptyTag: 'p',
   });
 }
@@ -170,7 +179,7 @@ export function syncGroupButtons(list, groups, isOn, toggle) {
     node.classList.toggle('lit', on);
     node.setAttribute('aria-pressed', String(on));
     node.firstChild.textContent = g.name;
-    node.lastChild.textContent = on ? 'on' : 'off';
+    node.lastChild.textContent = on ? t('on') : t('off');
   };
   syncKeyed(list, groups, {
     key: 'group',
@@ -185,7 +194,7 @@ export function syncGroupButtons(list, groups, isOn, toggle) {
       return node;
     },
     update,
-    empty: 'No groups yet',
+    empty: t('noRooms'),
     emptyTag: 'p',
   });
 }
@@ -201,11 +210,15 @@ export function connectionItem(c, all = [c]) {
     'li',
     { 'data-connection': c._id, class: c.connected ? 'connected' : 'disconnected' },
     el('span', { class: 'dot', 'aria-hidden': 'true' }),
-    `${vendorName(c.vendor)}${nth}: ${c.connected ? 'connected' : 'not connected'}`,
+    t(c.connected ? 'connected' : 'notConnected', { what: `${vendorName(c.vendor)}${nth}` }),
   );
 }
 
 export function eventItem(e) {
-  const at = new Date(e.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const at = new Date(e.at).toLocaleTimeString(document.documentElement.lang, {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
   return el('li', {}, el('time', { datetime: e.at }, at), ` ${e.name}: ${eventText(e.event)}`);
 }
