@@ -17,6 +17,8 @@ export class TestDriverControl {
   readonly hangingReads = new Set<string>();
   /** Pairing fails with an error naming the bridge (it must stay in the log). */
   discoverFails = false;
+  /** Runs while pairing is open (devices joining); pairing ends when it resolves. */
+  onDiscover: ((durationMs: number) => Promise<void>) | null = null;
   connected = false;
   started = false;
   #gate: Promise<void> | null = null;
@@ -89,8 +91,9 @@ export function testDriverType(): { factory: DriverFactory; instances: Map<strin
         c.started = false;
         c.connected = false;
       },
-      async discover() {
+      async discover({ durationMs }) {
         if (c.discoverFails) throw new Error('bridge 10.0.0.7:443 refused pairing');
+        await c.onDiscover?.(durationMs);
         return c.devices;
       },
       async listDevices() {

@@ -162,7 +162,7 @@ describe('web UI at /site/<key>', () => {
     const empty = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await empty.goto(`${h.t.url}/site/${fresh.sitekey}`);
     await empty.locator('#live', { hasText: 'live' }).waitFor();
-    for (const text of ['No lights yet', 'No scenes yet', 'No groups yet', 'No sensor events yet'])
+    for (const text of ['No favourites yet', 'No lights yet', 'No scenes yet', 'No sensor events yet'])
       await empty.getByText(text).waitFor();
     await empty.getByText('Nothing is connected to this home yet').waitFor();
     await empty.screenshot({ path: path.join(OUT, 'lighting-web-ui-empty.png'), fullPage: true });
