@@ -1,6 +1,7 @@
 /** A joined Zigbee device as the driver keeps it, and what Hearth sees of it. */
 import type { DeviceInfo, LightCapabilities } from '../lighting/index.ts';
 import { HUE_GAMUT_C } from '../lighting/index.ts';
+import { type IasRecord, zoneEvents } from './ias.ts';
 import { Cluster } from './zcl/clusters.ts';
 import type { NetworkParams } from './znp/network.ts';
 
@@ -21,6 +22,8 @@ export interface ZigbeeDeviceRecord {
   ct?: { min: number; max: number };
   /** Color Control `ColorCapabilities` bits (bit 3 xy, bit 4 colour temperature). */
   colorCapabilities?: number;
+  /** An IAS zone device: its zone type and the zone id it was enrolled with. */
+  ias?: IasRecord;
   /** Interview finished (descriptors read, bound, reporting configured). */
   interviewed: boolean;
 }
@@ -83,6 +86,13 @@ export function mainEndpoint(d: ZigbeeDeviceRecord): EndpointRecord | undefined 
   );
 }
 
+/** The smallest IAS zone id no known device has and none being interviewed holds (0..0xFE). */
+export function freeZoneId(devices: ZigbeeDeviceRecord[], reserved: Iterable<number> = []): number {
+  const used = new Set([...devices.flatMap((d) => (d.ias ? [d.ias.zoneId] : [])), ...reserved]);
+  for (let id = 0; id < 0xff; id++) if (!used.has(id)) return id;
+  return 0xfe;
+}
+
 export const protocolIdOf = (ieee: string, endpoint: number): string => `${ieee}/${endpoint}`;
 
 export function parseProtocolId(id: string): { ieee: string; endpoint: number } | null {
@@ -120,7 +130,7 @@ export function deviceInfo(d: ZigbeeDeviceRecord): DeviceInfo | null {
   }
   const events: string[] = [];
   if (has(ep, Cluster.OCCUPANCY)) events.push('motion', 'no_motion');
-  if (has(ep, Cluster.IAS_ZONE)) events.push('alarm', 'clear');
+  if (has(ep, Cluster.IAS_ZONE)) events.push(...zoneEvents(d.ias?.zoneType ?? 0), 'tamper');
   if (ep.outClusters.includes(Cluster.ON_OFF) || ep.outClusters.includes(Cluster.LEVEL))
     events.push(...REMOTE_EVENTS);
   if (ep.outClusters.includes(Cluster.SCENES))

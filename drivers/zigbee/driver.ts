@@ -20,6 +20,7 @@ import {
 } from '../lighting/index.ts';
 import {
   deviceInfo,
+  freeZoneId,
   mainEndpoint,
   parseProtocolId,
   protocolIdOf,
@@ -28,6 +29,7 @@ import {
 } from './device.ts';
 import { findStick } from './find-stick.ts';
 import { setGroupState } from './groups.ts';
+import { enrollResponse, statusEvents } from './ias.ts';
 import { interview } from './interview.ts';
 import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
 import { type Attrs, applyRecords, toLightState } from './reports.ts';
@@ -85,6 +87,10 @@ export class ZigbeeDriver implements LightingDriver {
   readonly #attrs = new Map<string, Attrs>();
   readonly #pending = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #interviewing = new Set<string>();
+  /** IAS zone ids handed to devices whose interview is still running. */
+  readonly #zoneIds = new Set<number>();
+  /** Each IAS device's last zone status (a tamper event only when that bit rises). */
+  readonly #zoneStatus = new Map<string, number>();
   #found: DeviceInfo[] | null = null;
   #joinUntil = 0;
   #detail: Record<string, unknown> = {};
@@ -348,8 +354,11 @@ export class ZigbeeDriver implements LightingDriver {
     }
     if (this.#interviewing.has(ieee) || !this.#zcl) return;
     this.#interviewing.add(ieee);
+    let zoneId = -1;
     try {
-      const rec = await interview(adapter, this.#zcl, this.#coordinatorIeee, ieee, nwk);
+      zoneId = freeZoneId(store.devices(), this.#zoneIds);
+      this.#zoneIds.add(zoneId);
+      const rec = await interview(adapter, this.#zcl, this.#coordinatorIeee, ieee, nwk, zoneId);
       await store.putDevice(rec);
       const info = deviceInfo(rec);
       if (!info) return;
@@ -361,6 +370,7 @@ export class ZigbeeDriver implements LightingDriver {
       this.#log.warn({ err, ieee }, 'zigbee interview failed; the device can join again');
     } finally {
       this.#interviewing.delete(ieee);
+      this.#zoneIds.delete(zoneId);
     }
   }
 
@@ -391,6 +401,7 @@ export class ZigbeeDriver implements LightingDriver {
     const protocolid = protocolIdOf(rec.ieee, ep?.id ?? (f.srcEndpoint as number));
     try {
       if (frame.kind === 0) this.#attributes(rec, protocolid, cluster, frame);
+      else if (cluster === Cluster.IAS_ZONE) this.#ias(rec, protocolid, f.srcEndpoint as number, frame);
       else this.#command(protocolid, cluster, frame);
     } catch (err) {
       this.#log.debug({ err, ieee: rec.ieee }, 'undecodable ZCL frame');
@@ -430,16 +441,25 @@ export class ZigbeeDriver implements LightingDriver {
     );
   }
 
-  #command(protocolid: string, cluster: number, frame: ZclFrame): void {
-    if (
-      cluster === Cluster.IAS_ZONE &&
-      frame.command === IasZoneCmd.STATUS_CHANGE &&
-      frame.payload.length >= 2
-    ) {
-      // ZoneStatus bit 0 is Alarm1 (ZCL r7 §8.2.2.2.1.3).
-      this.#sink.reportSensorEvent(protocolid, frame.payload.readUInt16LE(0) & 1 ? 'alarm' : 'clear');
+  /** IAS zone: answer an enroll request with the device's zone id; status changes become events. */
+  #ias(rec: ZigbeeDeviceRecord, protocolid: string, endpoint: number, frame: ZclFrame): void {
+    if (!frame.fromServer) return;
+    if (frame.command === IasZoneCmd.ENROLL_REQUEST) {
+      const zoneId = rec.ias?.zoneId ?? freeZoneId(this.#deps.store.devices());
+      const dest = { ieee: rec.ieee, nwk: rec.nwk, endpoint };
+      this.#zcl?.command(dest, enrollResponse(zoneId)).catch((err: unknown) => {
+        this.#log.warn({ err, ieee: rec.ieee }, 'zigbee IAS enroll response not delivered');
+      });
       return;
     }
+    if (frame.command !== IasZoneCmd.STATUS_CHANGE || frame.payload.length < 2) return;
+    const status = frame.payload.readUInt16LE(0);
+    const events = statusEvents(rec.ias?.zoneType ?? 0, status, this.#zoneStatus.get(rec.ieee));
+    this.#zoneStatus.set(rec.ieee, status);
+    for (const e of events) this.#sink.reportSensorEvent(protocolid, e);
+  }
+
+  #command(protocolid: string, cluster: number, frame: ZclFrame): void {
     const event = remoteEvent(cluster, frame.command, frame.payload);
     if (event) this.#sink.reportSensorEvent(protocolid, event);
   }

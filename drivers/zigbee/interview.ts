@@ -3,6 +3,7 @@
  * manufacturer and model; then binding the clusters Hearth listens to and configuring their reporting.
  */
 import type { ZigbeeDeviceRecord } from './device.ts';
+import { enrollIas } from './ias.ts';
 import { Attr, Cluster } from './zcl/clusters.ts';
 import type { ReportingConfig } from './zcl/foundation.ts';
 import { DataType } from './zcl/types.ts';
@@ -32,6 +33,7 @@ export async function interview(
   coordinatorIeee: string,
   ieee: string,
   nwk: number,
+  zoneId = 0,
 ): Promise<ZigbeeDeviceRecord> {
   const rec: ZigbeeDeviceRecord = { ieee, nwk, endpoints: [], interviewed: false };
   await adapter.zdo('zdoNodeDescReq', { dstAddr: nwk, nwkAddrOfInterest: nwk }, 'zdoNodeDescRsp', nwk);
@@ -89,6 +91,9 @@ export async function interview(
       await zcl.configureReporting(dest, cluster, configs);
     }
     for (const cluster of ep.outClusters) if (REMOTE_CLUSTERS.includes(cluster)) await bind(cluster);
+    // An IAS zone reports nothing until it is enrolled with a CIE (docs/zigbee.md#ias-zone-sensors).
+    if (ep.inClusters.includes(Cluster.IAS_ZONE) && !rec.ias)
+      rec.ias = await enrollIas(zcl, dest, coordinatorIeee, zoneId);
     if (ep.inClusters.includes(Cluster.COLOR)) {
       const attrs = await zcl
         .read(dest, Cluster.COLOR, [Attr.COLOR_CAPABILITIES, Attr.COLOR_TEMP_MIN, Attr.COLOR_TEMP_MAX])

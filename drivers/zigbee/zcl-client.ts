@@ -6,7 +6,9 @@ import {
   decodeReadRsp,
   encodeConfigureReporting,
   encodeRead,
+  encodeWrite,
   type ReportingConfig,
+  writeSucceeded,
 } from './zcl/foundation.ts';
 import { decodeZcl, encodeZcl, type ZclFrame } from './zcl/frame.ts';
 import { type Destination, HEARTH_ENDPOINT, type ZStackAdapter } from './znp/adapter.ts';
@@ -104,6 +106,13 @@ export class ZclClient {
   async read(d: Destination, cluster: number, attrs: number[]): Promise<AttrRecord[]> {
     const f = await this.#global(d, cluster, Global.READ, encodeRead(attrs));
     return f.command === Global.READ_RSP ? decodeReadRsp(f.payload) : [];
+  }
+
+  /** Writes attributes and waits for the device's answer; throws when it refused any. */
+  async write(d: Destination, cluster: number, records: AttrRecord[]): Promise<void> {
+    const f = await this.#global(d, cluster, Global.WRITE, encodeWrite(records));
+    if (f.command !== Global.WRITE_RSP || !writeSucceeded(f.payload))
+      throw new Error(`${d.ieee} refused the attribute write on cluster 0x${cluster.toString(16)}`);
   }
 
   async configureReporting(d: Destination, cluster: number, configs: ReportingConfig[]): Promise<void> {

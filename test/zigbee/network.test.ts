@@ -102,7 +102,9 @@ describe('zigbee: pairing, control and reports', () => {
       events: expect.arrayContaining(['on', 'off', 'brightness_step_up']),
     });
     expect(by(PID.motion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion'] });
-    expect(sink.reports.filter((r) => r.kind === 'devices')).toHaveLength(5);
+    expect(by(PID.contact)).toMatchObject({ kind: 'sensor', events: ['open', 'closed', 'tamper'] });
+    expect(by(PID.iasMotion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion', 'tamper'] });
+    expect(sink.reports.filter((r) => r.kind === 'devices')).toHaveLength(7);
     // Bound and reporting configured where the clusters are present.
     const bulb = sim?.coordinator.devices.get('colourBulb');
     expect([...(bulb?.reporting ?? [])]).toEqual(expect.arrayContaining(['6:0', '8:0', '768:7']));
@@ -174,6 +176,54 @@ describe('zigbee: pairing, control and reports', () => {
       protocolid: PID.motion,
       event: 'motion',
     });
+  });
+
+  it('enrols IAS zone sensors (one asks, one waits for the response) and turns zone status changes into events', async () => {
+    const { driver, sink, store } = await started();
+    const s = sim as ZnpSimulator;
+    await pairAll(s, driver, ['contact', 'iasMotion']);
+    for (const name of ['contact', 'iasMotion'] as const) {
+      const d = s.coordinator.devices.get(name);
+      expect(d?.attr(Cluster.IAS_ZONE, Attr.IAS_CIE_ADDRESS)).toBe('0x00124b0099887766');
+    }
+    // The contact asked for enrolment after the CIE address write; the answer reaches it asynchronously.
+    for (let i = 0; i < 100; i++) {
+      if (s.coordinator.devices.get('contact')?.attr(Cluster.IAS_ZONE, Attr.IAS_ZONE_STATE) === 1) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const zoneIds = store.devices().flatMap((d) => (d.ias ? [d.ias.zoneId] : []));
+    expect(new Set(zoneIds).size).toBe(2);
+    expect(store.devices().find((d) => d.ieee === IEEE.contact)?.ias?.zoneType).toBe(0x0015);
+
+    const events: Array<[string, string]> = [];
+    const next = async (fire: () => boolean) => {
+      const from = sink.reports.length;
+      expect(fire()).toBe(true);
+      const r = (await sink.waitFor((x) => x.kind === 'sensor', from)) as {
+        protocolid: string;
+        event: string;
+      };
+      events.push([r.protocolid, r.event]);
+    };
+    await next(() => s.zone('contact', true));
+    await next(() => s.zone('contact', false));
+    await next(() => s.zone('iasMotion', true));
+    await next(() => s.zone('iasMotion', false));
+    expect(events).toEqual([
+      [PID.contact, 'open'],
+      [PID.contact, 'closed'],
+      [PID.iasMotion, 'motion'],
+      [PID.iasMotion, 'no_motion'],
+    ]);
+    const from = sink.reports.length;
+    expect(s.zone('contact', false, true)).toBe(true);
+    await sink.waitFor((x) => x.kind === 'sensor' && (x as { event: string }).event === 'tamper', from);
+  });
+
+  it('an IAS sensor that was never enrolled stays silent', async () => {
+    const s = await startZnpSimulator();
+    sim = s;
+    expect(s.coordinator.devices.get('contact')?.zone(true)).toBeNull();
   });
 
   it('forgets a device that leaves the network', async () => {

@@ -31,6 +31,8 @@ export const IEEE = {
   plug: '0x000d6f0000000003',
   remote: '0x000b57fffe000004',
   motion: '0x0017880100000005',
+  contact: '0x00124b0000000006',
+  iasMotion: '0x00124b0000000007',
 } as const;
 export const PID = {
   colourBulb: `${IEEE.colourBulb}/11`,
@@ -38,6 +40,8 @@ export const PID = {
   plug: `${IEEE.plug}/1`,
   remote: `${IEEE.remote}/1`,
   motion: `${IEEE.motion}/2`,
+  contact: `${IEEE.contact}/1`,
+  iasMotion: `${IEEE.iasMotion}/1`,
 } as const;
 
 export function makeDriver(

@@ -25,12 +25,19 @@ export const Attr = {
   COLOR_TEMP_MIN: 0x400b,
   COLOR_TEMP_MAX: 0x400c,
   OCCUPANCY: 0x0000,
+  IAS_ZONE_STATE: 0x0000,
+  IAS_ZONE_TYPE: 0x0001,
+  IAS_ZONE_STATUS: 0x0002,
+  IAS_CIE_ADDRESS: 0x0010,
+  IAS_ZONE_ID: 0x0011,
 } as const;
 
 /** Profile-wide commands (ZCL r7 §2.5). */
 export const Global = {
   READ: 0x00,
   READ_RSP: 0x01,
+  WRITE: 0x02,
+  WRITE_RSP: 0x04,
   CONFIGURE_REPORTING: 0x06,
   CONFIGURE_REPORTING_RSP: 0x07,
   REPORT: 0x0a,
@@ -59,7 +66,13 @@ export const ZclStatus = {
   DUPLICATE_EXISTS: 0x8a,
   NOT_FOUND: 0x8b,
 } as const;
-export const IasZoneCmd = { STATUS_CHANGE: 0x00 } as const;
+/**
+ * IAS Zone (ZCL r7 §8.2.2): the device (server) sends status changes (0x00) and enroll requests (0x01);
+ * the CIE (client) answers an enroll request, or sends one unasked, with an enroll response (0x00).
+ */
+export const IasZoneCmd = { STATUS_CHANGE: 0x00, ENROLL_REQUEST: 0x01, ENROLL_RESPONSE: 0x00 } as const;
+/** IAS zone types Hearth names events for (ZCL r7 §8.2.2.2.1.2). */
+export const IasZoneType = { MOTION: 0x000d, CONTACT: 0x0015, WATER: 0x002a } as const;
 
 /** Home Automation profile; endpoint 1 of the coordinator speaks it. */
 export const HA_PROFILE = 0x0104;

@@ -76,6 +76,15 @@ export function decodeReport(p: Buffer): AttrRecord[] {
   return out;
 }
 
+/** `write attributes`: `{attr, type, value}…` (ZCL r7 §2.5.3), the same layout as a report. */
+export const encodeWrite = (records: AttrRecord[]): Buffer => encodeReport(records);
+export const decodeWrite = (p: Buffer): AttrRecord[] => decodeReport(p);
+
+/** `write attributes response`: one status 0x00 when all succeeded, else `{status, attr}` per failure. */
+export function writeSucceeded(p: Buffer): boolean {
+  return p.length === 1 && p[0] === 0;
+}
+
 export interface ReportingConfig {
   attr: number;
   type: number;

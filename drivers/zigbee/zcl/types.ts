@@ -12,6 +12,8 @@ export const DataType = {
   ENUM8: 0x30,
   ENUM16: 0x31,
   CHAR_STR: 0x42,
+  /** EUI64 (an IEEE address), eight bytes little-endian; shown as `0x` + 16 hex digits. */
+  IEEE_ADDR: 0xf0,
 } as const;
 
 export type AttrValue = number | boolean | string;
@@ -37,6 +39,11 @@ export class UnsupportedTypeError extends Error {
 }
 
 export function encodeValue(type: number, value: AttrValue): Buffer {
+  if (type === DataType.IEEE_ADDR) {
+    const hex = String(value).replace(/^0x/i, '');
+    if (!/^[0-9a-f]{16}$/i.test(hex)) throw new TypeError(`not an IEEE address: ${String(value)}`);
+    return Buffer.from(hex, 'hex').reverse();
+  }
   if (type === DataType.CHAR_STR) {
     const s = Buffer.from(String(value), 'utf8').subarray(0, 254);
     return Buffer.concat([Buffer.of(s.length), s]);
@@ -52,6 +59,15 @@ export function encodeValue(type: number, value: AttrValue): Buffer {
 
 /** Decodes one value at `at`; returns it and how many bytes it took. */
 export function decodeValue(type: number, b: Buffer, at: number): { value: AttrValue; size: number } {
+  if (type === DataType.IEEE_ADDR) {
+    if (at + 8 > b.length) throw new RangeError('value runs past the frame');
+    return {
+      value: `0x${Buffer.from(b.subarray(at, at + 8))
+        .reverse()
+        .toString('hex')}`,
+      size: 8,
+    };
+  }
   if (type === DataType.CHAR_STR) {
     const n = b[at];
     if (n === undefined) throw new RangeError('string length missing');

@@ -9,6 +9,7 @@ import {
   Global,
   GroupsCmd,
   HA_PROFILE,
+  IasZoneCmd,
   LevelCmd,
   OnOffCmd,
   ZclStatus,
@@ -16,13 +17,21 @@ import {
 import {
   decodeConfigureReporting,
   decodeRead,
+  decodeWrite,
   encodeReadRsp,
   encodeReport,
 } from '../../../drivers/zigbee/zcl/foundation.ts';
 import { decodeZcl, encodeZcl, type ZclFrame } from '../../../drivers/zigbee/zcl/frame.ts';
 import { type AttrValue, DataType } from '../../../drivers/zigbee/zcl/types.ts';
 
-export type SimDeviceName = 'colourBulb' | 'dimmableBulb' | 'plug' | 'remote' | 'motion';
+export type SimDeviceName =
+  | 'colourBulb'
+  | 'dimmableBulb'
+  | 'plug'
+  | 'remote'
+  | 'motion'
+  | 'contact'
+  | 'iasMotion';
 
 export interface SimEndpoint {
   id: number;
@@ -48,6 +57,11 @@ export class SimDevice {
   joined = false;
   /** Clusters bound to the coordinator (a remote sends its buttons there). */
   readonly binds = new Set<number>();
+  /**
+   * IAS zone enrolment: `trip` asks for enrolment once its CIE address is written (trip-to-pair), `auto`
+   * waits for an enroll response sent unasked (auto-enroll-response).
+   */
+  iasMode: 'trip' | 'auto' | null = null;
   /** Zigbee groups the device is a member of (Groups cluster). */
   readonly groups = new Set<number>();
   /** `cluster:attr` keys with reporting configured. */
@@ -111,6 +125,19 @@ export class SimDevice {
           srcEndpoint: endpoint,
           zcl: this.#reply(frame, Global.READ_RSP, encodeReadRsp(records)),
         });
+      } else if (frame.command === Global.WRITE) {
+        for (const r of decodeWrite(frame.payload)) this.#set(cluster, r.attr, r.type, r.value);
+        replies.push({
+          cluster,
+          srcEndpoint: endpoint,
+          zcl: this.#reply(frame, Global.WRITE_RSP, Buffer.of(0)),
+        });
+        if (cluster === Cluster.IAS_ZONE && this.iasMode === 'trip') {
+          const p = Buffer.alloc(4);
+          p.writeUInt16LE(Number(this.attr(Cluster.IAS_ZONE, Attr.IAS_ZONE_TYPE) ?? 0), 0);
+          p.writeUInt16LE(0x1234, 2);
+          replies.push({ cluster, srcEndpoint: endpoint, zcl: this.#frame(1, IasZoneCmd.ENROLL_REQUEST, p) });
+        }
       } else if (frame.command === Global.CONFIGURE_REPORTING) {
         for (const c of decodeConfigureReporting(frame.payload)) this.reporting.add(`${cluster}:${c.attr}`);
         replies.push({
@@ -118,6 +145,16 @@ export class SimDevice {
           srcEndpoint: endpoint,
           zcl: this.#reply(frame, Global.CONFIGURE_REPORTING_RSP, Buffer.of(0)),
         });
+      }
+    } else if (cluster === Cluster.IAS_ZONE) {
+      // An enroll response: enrolled only once the CIE address is known.
+      if (
+        frame.command === IasZoneCmd.ENROLL_RESPONSE &&
+        frame.payload[0] === 0 &&
+        this.attr(Cluster.IAS_ZONE, Attr.IAS_CIE_ADDRESS) !== undefined
+      ) {
+        this.#set(Cluster.IAS_ZONE, Attr.IAS_ZONE_STATE, DataType.ENUM8, 1);
+        this.#set(Cluster.IAS_ZONE, Attr.IAS_ZONE_ID, DataType.UINT8, frame.payload[1] ?? 0);
       }
     } else if (cluster === Cluster.GROUPS) {
       const reply = this.#groups(frame);
@@ -226,6 +263,23 @@ export class SimDevice {
     return { cluster, srcEndpoint: ep?.id ?? 1, zcl: this.#frame(1, command, payload, false) };
   }
 
+  /**
+   * A zone status change notification (Alarm1 bit 0, Tamper bit 2), or null while the device is not
+   * enrolled: an IAS device stays silent until a CIE enrolled it.
+   */
+  zone(alarm: boolean, tamper = false): Outgoing | null {
+    if (this.attr(Cluster.IAS_ZONE, Attr.IAS_ZONE_STATE) !== 1) return null;
+    const p = Buffer.alloc(6);
+    p.writeUInt16LE((alarm ? 1 : 0) | (tamper ? 4 : 0), 0);
+    p[3] = Number(this.attr(Cluster.IAS_ZONE, Attr.IAS_ZONE_ID) ?? 0);
+    const ep = this.endpoints.find((e) => e.inClusters.includes(Cluster.IAS_ZONE));
+    return {
+      cluster: Cluster.IAS_ZONE,
+      srcEndpoint: ep?.id ?? 1,
+      zcl: this.#frame(1, IasZoneCmd.STATUS_CHANGE, p),
+    };
+  }
+
   /** Sets an attribute as the device itself would (a sensor reading) and returns its report. */
   change(cluster: number, attr: number, type: number, value: AttrValue): Outgoing {
     this.#set(cluster, attr, type, value);
@@ -312,12 +366,35 @@ export function simulatedNetwork(): Map<SimDeviceName, SimDevice> {
     'SML001',
     [{ id: 2, deviceId: 0x0107, inClusters: [Cluster.BASIC, Cluster.OCCUPANCY], outClusters: [] }],
   ).define(Cluster.OCCUPANCY, Attr.OCCUPANCY, DataType.BITMAP8, 0);
+  const ias = (
+    name: SimDeviceName,
+    ieee: string,
+    nwk: number,
+    manufacturer: string,
+    model: string,
+    zoneType: number,
+    mode: 'trip' | 'auto',
+  ) => {
+    const d = new SimDevice(name, ieee, nwk, 2, manufacturer, model, [
+      { id: 1, deviceId: 0x0402, inClusters: [Cluster.BASIC, Cluster.IAS_ZONE], outClusters: [] },
+    ])
+      .define(Cluster.IAS_ZONE, Attr.IAS_ZONE_STATE, DataType.ENUM8, 0)
+      .define(Cluster.IAS_ZONE, Attr.IAS_ZONE_TYPE, DataType.ENUM16, zoneType)
+      .define(Cluster.IAS_ZONE, Attr.IAS_ZONE_STATUS, DataType.BITMAP16, 0);
+    d.iasMode = mode;
+    return d;
+  };
+  // A door contact that asks to be enrolled, and a motion sensor that waits for an enroll response.
+  const contact = ias('contact', '0x00124b0000000006', 0x1a06, 'eWeLink', 'DS01', 0x0015, 'trip');
+  const iasMotion = ias('iasMotion', '0x00124b0000000007', 0x1a07, 'eWeLink', 'MS01', 0x000d, 'auto');
   return new Map<SimDeviceName, SimDevice>([
     ['colourBulb', colour],
     ['dimmableBulb', dimmable],
     ['plug', plug],
     ['remote', remote],
     ['motion', motion],
+    ['contact', contact],
+    ['iasMotion', iasMotion],
   ]);
 }
 

@@ -24,6 +24,8 @@ export interface ZnpSimulator {
   press(button: RemoteButton): boolean;
   /** The motion sensor reports occupancy. */
   motion(occupied: boolean): boolean;
+  /** An IAS zone device (contact, iasMotion) notifies a status change; false when it stays silent (not enrolled). */
+  zone(name: SimDeviceName, alarm: boolean, tamper?: boolean): boolean;
   /** socat dies: the PTY closes under the driver. */
   unplug(): Promise<void>;
   /** A new PTY pair on the same paths, the same stick (NV, network, devices) on it. */
@@ -60,6 +62,10 @@ export async function startZnpSimulator(
         false,
       );
     },
+    zone(name, alarm, tamper = false) {
+      const out = coordinator.devices.get(name)?.zone(alarm, tamper);
+      return !!out && coordinator.fromDevice(name, () => out, false);
+    },
     async unplug() {
       await coordinator.detach();
       await pty?.stop();
@@ -81,4 +87,12 @@ export async function startZnpSimulator(
 }
 
 export type { SimDeviceName as DeviceName };
-export const SIM_DEVICES: SimDeviceName[] = ['colourBulb', 'dimmableBulb', 'plug', 'remote', 'motion'];
+export const SIM_DEVICES: SimDeviceName[] = [
+  'colourBulb',
+  'dimmableBulb',
+  'plug',
+  'remote',
+  'motion',
+  'contact',
+  'iasMotion',
+];
