@@ -374,6 +374,31 @@ export class ZigbeeDriver implements LightingDriver {
     }
   }
 
+  /**
+   * Removes a device: asks it to leave the network (ZDO Mgmt_Leave_req, rejoin not allowed) and forgets
+   * it whether or not it answered (a dead device must be removable too). Null for an unknown device.
+   */
+  async removeDevice(ieee: string): Promise<{ confirmed: boolean } | null> {
+    const adapter = this.#need();
+    const rec = this.#deps.store.devices().find((d) => d.ieee === ieee);
+    if (!rec) return null;
+    const nwk = adapter.nwkOf({ ieee, nwk: rec.nwk, endpoint: 0 });
+    const confirmed = await adapter
+      .zdo(
+        'zdoMgmtLeaveReq',
+        { dstAddr: nwk, deviceIeee: ieee, flags: 0 },
+        'zdoMgmtLeaveRsp',
+        nwk,
+        adapter.answerMs,
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    await this.#left(ieee);
+    return { confirmed };
+  }
+
   async #left(ieee: string): Promise<void> {
     const rec = this.#deps.store.devices().find((d) => d.ieee === ieee);
     if (!rec) return;

@@ -42,6 +42,38 @@ export const zigbeeCommands: CliCommand[] = [
     },
   },
   {
+    name: 'zigbee devices',
+    usage: 'hearth zigbee devices',
+    summary: 'Lists the devices in the Zigbee network (IEEE address, network address, model)',
+    options: {},
+    positionals: [0, 0],
+    async run(_input, io) {
+      const list = await adminCall<Array<Record<string, unknown>>>(io, 'GET', '/admin/zigbee/devices');
+      if (!list) return 1;
+      for (const d of list)
+        io.out(
+          `${String(d.ieee)}  0x${Number(d.nwk).toString(16).padStart(4, '0')}  ${[d.manufacturer, d.model].filter(Boolean).join(' ')}`,
+        );
+      return 0;
+    },
+  },
+  {
+    name: 'zigbee remove',
+    usage: 'hearth zigbee remove <ieee>',
+    summary: 'Asks a device to leave the Zigbee network and forgets it (its light or sensor is kept)',
+    options: {},
+    positionals: [1, 1],
+    check: ({ positionals }) =>
+      /^0x[0-9a-fA-F]{16}$/.test(positionals[0] ?? '') ? null : 'ieee must be 0x followed by 16 hex digits',
+    async run({ positionals }, io) {
+      const ieee = (positionals[0] as string).toLowerCase();
+      const r = await call(io, 'DELETE', `/admin/zigbee/devices/${ieee}`);
+      if (!r) return 1;
+      io.out(r.confirmed ? `${ieee} left the network` : `${ieee} did not answer; forgotten anyway`);
+      return 0;
+    },
+  },
+  {
     name: 'zigbee backup',
     usage: 'hearth zigbee backup',
     summary:

@@ -56,6 +56,25 @@ export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
     ctx.body = { seconds: d.permitJoinRemaining() };
   });
 
+  router.get('/devices', (ctx) => {
+    ctx.body = deps.backup().devices.map((d) => ({
+      ieee: d.ieee,
+      nwk: d.nwk,
+      ...(d.manufacturer ? { manufacturer: d.manufacturer } : {}),
+      ...(d.model ? { model: d.model } : {}),
+      interviewed: d.interviewed,
+    }));
+  });
+
+  // Leave request, then forgotten; the site's light or sensor stays (README: "Removing a device").
+  router.delete('/devices/:ieee', async (ctx) => {
+    const ieee = routeParam(ctx, 'ieee').toLowerCase();
+    if (!IEEE.test(ieee)) throw bad('ieee must be 0x followed by 16 hex digits');
+    const r = await running(deps).removeDevice(ieee);
+    if (!r) throw new HttpError(404, 'not_found', `no Zigbee device ${ieee} in the network`);
+    ctx.body = { removed: true, confirmed: r.confirmed };
+  });
+
   // The backup holds the network key: it is the admin's to keep safe, never logged.
   router.get('/backup', (ctx) => {
     const b = deps.backup();

@@ -94,7 +94,31 @@ describe('zigbee plugin in the hub', () => {
       const r = await h.t.admin('POST', '/admin/zigbee/restore', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
+    expect((await h.t.admin('DELETE', '/admin/zigbee/devices/nope')).body).toMatchObject({
+      error: 'invalid_request',
+    });
+    const unknown = await h.t.admin('DELETE', '/admin/zigbee/devices/0x0000000000000001');
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect((await h.t.admin('GET', '/admin/zigbee/backup')).body).toEqual(before);
+  });
+
+  it('removes a device through the admin API: it leaves the network, its light stays for the operator', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
+    sim.coordinator.join('plug');
+    const devices = await until(async () => {
+      const list = (await h?.t.admin('GET', '/admin/zigbee/devices'))?.body as Json[];
+      return list.length === 1 && list[0].interviewed ? list : undefined;
+    });
+    expect(devices[0]).toMatchObject({ ieee: '0x000d6f0000000003', manufacturer: 'innr', model: 'SP 120' });
+    const r = await h.t.admin('DELETE', '/admin/zigbee/devices/0x000D6F0000000003');
+    expect(r).toMatchObject({ status: 200, body: { removed: true, confirmed: true } });
+    expect(sim.coordinator.devices.get('plug')?.joined).toBe(false);
+    expect((await h.t.admin('GET', '/admin/zigbee/devices')).body).toEqual([]);
+    expect((await h.t.admin('GET', '/admin/zigbee/status')).body).toMatchObject({ devices: 0 });
+    const lights = (await h.site('GET', '/light')).body as Json[];
+    expect(lights.map((l: Json) => l.zigbeeid)).toEqual([PID.plug]);
   });
 
   it('moves a network key stored in plain text by an older version into the secrets facility, resuming the same network', async () => {

@@ -226,6 +226,30 @@ describe('zigbee: pairing, control and reports', () => {
     expect(s.coordinator.devices.get('contact')?.zone(true)).toBeNull();
   });
 
+  it('removes a device: a leave request, then forgotten; an unreachable one is forgotten too', async () => {
+    const left: string[] = [];
+    sim = await startZnpSimulator();
+    const d = makeDriver(sim, undefined, { left: (p) => left.push(p) });
+    cleanup.push(() => d.driver.stop());
+    await d.driver.start();
+    await pairAll(sim, d.driver, ['plug', 'dimmableBulb']);
+    await expect(d.driver.removeDevice(IEEE.plug)).resolves.toEqual({ confirmed: true });
+    const leave = sim.coordinator.log.find((m) => m.name === 'zdoMgmtLeaveReq');
+    expect(leave?.fields).toMatchObject({ deviceIeee: IEEE.plug, flags: 0 });
+    expect(sim.coordinator.devices.get('plug')?.joined).toBe(false);
+    expect(d.store.devices().map((x) => x.ieee)).toEqual([IEEE.dimmableBulb]);
+    expect(left).toContain(PID.plug);
+    await expect(d.driver.setState(PID.plug, { on: true, bri: 255 })).rejects.toThrow(
+      /unknown Zigbee device/,
+    );
+    await expect(d.driver.removeDevice(IEEE.plug)).resolves.toBeNull();
+
+    sim.coordinator.faults.noRoute.add('dimmableBulb');
+    sim.coordinator.faults.noRouteSticky = true;
+    await expect(d.driver.removeDevice(IEEE.dimmableBulb)).resolves.toEqual({ confirmed: false });
+    expect(d.store.devices()).toEqual([]);
+  });
+
   it('forgets a device that leaves the network', async () => {
     const left: string[] = [];
     sim = await startZnpSimulator();

@@ -219,8 +219,8 @@ export class ZStackAdapter {
   }
 
   /** A ZDO request and the device's answer (the AREQ `rsp` from `nwk`). */
-  async zdo(req: MtName, fields: Fields, rsp: MtName, nwk: number): Promise<Fields> {
-    const wait = this.znp.waitFor(rsp, (f) => f.srcAddr === nwk || f.nwkAddr === nwk);
+  async zdo(req: MtName, fields: Fields, rsp: MtName, nwk: number, timeoutMs?: number): Promise<Fields> {
+    const wait = this.znp.waitFor(rsp, (f) => f.srcAddr === nwk || f.nwkAddr === nwk, timeoutMs);
     try {
       await this.znp.call(req, fields);
     } catch (err) {
@@ -230,6 +230,11 @@ export class ZStackAdapter {
     const r = await wait.promise;
     if (typeof r.status === 'number' && r.status !== 0) throw new Error(`${rsp} status ${r.status}`);
     return r;
+  }
+
+  /** How long to wait for a device's own answer (an AF confirm, a leave response). */
+  get answerMs(): number {
+    return this.#t.confirmMs;
   }
 
   nwkOf(d: Destination): number {

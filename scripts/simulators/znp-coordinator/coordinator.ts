@@ -285,7 +285,10 @@ export class SimCoordinator {
       }
       case 'zdoMgmtLeaveReq':
         ok();
-        if (d) this.leave(d.name);
+        if (d && !this.faults.noRoute.has(d.name)) {
+          this.send('zdoMgmtLeaveRsp', { srcAddr: d.nwk, status: 0 });
+          this.leave(d.name);
+        }
         return;
       default:
         this.send(name, { status: 0 }, true);
