@@ -18,8 +18,9 @@ function stick(confirms: number[]) {
     queueMicrotask(() => {
       if (m.name === 'sysPing') return t.feed(mtFrame('sysPing', { capabilities: 1 }, true));
       t.feed(mtFrame(m.name, { status: 0 }, true));
-      const status = m.name === 'afDataRequest' ? (confirms.shift() ?? 0) : 0;
-      if (m.name === 'afDataRequest' && status >= 0)
+      const af = m.name === 'afDataRequest' || m.name === 'afDataRequestExt';
+      const status = af ? (confirms.shift() ?? 0) : 0;
+      if (af && status >= 0)
         t.feed(
           mtFrame('afDataConfirm', {
             status,
@@ -53,6 +54,23 @@ describe('Z-Stack adapter timing', () => {
     expect(af).toHaveLength(2);
     expect((af[1]?.at ?? 0) - (af[0]?.at ?? 0)).toBe(2000);
     expect(a.stats).toMatchObject({ sent: 1, retries: 1 });
+  });
+
+  it('a groupcast waits the backoff after a channel-access failure, and is not retried on other failures', async () => {
+    const { t, seen } = stick([0xe1, 0x00, 0xe9]);
+    const a = new ZStackAdapter(t, { retryBackoffMs: 2000 });
+    const sent = a.sendGroup(7, 6, Buffer.from('110101', 'hex'));
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(seen.filter((s) => s.name === 'afDataRequestExt')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await sent;
+    const ext = seen.filter((s) => s.name === 'afDataRequestExt');
+    expect(ext.map((s) => s.at - (ext[0]?.at ?? 0))).toEqual([0, 2000]);
+    expect(a.stats).toMatchObject({ groupcasts: 1, retries: 1 });
+    // MAC no-ack on a groupcast: no route discovery, no retry (members never acknowledge a groupcast).
+    await expect(a.sendGroup(7, 6, Buffer.from('110100', 'hex'))).rejects.toThrow(/status 0xe9/);
+    expect(seen.filter((s) => s.name === 'afDataRequestExt')).toHaveLength(3);
+    expect(seen.some((s) => s.name === 'zdoExtRouteDisc')).toBe(false);
   });
 
   it('on no route: route discovery, a pause, a fresh network address, then the retry goes there', async () => {
