@@ -3,6 +3,7 @@ import type { DeviceInfo, LightCapabilities } from '../lighting/index.ts';
 import { HUE_GAMUT_C } from '../lighting/index.ts';
 import { type IasRecord, zoneEvents } from './ias.ts';
 import { Cluster } from './zcl/clusters.ts';
+import { HUE_BUTTON_CLUSTER, HUE_DIMMER_EVENTS, IKEA_ARROW_EVENTS } from './zcl/vendor-remotes.ts';
 import type { NetworkParams } from './znp/network.ts';
 
 export interface EndpointRecord {
@@ -135,6 +136,9 @@ export function deviceInfo(d: ZigbeeDeviceRecord): DeviceInfo | null {
     events.push(...REMOTE_EVENTS);
   if (ep.outClusters.includes(Cluster.SCENES))
     events.push('recall_scene_1', 'recall_scene_2', 'recall_scene_3');
+  if (ep.outClusters.includes(Cluster.SCENES) && /^IKEA/i.test(d.manufacturer ?? ''))
+    events.push(...IKEA_ARROW_EVENTS);
+  if (d.endpoints.some((e) => has(e, HUE_BUTTON_CLUSTER))) events.push(...HUE_DIMMER_EVENTS);
   info.events = events;
   return info;
 }

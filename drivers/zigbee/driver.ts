@@ -44,6 +44,7 @@ import {
 } from './zcl/commands.ts';
 import { decodeReadRsp, decodeReport } from './zcl/foundation.ts';
 import { decodeZcl, type ZclFrame } from './zcl/frame.ts';
+import { HUE_BUTTON_CLUSTER, vendorEvent } from './zcl/vendor-remotes.ts';
 import { ZclClient } from './zcl-client.ts';
 import { type Destination, ZStackAdapter } from './znp/adapter.ts';
 import type { Fields } from './znp/codec.ts';
@@ -89,6 +90,8 @@ export class ZigbeeDriver implements LightingDriver {
   readonly #interviewing = new Set<string>();
   /** IAS zone ids handed to devices whose interview is still running. */
   readonly #zoneIds = new Set<number>();
+  /** Per remote: the arrow being held (IKEA's release frame does not say which). */
+  readonly #held = new Map<string, { direction?: string }>();
   /** Each IAS device's last zone status (a tamper event only when that bit rises). */
   readonly #zoneStatus = new Map<string, number>();
   #found: DeviceInfo[] | null = null;
@@ -485,6 +488,16 @@ export class ZigbeeDriver implements LightingDriver {
   }
 
   #command(protocolid: string, cluster: number, frame: ZclFrame): void {
+    if (frame.manufacturerCode !== undefined || cluster === HUE_BUTTON_CLUSTER) {
+      let held = this.#held.get(protocolid);
+      if (!held) {
+        held = {};
+        this.#held.set(protocolid, held);
+      }
+      const event = vendorEvent(cluster, frame, held);
+      if (event) this.#sink.reportSensorEvent(protocolid, event);
+      return;
+    }
     const event = remoteEvent(cluster, frame.command, frame.payload);
     if (event) this.#sink.reportSensorEvent(protocolid, event);
   }

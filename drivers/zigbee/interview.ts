@@ -7,6 +7,7 @@ import { enrollIas } from './ias.ts';
 import { Attr, Cluster } from './zcl/clusters.ts';
 import type { ReportingConfig } from './zcl/foundation.ts';
 import { DataType } from './zcl/types.ts';
+import { HUE_BUTTON_CLUSTER } from './zcl/vendor-remotes.ts';
 import type { ZclClient } from './zcl-client.ts';
 import { HEARTH_ENDPOINT, type ZStackAdapter } from './znp/adapter.ts';
 
@@ -91,6 +92,8 @@ export async function interview(
       await zcl.configureReporting(dest, cluster, configs);
     }
     for (const cluster of ep.outClusters) if (REMOTE_CLUSTERS.includes(cluster)) await bind(cluster);
+    // The Hue dimmer sends its button events from this server cluster, to whoever is bound to it.
+    if (ep.inClusters.includes(HUE_BUTTON_CLUSTER)) await bind(HUE_BUTTON_CLUSTER);
     // An IAS zone reports nothing until it is enrolled with a CIE (docs/zigbee.md#ias-zone-sensors).
     if (ep.inClusters.includes(Cluster.IAS_ZONE) && !rec.ias)
       rec.ias = await enrollIas(zcl, dest, coordinatorIeee, zoneId);

@@ -104,7 +104,14 @@ describe('zigbee: pairing, control and reports', () => {
     expect(by(PID.motion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion'] });
     expect(by(PID.contact)).toMatchObject({ kind: 'sensor', events: ['open', 'closed', 'tamper'] });
     expect(by(PID.iasMotion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion', 'tamper'] });
-    expect(sink.reports.filter((r) => r.kind === 'devices')).toHaveLength(7);
+    expect(by(PID.hueDimmer)).toMatchObject({
+      kind: 'sensor',
+      events: expect.arrayContaining(['on', 'off', 'on_press', 'down_hold_release']),
+    });
+    expect(by(PID.remote)?.events).toEqual(
+      expect.arrayContaining(['arrow_left_click', 'arrow_right_release']),
+    );
+    expect(sink.reports.filter((r) => r.kind === 'devices')).toHaveLength(8);
     // Bound and reporting configured where the clusters are present.
     const bulb = sim?.coordinator.devices.get('colourBulb');
     expect([...(bulb?.reporting ?? [])]).toEqual(expect.arrayContaining(['6:0', '8:0', '768:7']));
@@ -176,6 +183,39 @@ describe('zigbee: pairing, control and reports', () => {
       protocolid: PID.motion,
       event: 'motion',
     });
+  });
+
+  it("turns the IKEA remote's arrows and the Hue dimmer's manufacturer-specific buttons into sensor events", async () => {
+    const { driver, sink } = await started();
+    const s = sim as ZnpSimulator;
+    await pairAll(s, driver, ['remote', 'hueDimmer']);
+    expect([...(s.coordinator.devices.get('hueDimmer')?.binds ?? [])]).toContain(0xfc00);
+    const seen: Array<[string, string]> = [];
+    const next = async (fire: () => boolean) => {
+      const from = sink.reports.length;
+      expect(fire()).toBe(true);
+      const r = (await sink.waitFor((x) => x.kind === 'sensor', from)) as {
+        protocolid: string;
+        event: string;
+      };
+      seen.push([r.protocolid, r.event]);
+    };
+    await next(() => s.arrow('left', 'click'));
+    await next(() => s.arrow('right', 'click'));
+    await next(() => s.arrow('left', 'hold'));
+    await next(() => s.arrow('left', 'release'));
+    await next(() => s.hueButton(1, 0));
+    await next(() => s.hueButton(3, 1));
+    await next(() => s.hueButton(3, 3));
+    expect(seen).toEqual([
+      [PID.remote, 'arrow_left_click'],
+      [PID.remote, 'arrow_right_click'],
+      [PID.remote, 'arrow_left_hold'],
+      [PID.remote, 'arrow_left_release'],
+      [PID.hueDimmer, 'on_press'],
+      [PID.hueDimmer, 'down_hold'],
+      [PID.hueDimmer, 'down_hold_release'],
+    ]);
   });
 
   it('enrols IAS zone sensors (one asks, one waits for the response) and turns zone status changes into events', async () => {

@@ -33,6 +33,7 @@ export const IEEE = {
   motion: '0x0017880100000005',
   contact: '0x00124b0000000006',
   iasMotion: '0x00124b0000000007',
+  hueDimmer: '0x0017880100000008',
 } as const;
 export const PID = {
   colourBulb: `${IEEE.colourBulb}/11`,
@@ -42,6 +43,7 @@ export const PID = {
   motion: `${IEEE.motion}/2`,
   contact: `${IEEE.contact}/1`,
   iasMotion: `${IEEE.iasMotion}/1`,
+  hueDimmer: `${IEEE.hueDimmer}/1`,
 } as const;
 
 export function makeDriver(

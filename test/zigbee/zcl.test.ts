@@ -17,7 +17,12 @@ import {
   encodeReport,
 } from '../../drivers/zigbee/zcl/foundation.ts';
 import { decodeZcl, encodeZcl, ZclFrameError } from '../../drivers/zigbee/zcl/frame.ts';
-import { DataType } from '../../drivers/zigbee/zcl/types.ts';
+import { DataType, decodeValue, encodeValue } from '../../drivers/zigbee/zcl/types.ts';
+import {
+  HUE_BUTTON_CLUSTER,
+  HUE_DIMMER_EVENTS,
+  vendorEvent,
+} from '../../drivers/zigbee/zcl/vendor-remotes.ts';
 
 const cmd = (c: { command: number; payload: Buffer }, tsn: number) =>
   encodeZcl({
@@ -102,5 +107,57 @@ describe('ZCL frames', () => {
     expect(remoteEvent(Cluster.LEVEL, 0x07, Buffer.alloc(0))).toBe('brightness_stop');
     expect(remoteEvent(Cluster.SCENES, 0x05, Buffer.of(0, 0, 3))).toBe('recall_scene_3');
     expect(remoteEvent(Cluster.COLOR, 0x07, Buffer.alloc(0))).toBe(null);
+  });
+});
+
+describe('vendor remote frames', () => {
+  it('decodes the IKEA arrow frames (manufacturer 0x117C, Scenes 0x07/0x08/0x09) with the hold direction kept for the release', () => {
+    const held = {};
+    // A right-arrow click as an IKEA remote sends it: 05 7c11 <tsn> 07 0001 0d00.
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('057c111d0700010d00', 'hex')), held)).toBe(
+      'arrow_right_click',
+    );
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('057c111e0701010d00', 'hex')), held)).toBe(
+      'arrow_left_click',
+    );
+    // Value 2 comes with a held toggle button: not an arrow.
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('057c111f0702000000', 'hex')), held)).toBeNull();
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('057c112008000d', 'hex')), held)).toBe(
+      'arrow_right_hold',
+    );
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('057c112109b004', 'hex')), held)).toBe(
+      'arrow_right_release',
+    );
+    // A release with no hold before it says nothing.
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('057c112209b004', 'hex')), held)).toBeNull();
+    // The same command ids without IKEA's manufacturer code are not arrows.
+    expect(vendorEvent(Cluster.SCENES, decodeZcl(Buffer.from('01230701010d00', 'hex')), held)).toBeNull();
+  });
+
+  it('decodes the Hue dimmer notification (cluster 0xFC00, manufacturer 0x100B, server to client)', () => {
+    const f = (button: number, type: number) =>
+      decodeZcl(
+        Buffer.from(
+          `1d0b1001 00 ${button.toString(16).padStart(2, '0')}003000 ${type.toString(16).padStart(2, '0')}210000`.replaceAll(
+            ' ',
+            '',
+          ),
+          'hex',
+        ),
+      );
+    expect(vendorEvent(HUE_BUTTON_CLUSTER, f(1, 0), {})).toBe('on_press');
+    expect(vendorEvent(HUE_BUTTON_CLUSTER, f(2, 1), {})).toBe('up_hold');
+    expect(vendorEvent(HUE_BUTTON_CLUSTER, f(3, 2), {})).toBe('down_press_release');
+    expect(vendorEvent(HUE_BUTTON_CLUSTER, f(4, 3), {})).toBe('off_hold_release');
+    expect(vendorEvent(HUE_BUTTON_CLUSTER, f(5, 0), {})).toBeNull();
+    expect(HUE_DIMMER_EVENTS).toHaveLength(16);
+  });
+
+  it('encodes an IEEE address attribute (the IAS CIE address) little-endian', () => {
+    expect(encodeValue(DataType.IEEE_ADDR, '0x00124b0099887766').toString('hex')).toBe('66778899004b1200');
+    expect(decodeValue(DataType.IEEE_ADDR, Buffer.from('66778899004b1200', 'hex'), 0)).toEqual({
+      value: '0x00124b0099887766',
+      size: 8,
+    });
   });
 });

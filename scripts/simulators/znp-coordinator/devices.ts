@@ -31,7 +31,8 @@ export type SimDeviceName =
   | 'remote'
   | 'motion'
   | 'contact'
-  | 'iasMotion';
+  | 'iasMotion'
+  | 'hueDimmer';
 
 export interface SimEndpoint {
   id: number;
@@ -280,6 +281,30 @@ export class SimDevice {
     };
   }
 
+  /** A manufacturer-specific cluster command the device sends on its own (vendor remote buttons). */
+  vendorCommand(
+    cluster: number,
+    command: number,
+    payload: Buffer,
+    manufacturerCode: number,
+    fromServer: boolean,
+  ): Outgoing {
+    const ep =
+      this.endpoints.find((e) => (fromServer ? e.inClusters : e.outClusters).includes(cluster)) ??
+      this.endpoints[0];
+    this.#tsn = (this.#tsn + 1) & 0xff;
+    const zcl = encodeZcl({
+      kind: 1,
+      fromServer,
+      disableDefaultResponse: true,
+      manufacturerCode,
+      tsn: this.#tsn,
+      command,
+      payload,
+    });
+    return { cluster, srcEndpoint: ep?.id ?? 1, zcl };
+  }
+
   /** Sets an attribute as the device itself would (a sensor reading) and returns its report. */
   change(cluster: number, attr: number, type: number, value: AttrValue): Outgoing {
     this.#set(cluster, attr, type, value);
@@ -387,6 +412,36 @@ export function simulatedNetwork(): Map<SimDeviceName, SimDevice> {
   // A door contact that asks to be enrolled, and a motion sensor that waits for an enroll response.
   const contact = ias('contact', '0x00124b0000000006', 0x1a06, 'eWeLink', 'DS01', 0x0015, 'trip');
   const iasMotion = ias('iasMotion', '0x00124b0000000007', 0x1a07, 'eWeLink', 'MS01', 0x000d, 'auto');
+  // A Hue dimmer switch in Zigbee mode: standard commands from endpoint 1, every button event on 0xFC00.
+  const hueDimmer = new SimDevice(
+    'hueDimmer',
+    '0x0017880100000008',
+    0x1a08,
+    2,
+    'Signify Netherlands B.V.',
+    'RWL021',
+    [
+      {
+        id: 1,
+        deviceId: 0x0830,
+        inClusters: [Cluster.BASIC],
+        outClusters: [
+          Cluster.BASIC,
+          Cluster.IDENTIFY,
+          Cluster.GROUPS,
+          Cluster.ON_OFF,
+          Cluster.LEVEL,
+          Cluster.SCENES,
+        ],
+      },
+      {
+        id: 2,
+        deviceId: 0x000c,
+        inClusters: [Cluster.BASIC, 0x0001, Cluster.IDENTIFY, 0x000f, 0xfc00],
+        outClusters: [0x0019],
+      },
+    ],
+  );
   return new Map<SimDeviceName, SimDevice>([
     ['colourBulb', colour],
     ['dimmableBulb', dimmable],
@@ -395,6 +450,7 @@ export function simulatedNetwork(): Map<SimDeviceName, SimDevice> {
     ['motion', motion],
     ['contact', contact],
     ['iasMotion', iasMotion],
+    ['hueDimmer', hueDimmer],
   ]);
 }
 

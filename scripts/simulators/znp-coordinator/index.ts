@@ -26,6 +26,10 @@ export interface ZnpSimulator {
   motion(occupied: boolean): boolean;
   /** An IAS zone device (contact, iasMotion) notifies a status change; false when it stays silent (not enrolled). */
   zone(name: SimDeviceName, alarm: boolean, tamper?: boolean): boolean;
+  /** The IKEA remote's arrow buttons (IKEA's manufacturer-specific Scenes commands). */
+  arrow(direction: 'left' | 'right', action: 'click' | 'hold' | 'release'): boolean;
+  /** The Hue dimmer's button event on its manufacturer cluster 0xFC00 (button 1..4, type 0..3). */
+  hueButton(button: number, type: number): boolean;
   /** socat dies: the PTY closes under the driver. */
   unplug(): Promise<void>;
   /** A new PTY pair on the same paths, the same stick (NV, network, devices) on it. */
@@ -66,6 +70,25 @@ export async function startZnpSimulator(
       const out = coordinator.devices.get(name)?.zone(alarm, tamper);
       return !!out && coordinator.fromDevice(name, () => out, false);
     },
+    arrow(direction, action) {
+      const left = direction === 'left';
+      const [command, value] =
+        action === 'click'
+          ? [0x07, left ? 257 : 256]
+          : action === 'hold'
+            ? [0x08, left ? 3329 : 3328]
+            : [0x09, 1200];
+      const p = Buffer.alloc(4);
+      p.writeUInt16LE(value, 0);
+      p.writeUInt16LE(13, 2);
+      return coordinator.fromDevice('remote', (d) =>
+        d.vendorCommand(Cluster.SCENES, command, p, 0x117c, false),
+      );
+    },
+    hueButton(button, type) {
+      const p = Buffer.from([button, 0, 0x30, 0, type, 0x21, 0, 0]);
+      return coordinator.fromDevice('hueDimmer', (d) => d.vendorCommand(0xfc00, 0x00, p, 0x100b, true));
+    },
     async unplug() {
       await coordinator.detach();
       await pty?.stop();
@@ -95,4 +118,5 @@ export const SIM_DEVICES: SimDeviceName[] = [
   'motion',
   'contact',
   'iasMotion',
+  'hueDimmer',
 ];
