@@ -3,6 +3,7 @@ import type { LightingExports } from '../lighting/types.ts';
 import { mountAdminClients } from './admin/clients.ts';
 import { mountAdminFronting } from './admin/fronting.ts';
 import { mountAdminIdps } from './admin/idps.ts';
+import { mountAdminIssuedPerHour } from './admin/issued-per-hour.ts';
 import { mountAdminResources } from './admin/resources.ts';
 import { mountAdminSystem, syncNotices } from './admin/system.ts';
 import { mountAdminTokens } from './admin/tokens.ts';
@@ -10,6 +11,7 @@ import { mountAdminUsers } from './admin/users.ts';
 import { mountAdminXaa } from './admin/xaa.ts';
 import { authCommands } from './commands.ts';
 import { type AuthConfig, configSchema } from './config.ts';
+import { addConsolePages } from './console-pages.ts';
 import { mountDiscovery, mountHealth } from './oauth/discovery.ts';
 import { adminErrorBody, oauthErrorBody } from './oauth/errors.ts';
 import { mountIntrospectRevoke } from './oauth/introspect-revoke.ts';
@@ -52,6 +54,7 @@ export default definePlugin<AuthConfig, AuthExports>({
   version: VERSION,
   description: 'OAuth 2.1 authorization server: site tokens, code flow, client credentials, admin API.',
   requires: ['lighting'],
+  optional: ['console'],
   configSchema,
   commands: authCommands,
   async start(ctx) {
@@ -88,6 +91,8 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountAdminTokens(admin, s);
     mountAdminSystem(admin, s);
     mountUpstreamAdmin(admin, s);
+    mountAdminIssuedPerHour(admin, s);
+    addConsolePages(ctx.tryUse('console'));
 
     // Site tokens everywhere: a resource per lighting site, the verifier on the site API/WebSocket, MQTT ACLs.
     const lighting: LightingExports = ctx.use('lighting');

@@ -224,7 +224,7 @@ describe('Client ID Metadata Documents', () => {
       `${base}/apps/garden.json`,
       `${docs.origin}/apps/../apps/garden.json`,
       `${docs.origin}/apps/garden.json#frag`,
-      docs.origin.replace('https://', 'https://user:pw@') + '/apps/garden.json',
+      `${docs.origin.replace('https://', 'https://user:pw@')}/apps/garden.json`,
       `${docs.origin}/`,
     ]) {
       const url = new URL(`${h.auth}/oauth/authorize`);

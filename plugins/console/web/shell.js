@@ -26,7 +26,7 @@ async function call(method, path, body, headers = {}) {
   }
   const type = res.headers.get('content-type') ?? '';
   const data = type.includes('json') ? await res.json() : await res.text();
-  if (!res.ok) throw new Error(data?.message ?? `${res.status}`);
+  if (!res.ok) throw new Error(data?.message ?? data?.detail ?? data?.error_description ?? `${res.status}`);
   return data;
 }
 
