@@ -19,6 +19,14 @@ export interface TranslationConfig {
   circuitBreaker: { failureThreshold: number; cooldownMs: number };
   cache: { maxEntries: number; maxBytes: number; ttlMs: number };
   analyticsPageSize: number;
+  documents: {
+    maxBytes: number;
+    maxCharacters: number;
+    monthlyLimit: number;
+    teamMonthlyLimit: number;
+    maxQueued: number;
+    retentionMs: number;
+  };
 }
 
 const engineSchema: JsonSchema = {
@@ -185,6 +193,61 @@ export const configSchema: JsonSchema = {
       default: 100,
       title: 'Custom-tag report page size',
       description: 'Entries per page of GET /v2/admin/analytics/custom-tags.',
+    },
+    documents: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      title: 'Document translation',
+      description: 'Limits of POST /v2/document (docs/translation.md#documents).',
+      properties: {
+        maxBytes: {
+          type: 'integer',
+          minimum: 1024,
+          maximum: 104857600,
+          default: 10485760,
+          title: 'Largest file (bytes)',
+          description: 'A larger upload is refused with 413.',
+        },
+        maxCharacters: {
+          type: 'integer',
+          minimum: 1,
+          default: 1000000,
+          title: 'Most characters per document',
+          description: 'A document with more text to translate is refused with 400.',
+        },
+        monthlyLimit: {
+          type: 'integer',
+          minimum: 0,
+          default: 0,
+          title: 'Documents per key and month',
+          description:
+            'Uploads past it get 456 (0: no limit). Reported as document_count/document_limit in /v2/usage.',
+        },
+        teamMonthlyLimit: {
+          type: 'integer',
+          minimum: 0,
+          default: 0,
+          title: 'Documents per month (all keys)',
+          description:
+            'Uploads past it get 456 (0: no limit). Reported as team_document_count/team_document_limit.',
+        },
+        maxQueued: {
+          type: 'integer',
+          minimum: 1,
+          default: 20,
+          title: 'Documents waiting at once',
+          description:
+            'Uploads past it get 429 (clients retry later). Documents are translated one at a time.',
+        },
+        retentionMs: {
+          type: 'integer',
+          minimum: 60000,
+          default: 86400000,
+          title: 'Result lifetime (ms)',
+          description: 'How long an untranslated upload, a result and its status are kept.',
+        },
+      },
     },
   },
 };

@@ -6,6 +6,9 @@ import { DeveloperKeys, maskKey } from './accounting/developer-keys.ts';
 import { UsageLedger } from './accounting/usage-ledger.ts';
 import { TranslationCache } from './cache.ts';
 import { configSchema, engineConfigs, type TranslationConfig } from './config.ts';
+import { mountDocuments } from './documents/routes.ts';
+import { DocumentRunner } from './documents/runner.ts';
+import { DocumentStore } from './documents/store.ts';
 import { EngineChain } from './engines/chain.ts';
 import { createEngine } from './engines/index.ts';
 import { mountGlossaries } from './glossaries/routes.ts';
@@ -82,7 +85,31 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       await next();
     });
     const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
-    mountApi(router, { authenticate, service, chain, ledger });
+    const docSettings = ctx.config.documents;
+    const documents = await DocumentStore.open(ctx.store);
+    await documents.sweep();
+    const runner = new DocumentRunner(documents, service, ledger, docSettings, ctx.log, null);
+    const documentUsage = (account: string): Record<string, number> => ({
+      ...(docSettings.monthlyLimit > 0
+        ? { document_count: documents.count(account), document_limit: docSettings.monthlyLimit }
+        : {}),
+      ...(docSettings.teamMonthlyLimit > 0
+        ? { team_document_count: documents.count(null), team_document_limit: docSettings.teamMonthlyLimit }
+        : {}),
+    });
+    mountApi(router, { authenticate, service, chain, ledger, documentUsage });
+    mountDocuments(router, {
+      authenticate,
+      store: documents,
+      runner,
+      ledger,
+      settings: docSettings,
+      upstream: false,
+    });
+    await runner.resume();
+    const pruneTimer = setInterval(() => void documents.prune(docSettings.retentionMs), 3_600_000);
+    pruneTimer.unref();
+    void documents.prune(docSettings.retentionMs);
     mountGlossaries(router, { authenticate, glossaries, pairs: () => glossaryPairs(chain) });
     mountMemories(router, { authenticate, memories });
     ctx.tryUse('console')?.addPage({
@@ -123,8 +150,10 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
         return { status: 'ok' };
       },
       async stop() {
+        clearInterval(pruneTimer);
+        await runner.stop();
         chain?.close();
-        await Promise.all([ledger.flush(), glossaries.flush(), memories.flush()]);
+        await Promise.all([ledger.flush(), glossaries.flush(), memories.flush(), documents.flush()]);
       },
     };
   },

@@ -88,26 +88,14 @@ export class TranslateService {
     caller: AbortLike = STAYING,
   ): Promise<TranslationOut[]> {
     if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
-    const glossary = await activeGlossary(
-      this.glossaries,
-      account.id,
-      req.glossaryIds,
-      req.source,
-      req.target,
-    );
-    if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
-    const memory = req.translationMemoryId ? await this.memoryFor(req, account) : null;
-    const tags = req.tags;
-    const prepared = tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null; // v2: malformed XML → 400
+    const resources = await this.resources(req, account);
     const counts = req.texts.map(characterCount);
     const billed = counts.reduce((a, b) => a + b, 0);
     if (!this.ledger.reserve(account.id, billed, account.limit)) {
       throw keyLimitReached();
     }
     try {
-      const results = await this.withMemory(req, prepared, memory, (r, p) =>
-        this.resolve(r, p, glossary, caller),
-      );
+      const results = await this.run(req, resources, caller);
       this.ledger.record(account.id, tag, billed);
       // Clients need a code (deepl-node rejects an empty one). A text with nothing to translate (only
       // markup, digits) has no language of its own: it takes its neighbours' language, else EN (README).
@@ -128,6 +116,39 @@ export class TranslateService {
       this.ledger.release(account.id, billed);
       throw err;
     }
+  }
+
+  /**
+   * Translates without touching the ledger: document jobs reserve and bill a whole document themselves
+   * (as document characters). Glossaries, memories and the cache apply as for `/v2/translate`.
+   */
+  async translateUnbilled(req: TranslateRequest, account: Account, caller: AbortLike = STAYING) {
+    if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
+    return this.run(req, await this.resources(req, account), caller);
+  }
+
+  /** The glossary and memory a request names (404/400 when they do not exist or fit). */
+  async resources(req: TranslateRequest, account: Account) {
+    const glossary = await activeGlossary(
+      this.glossaries,
+      account.id,
+      req.glossaryIds,
+      req.source,
+      req.target,
+    );
+    if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
+    const memory = req.translationMemoryId ? await this.memoryFor(req, account) : null;
+    return { glossary, memory };
+  }
+
+  private run(
+    req: TranslateRequest,
+    { glossary, memory }: { glossary: ActiveGlossary | null; memory: LoadedMemory | null },
+    caller: AbortLike,
+  ): Promise<CachedTranslation[]> {
+    const tags = req.tags;
+    const prepared = tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null; // v2: malformed XML → 400
+    return this.withMemory(req, prepared, memory, (r, p) => this.resolve(r, p, glossary, caller));
   }
 
   /**

@@ -1,5 +1,14 @@
 import { invalid, notSpecified, notSupported } from '../errors.ts';
-import type { UsageDays } from './usage-ledger.ts';
+import type { UsageDays, UsageKind } from './usage-ledger.ts';
+
+/** Usage by kind, as the ledger keeps it. */
+export type UsageByKind = (kind: UsageKind) => Readonly<UsageDays>;
+const KINDS: UsageKind[] = ['text', 'document', 'improvement'];
+
+/** Characters of one report row, by kind. */
+type Tally = Record<UsageKind, number>;
+const zero = (): Tally => ({ text: 0, document: 0, improvement: 0 });
+const total = (t: Tally) => t.text + t.document + t.improvement;
 
 /** spec Limits: a date range of at most 366 days for both analytics endpoints. */
 const MAX_RANGE_DAYS = 366;
@@ -46,66 +55,72 @@ export function parseRange(query: QueryParams): DateRange {
 
 const stamp = (day: string) => `${day}T00:00:00`;
 
-function keyBreakdown(characters: number) {
+function keyBreakdown(t: Tally) {
   return {
-    total_characters: characters,
-    text_translation_characters: characters,
-    document_translation_characters: 0,
-    text_improvement_characters: 0,
+    total_characters: total(t),
+    text_translation_characters: t.text,
+    document_translation_characters: t.document,
+    text_improvement_characters: t.improvement,
     speech_to_text_minutes: 0,
   };
 }
 
-function tagBreakdown(characters: number) {
+/** spec: the custom-tag breakdown has no document field; documents count in the total only. */
+function tagBreakdown(t: Tally) {
   return {
-    total_characters: characters,
-    text_translation_characters: characters,
-    text_improvement_characters: 0,
+    total_characters: total(t),
+    text_translation_characters: t.text,
+    text_improvement_characters: t.improvement,
     speech_to_text_minutes: 0,
     speech_to_speech_minutes: 0,
   };
 }
 
-function* entries(days: UsageDays, range: DateRange) {
-  for (const day of Object.keys(days).sort()) {
-    if (day < range.start || day > range.end) continue;
-    for (const [account, tags] of Object.entries(days[day] ?? {})) {
-      for (const [tag, characters] of Object.entries(tags)) yield { day, account, tag, characters };
+function* entries(usage: UsageByKind, range: DateRange) {
+  for (const kind of KINDS) {
+    const days = usage(kind);
+    for (const day of Object.keys(days).sort()) {
+      if (day < range.start || day > range.end) continue;
+      for (const [account, tags] of Object.entries(days[day] ?? {})) {
+        for (const [tag, characters] of Object.entries(tags)) yield { day, account, tag, characters, kind };
+      }
     }
   }
 }
 
 /** `GET /v2/admin/analytics` (spec "Usage report"; `key_usages` is the per-key list of docs/translation.md#admin-api). */
-export function usageReport(days: UsageDays, query: QueryParams, who: AccountInfo) {
+export function usageReport(usage: UsageByKind, query: QueryParams, who: AccountInfo) {
   const groupBy = query.get('group_by') ?? '';
   if (!['', 'key', 'key_and_day'].includes(groupBy)) {
     throw invalid("Value for 'group_by' not supported. Allowed: '', 'key', 'key_and_day'.");
   }
   const range = parseRange(query);
-  let total = 0;
-  const grouped = new Map<string, { account: string; day: string; characters: number }>();
-  for (const e of entries(days, range)) {
-    total += e.characters;
+  const sum = zero();
+  const grouped = new Map<string, { account: string; day: string; characters: Tally }>();
+  for (const e of entries(usage, range)) {
+    sum[e.kind] += e.characters;
     const k = groupBy === 'key' ? e.account : `${e.account}\t${e.day}`;
-    const row = grouped.get(k) ?? { account: e.account, day: e.day, characters: 0 };
-    row.characters += e.characters;
+    const row = grouped.get(k) ?? { account: e.account, day: e.day, characters: zero() };
+    row.characters[e.kind] += e.characters;
     grouped.set(k, row);
   }
+  // Rows in day order whatever kind came first.
+  const rows = [...grouped.values()].sort((a, b) => a.day.localeCompare(b.day));
   const report: Record<string, unknown> = {
-    total_usage: keyBreakdown(total),
+    total_usage: keyBreakdown(sum),
     start_date: stamp(range.start),
     end_date: stamp(range.end),
   };
   if (groupBy) report.group_by = groupBy;
   if (groupBy === 'key') {
-    report.key_usages = [...grouped.values()].map((r) => ({
+    report.key_usages = rows.map((r) => ({
       api_key: who(r.account).apiKey,
       api_key_label: who(r.account).label,
       usage: keyBreakdown(r.characters),
     }));
   }
   if (groupBy === 'key_and_day') {
-    report.key_and_day_usages = [...grouped.values()].map((r) => ({
+    report.key_and_day_usages = rows.map((r) => ({
       api_key: who(r.account).apiKey,
       api_key_label: who(r.account).label,
       usage_date: `${r.day}T00:00:00Z`,
@@ -116,7 +131,7 @@ export function usageReport(days: UsageDays, query: QueryParams, who: AccountInf
 }
 
 /** `GET /v2/admin/analytics/custom-tags`: tagged usage by tag (and day), `pageSize` entries a page. */
-export function customTagReport(days: UsageDays, query: QueryParams, pageSize: number) {
+export function customTagReport(usage: UsageByKind, query: QueryParams, pageSize: number) {
   const aggregateBy = query.get('aggregate_by') || 'period';
   if (!['period', 'day'].includes(aggregateBy)) {
     throw invalid("Value for 'aggregate_by' not supported. Allowed: '', 'period', 'day'.");
@@ -125,12 +140,12 @@ export function customTagReport(days: UsageDays, query: QueryParams, pageSize: n
   if (!/^\d{1,9}$/.test(pageText)) throw notSupported('page');
   const page = Number(pageText);
   const range = parseRange(query);
-  const rows = new Map<string, { tag: string; day: string; characters: number }>();
-  for (const e of entries(days, range)) {
+  const rows = new Map<string, { tag: string; day: string; characters: Tally }>();
+  for (const e of entries(usage, range)) {
     if (e.tag === '') continue;
     const k = aggregateBy === 'day' ? `${e.tag}\t${e.day}` : e.tag;
-    const row = rows.get(k) ?? { tag: e.tag, day: e.day, characters: 0 };
-    row.characters += e.characters;
+    const row = rows.get(k) ?? { tag: e.tag, day: e.day, characters: zero() };
+    row.characters[e.kind] += e.characters;
     rows.set(k, row);
   }
   const sorted = [...rows.values()].sort((a, b) => a.tag.localeCompare(b.tag) || a.day.localeCompare(b.day));

@@ -4,8 +4,14 @@ import { ownChild, ownValue, setOwn } from '../own.ts';
 /** Billed characters by UTC day, account and reporting tag (`''` = untagged). */
 export type UsageDays = Record<string, Record<string, Record<string, number>>>;
 
+/** What characters were billed for: `/v2/translate`, documents, or rephrase/correct. */
+export type UsageKind = 'text' | 'document' | 'improvement';
+
 interface UsageDoc {
+  /** Text translation (the file's original shape, kept so older data files read unchanged). */
   days: UsageDays;
+  /** Every other kind, in the same shape. */
+  kinds?: Partial<Record<Exclude<UsageKind, 'text'>, UsageDays>>;
 }
 
 /** Distinct reporting tags kept per account and day; further ones are counted under OTHER_TAGS. */
@@ -39,7 +45,8 @@ export class UsageLedger {
   private readonly reserved = new Map<string, number>();
 
   private constructor(private readonly doc: DocStore<UsageDoc>) {
-    for (const [day, accounts] of Object.entries(doc.data.days)) {
+    const all = [doc.data.days, ...Object.values(doc.data.kinds ?? {})];
+    for (const [day, accounts] of all.flatMap((days) => Object.entries(days))) {
       for (const [account, tags] of Object.entries(accounts)) {
         const sum = Object.values(tags).reduce((a, b) => a + b, 0);
         const k = `${monthOf(day)}\t${account}`;
@@ -51,10 +58,12 @@ export class UsageLedger {
   static async open(store: PluginStore, now = new Date()): Promise<UsageLedger> {
     const doc = await store.open<UsageDoc>('usage', { days: {} });
     const oldest = dayOf(new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
-    const expired = Object.keys(doc.data.days).filter((day) => day < oldest);
-    if (expired.length > 0) {
+    const all = [doc.data.days, ...Object.values(doc.data.kinds ?? {})];
+    if (all.some((days) => Object.keys(days).some((day) => day < oldest))) {
       doc.update((d) => {
-        for (const day of expired) delete d.days[day];
+        for (const days of [d.days, ...Object.values(d.kinds ?? {})]) {
+          for (const day of Object.keys(days)) if (day < oldest) delete days[day];
+        }
       });
     }
     return new UsageLedger(doc);
@@ -62,6 +71,11 @@ export class UsageLedger {
 
   get days(): Readonly<UsageDays> {
     return this.doc.data.days;
+  }
+
+  /** Usage of one kind (`text` is `days`). */
+  daysOf(kind: UsageKind): Readonly<UsageDays> {
+    return kind === 'text' ? this.doc.data.days : (this.doc.data.kinds?.[kind] ?? {});
   }
 
   /** Characters recorded for the account in the calendar month (UTC) of `now`. */
@@ -87,7 +101,7 @@ export class UsageLedger {
   }
 
   /** Turns a reservation into recorded usage (coalesced write). */
-  record(account: string, tag: string, characters: number, now = new Date()): void {
+  record(account: string, tag: string, characters: number, now = new Date(), kind: UsageKind = 'text'): void {
     this.release(account, characters);
     if (characters === 0) return;
     const day = dayOf(now);
@@ -95,7 +109,12 @@ export class UsageLedger {
     this.monthly.set(k, (this.monthly.get(k) ?? 0) + characters);
     this.doc.update((d) => {
       // Accounts and tags are outside ids (a tag is whatever the client sent): own properties only.
-      const tags = ownChild(ownChild(d.days, day), account);
+      let days = d.days;
+      if (kind !== 'text') {
+        d.kinds ??= {};
+        days = d.kinds[kind] ??= {};
+      }
+      const tags = ownChild(ownChild(days, day), account);
       // Tags are client-chosen: past MAX_TAGS_PER_DAY distinct ones the rest share one bucket, so a client
       // sending a new tag per request cannot grow the file without bound.
       const bucket =

@@ -111,10 +111,10 @@ export function mountAdmin(router: HearthRouter, deps: AdminDeps): void {
   };
 
   router.get('/v2/admin/analytics', async (ctx) => {
-    ctx.body = usageReport(deps.ledger.days, await query(ctx), deps.who);
+    ctx.body = usageReport((kind) => deps.ledger.daysOf(kind), await query(ctx), deps.who);
   });
 
   router.get('/v2/admin/analytics/custom-tags', async (ctx) => {
-    ctx.body = customTagReport(deps.ledger.days, await query(ctx), deps.pageSize);
+    ctx.body = customTagReport((kind) => deps.ledger.daysOf(kind), await query(ctx), deps.pageSize);
   });
 }

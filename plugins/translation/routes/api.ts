@@ -25,6 +25,8 @@ export interface ApiDeps {
   service: TranslateService;
   chain: EngineChain | null;
   ledger: UsageLedger;
+  /** Document counts and limits for `/v2/usage` (only the limits that are set). */
+  documentUsage?(account: string): Record<string, number>;
 }
 
 /** The parts of a request that authenticate it (a DPoP proof is made for the method and URL). */
@@ -65,6 +67,7 @@ export function mountApi(router: HearthRouter, deps: ApiDeps): void {
       api_key_character_limit: limit,
       start_time: start.toISOString(),
       end_time: end.toISOString(),
+      ...deps.documentUsage?.(account.id),
     };
   };
   router.get('/v2/usage', usage);
