@@ -1,10 +1,12 @@
 /** Sensors and the actions bound to their events; the same validate-then-commit rule as the catalog. */
 import { type Catalog, missing } from './catalog.ts';
-import type { SensorFields } from './domain/bodies.ts';
+import type { ParsedAction, SensorFields } from './domain/bodies.ts';
+import { nested } from './domain/check.ts';
+import { parseColour } from './domain/colour.ts';
 import { newId } from './domain/ids.ts';
 import { normalizeLevel } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
-import type { ActionRecord, ActionSpec, SensorRecord } from './types.ts';
+import type { ActionRecord, ActionSpec, LightAction, SensorRecord } from './types.ts';
 
 export class SensorCatalog {
   readonly #catalog: Catalog;
@@ -44,13 +46,28 @@ export class SensorCatalog {
   }
 
   /** The action's target must exist on the site; the event is added to the sensor's list if new. */
-  async addAction(siteId: string, sensorId: string, event: string, spec: ActionSpec): Promise<SensorRecord> {
+  async addAction(
+    siteId: string,
+    sensorId: string,
+    event: string,
+    spec: ParsedAction,
+  ): Promise<SensorRecord> {
     this.#catalog.sensor(siteId, sensorId);
-    let target = spec;
+    let target: ActionSpec = spec;
     if (spec.type === 'light') {
       // Stored like any level: normalised for the light's type (spec bri rules).
-      const level = normalizeLevel(this.#catalog.light(siteId, spec._id).type, spec);
-      target = { type: 'light', _id: spec._id, ...level };
+      const light = this.#catalog.light(siteId, spec._id);
+      const action: LightAction = { type: 'light', _id: spec._id, ...normalizeLevel(light.type, spec) };
+      const input = spec.colourInput;
+      if (input) {
+        // stored as the light will be set to (mirek/xy clipped to it), like a scene entry
+        const { colour, transition } = nested('action', () =>
+          parseColour(input, spec._id, light.capabilities),
+        );
+        if (colour) Object.assign(action, colour);
+        if (transition !== undefined) action.transition = transition;
+      }
+      target = action;
     } else if (spec.type === 'scene') this.#catalog.scene(siteId, spec._id);
     else this.#catalog.group(siteId, spec._id);
     const action: ActionRecord = { ...target, actionid: newId() };

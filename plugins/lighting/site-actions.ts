@@ -6,15 +6,33 @@
 import type { Logger } from 'pino';
 import type { LightColour, LightLevel } from '../../drivers/lighting/index.ts';
 import type { Catalog } from './catalog.ts';
+import type { ColourCommand } from './domain/colour.ts';
 import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
 import { colourOf } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
 import type { DriverInstance } from './drivers-host.ts';
 import type { LightControl } from './light-control.ts';
 import type { Live } from './live.ts';
-import type { GroupRecord, LightRecord, SceneRecord, SensorEventRecord, SensorRecord } from './types.ts';
+import type {
+  GroupRecord,
+  LightAction,
+  LightRecord,
+  SceneRecord,
+  SensorEventRecord,
+  SensorRecord,
+} from './types.ts';
 
 const RECENT_EVENTS = 50;
+
+/** The colour and transition a stored light action asks for; none for a plain on/bri action (fast path). */
+function lightActionExtra(a: LightAction): ColourCommand | undefined {
+  if (a.ct === undefined && a.xy === undefined && a.transition === undefined) return undefined;
+  const extra: ColourCommand = {};
+  const colour = colourOf(a);
+  if (Object.keys(colour).length) extra.colour = colour;
+  if (a.transition !== undefined) extra.transition = a.transition;
+  return extra;
+}
 
 export interface Outcome extends LightColour {
   _id: string;
@@ -150,7 +168,9 @@ export class SiteActions {
     const runs = actionsFor(sensor, event).map((a) => {
       if (a.type === 'light') {
         const light = this.#catalog.data.lights.find((l) => l._id === a._id && l.siteid === siteId);
-        return light ? this.#control.set(light, { on: a.on, bri: a.bri }).handed : Promise.resolve();
+        return light
+          ? this.#control.set(light, { on: a.on, bri: a.bri }, lightActionExtra(a)).handed
+          : Promise.resolve();
       }
       if (a.type === 'scene') {
         const scene = this.#catalog.data.scenes.find((s) => s._id === a._id && s.siteid === siteId);

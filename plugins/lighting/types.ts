@@ -63,10 +63,19 @@ export interface GroupRecord {
   lights: string[];
 }
 
-export type ActionSpec =
-  | { type: 'light'; _id: string; on: boolean; bri: number }
-  | { type: 'scene'; _id: string }
-  | { type: 'group/toggle'; _id: string };
+/**
+ * A light action sets a level and, on a light with colour, what `PUT /light/state` would: the colour is
+ * stored as the light will be set to (mirek/xy, clipped), with an optional transition in seconds.
+ */
+export type LightAction = {
+  type: 'light';
+  _id: string;
+  on: boolean;
+  bri: number;
+  transition?: number;
+} & LightColour;
+
+export type ActionSpec = LightAction | { type: 'scene'; _id: string } | { type: 'group/toggle'; _id: string };
 
 /** An action bound to a sensor event; it has its own id so it can be removed. */
 export type ActionRecord = ActionSpec & { actionid: string };

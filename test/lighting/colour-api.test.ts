@@ -297,3 +297,82 @@ describe('scenes, groups, WebSocket and bus', () => {
     });
   });
 });
+
+describe('sensor actions', () => {
+  it('a light action bound to a sensor event sets colour like PUT /light/state', async () => {
+    const sensor = (
+      await h.call('POST', '/sensor', { name: 'Wall', vendor: 'test', testid: 'S1', type: 'switch' })
+    ).body;
+    const bind = (action: Json, event = '1') =>
+      h.call('POST', '/sensor/action', { _id: sensor._id, event, action });
+    const warm = await bind({ type: 'light', _id: ambiance._id, on: true, bri: 120, kelvin: 2000 });
+    expect(warm.status).toBe(201);
+    // stored as the light will be set to: 2000 K clipped to the light's warmest (454 mirek)
+    expect(warm.body.actions['1'][0]).toEqual({
+      type: 'light',
+      _id: ambiance._id,
+      on: true,
+      bri: 120,
+      ct: 454,
+      colormode: 'ct',
+      actionid: expect.any(String),
+    });
+    const red = await bind(
+      { type: 'light', _id: colour._id, on: true, bri: 200, hex: '#ff0000', transition: 2 },
+      '2',
+    );
+    expect(red.status).toBe(201);
+    const stored = red.body.actions['2'][0];
+    expect(stored).toMatchObject({ colormode: 'xy', transition: 2 });
+    expect(inGamut(stored.xy, HUE_GAMUT_B)).toBe(true);
+    const plain = await bind({ type: 'light', _id: desk._id, on: true, bri: 30 }, '3');
+    expect(plain.body.actions['3'][0]).toEqual({
+      type: 'light',
+      _id: desk._id,
+      on: true,
+      bri: 30,
+      actionid: expect.any(String),
+    });
+
+    await h.call('PUT', '/light/state', { _id: ambiance._id, on: true, bri: 10, ct: 153 });
+    expect((await h.call('POST', '/sensor/event', { _id: sensor._id, event: '1' })).status).toBe(202);
+    expect(lastCommand()).toEqual({ on: true, bri: 120, ct: 454, colormode: 'ct' });
+    await expect.poll(async () => (await get(ambiance._id)).ct).toBe(454);
+
+    await h.call('POST', '/sensor/event', { _id: sensor._id, event: '2' });
+    expect(lastCommand()).toEqual({ on: true, bri: 200, xy: stored.xy, colormode: 'xy', transition: 2 });
+    await expect.poll(async () => (await get(colour._id)).xy).toEqual(stored.xy);
+
+    // a plain action sends on/bri only, and a colour light keeps its colour under a level-only action
+    await h.call('POST', '/sensor/event', { _id: sensor._id, event: '3' });
+    expect(lastCommand()).toEqual({ on: true, bri: 30 });
+  });
+
+  it('400 names the action field for bad colour in an action, and nothing is stored', async () => {
+    const sensor = (
+      await h.call('POST', '/sensor', { name: 'Wall 2', vendor: 'test', testid: 'S2', type: 'switch' })
+    ).body;
+    const cases: Array<[Json, string]> = [
+      [{ _id: desk._id, ct: 300 }, `action.ct: light ${desk._id} has no colour temperature`],
+      [{ _id: desk._id, hex: '#ff0000' }, `action.hex: light ${desk._id} has no colour`],
+      [{ _id: ambiance._id, ct: 600 }, 'action.ct must be an integer from 153 to 454 (mirek)'],
+      [{ _id: ambiance._id, ct: 300, kelvin: 3000 }, 'action.ct and kelvin: give one of them, not both'],
+      [{ _id: colour._id, xy: [1.2, 0.3] }, 'action.xy must be [x, y] with numbers from 0 to 1'],
+      [{ _id: colour._id, hue: 120 }, 'action.hue and sat must be given together'],
+      [{ _id: colour._id, hex: 'red' }, 'action.hex must be #rrggbb'],
+      [{ _id: colour._id, transition: -1 }, 'action.transition must be a number of seconds from 0 to 3600'],
+      [{ _id: colour._id, colour: 'red' }, 'unknown field action.colour'],
+    ];
+    for (const [extra, message] of cases) {
+      const res = await h.call('POST', '/sensor/action', {
+        _id: sensor._id,
+        event: '1',
+        action: { type: 'light', on: true, bri: 50, ...extra },
+      });
+      expect(res.status, message).toBe(400);
+      expect(res.body.message).toBe(message);
+    }
+    const after = (await h.call('GET', '/sensor')).body.find((s: Json) => s._id === sensor._id);
+    expect(after.actions).toEqual({});
+  });
+});

@@ -208,19 +208,40 @@ export function parseSensorModify(raw: unknown, current: SensorFields): SensorFi
   return next;
 }
 
+/** A parsed action: a light action also carries its raw colour fields, checked once the light is known. */
+export type ParsedAction = ActionSpec & { colourInput?: Body };
+
+const LIGHT_ACTION_FIELDS = [
+  'type',
+  '_id',
+  'on',
+  'bri',
+  'ct',
+  'kelvin',
+  'xy',
+  'hex',
+  'hue',
+  'sat',
+  'transition',
+];
+
 /** POST /sensor/action `{_id, event, action}`; docs/lighting.md#the-designed-methods, actions modelled on deCONZ rules. */
-export function parseActionAdd(raw: unknown): { sensorId: string; event: string; action: ActionSpec } {
+export function parseActionAdd(raw: unknown): { sensorId: string; event: string; action: ParsedAction } {
   const body = asObject(raw);
   onlyFields(body, ['_id', 'event', 'action']);
   const sensorId = str(body, '_id');
   const event = eventName(body);
   const a = asObject(body.action, 'action');
   // The type decides which fields the action has, so it is checked first.
-  const action = nested('action', (): ActionSpec => {
+  const action = nested('action', (): ParsedAction => {
     switch (a.type) {
-      case 'light':
-        onlyFields(a, ['type', '_id', 'on', 'bri']);
-        return { type: 'light', _id: str(a, '_id'), on: bool(a, 'on'), bri: bri(a) };
+      case 'light': {
+        onlyFields(a, LIGHT_ACTION_FIELDS);
+        const light: ParsedAction = { type: 'light', _id: str(a, '_id'), on: bool(a, 'on'), bri: bri(a) };
+        // as in scenes: colour is checked against the light's capabilities by the catalog
+        if (hasColourFields(a)) light.colourInput = a;
+        return light;
+      }
       case 'scene':
       case 'group/toggle':
         onlyFields(a, ['type', '_id']);
