@@ -3,7 +3,7 @@
  * API's mirek and xy in one place.
  */
 import type { Xy } from './capabilities.ts';
-import { hexToRgb, type Rgb, rgbToHex, rgbToXy, xyToRgb } from './colour.ts';
+import { hexToRgb, mirekToXy, type Rgb, rgbToHex, rgbToXy, xyToRgb } from './colour.ts';
 import { clamp } from './levels.ts';
 
 // ---- ZCL (Color Control cluster) ----
@@ -60,4 +60,66 @@ export function xyToShellyRgbw(xy: Xy): { red: number; green: number; blue: numb
 export function shellyRgbToXy(red: number, green: number, blue: number): Xy | null {
   if (red <= 0 && green <= 0 && blue <= 0) return null;
   return rgbToXy({ r: red, g: green, b: blue });
+}
+
+// ---- RGB with white channels (Home Assistant `rgbw`/`rgbww`, `white`) ----
+
+/**
+ * An RGB colour on an RGBW light: the grey part every channel shares goes to the white LED, so white is
+ * shown by the white LED and saturated colours by the RGB ones (HA leaves the split to whoever commands).
+ */
+export function rgbToRgbw({ r, g, b }: Rgb): Rgb & { w: number } {
+  const w = Math.min(r, g, b);
+  return { r: r - w, g: g - w, b: b - w, w };
+}
+
+/** RGB plus a white share added to every channel, scaled back so no channel passes 255. */
+function withWhite(rgb: Rgb, white: Rgb): Rgb {
+  const sum = { r: rgb.r + white.r, g: rgb.g + white.g, b: rgb.b + white.b };
+  const max = Math.max(sum.r, sum.g, sum.b);
+  const k = max > 255 ? 255 / max : 1;
+  return { r: sum.r * k, g: sum.g * k, b: sum.b * k };
+}
+
+/** The colour an RGBW light shows: its white LED counted as the white point (equal RGB). null when dark. */
+export function rgbwToXy(c: Rgb & { w: number }): Xy | null {
+  if (c.r + c.g + c.b + c.w <= 0) return null;
+  return rgbToXy(withWhite(c, { r: c.w, g: c.w, b: c.w }));
+}
+
+/**
+ * A colour temperature on an RGBWW light (cold and warm white LEDs at the ends of its mired range):
+ * the two whites mixed by where `mirek` sits in the range, the larger at 255 (the level is separate), as
+ * Home Assistant mixes them.
+ */
+export function mirekToColdWarm(
+  mirek: number,
+  range: { min: number; max: number },
+): { c: number; w: number } {
+  const span = range.max - range.min;
+  const warm = span > 0 ? clamp((mirek - range.min) / span, 0, 1) : 0.5;
+  const k = 255 / Math.max(warm, 1 - warm);
+  return { c: Math.round((1 - warm) * k), w: Math.round(warm * k) };
+}
+
+/** The inverse of `mirekToColdWarm`: the mired value two white LEDs mix to. */
+export function coldWarmToMirek(c: number, w: number, range: { min: number; max: number }): number {
+  const total = c + w;
+  if (total <= 0) return range.min;
+  return Math.round(range.min + (w / total) * (range.max - range.min));
+}
+
+/**
+ * The colour an RGBWW light shows when its RGB LEDs are lit too: cold white counted as the white point,
+ * warm white as the black body at the warm end of its range. null when dark.
+ */
+export function rgbwwToXy(c: Rgb & { c: number; w: number }, range: { min: number; max: number }): Xy | null {
+  if (c.r + c.g + c.b + c.c + c.w <= 0) return null;
+  const warm = xyToRgb(mirekToXy(range.max));
+  const whites = {
+    r: c.c + (c.w * warm.r) / 255,
+    g: c.c + (c.w * warm.g) / 255,
+    b: c.c + (c.w * warm.b) / 255,
+  };
+  return rgbToXy(withWhite(c, whites));
 }

@@ -38,6 +38,8 @@ export interface HaTopics {
   colourModes?: string[];
   /** `color_temp_kelvin`: colour temperature in Kelvin on the wire instead of mireds. */
   colourTempKelvin?: boolean;
+  /** `white_scale` of a light with the `white` colour mode (the `white` level's full scale, default 255). */
+  whiteScale?: number;
 }
 
 /**

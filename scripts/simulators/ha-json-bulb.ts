@@ -3,8 +3,8 @@
  * DIY firmwares do: announces itself on `homeassistant/light/<node>/<object>/config` (abbreviated keys,
  * `~` base), takes `{"state","brightness"}` on `~/set`, reports retained on `~/state`, presence on
  * `~/status`. Optionally announces a device trigger for its button. With `colourModes` it declares those
- * `supported_color_modes` (and a 153–454 mired range for `color_temp`), takes `color_temp` and `color`
- * (`{x,y}`, `{h,s}`, `{r,g,b…}`) and reports `color_mode`.
+ * `supported_color_modes` (and a 153–454 mired range for `color_temp` or `rgbww`), takes `color_temp`,
+ * `color` (`{x,y}`, `{h,s}`, `{r,g,b…}`) and `white` (the white LED's level), and reports `color_mode`.
  */
 import {
   answer,
@@ -61,7 +61,7 @@ export async function startHaJsonBulb(
         brightness: true,
         bri_scl: scale,
         sup_clrm: modes.length ? modes : ['brightness'],
-        ...(modes.includes('color_temp') ? { min_mirs: 153, max_mirs: 454 } : {}),
+        ...(modes.includes('color_temp') || modes.includes('rgbww') ? { min_mirs: 153, max_mirs: 454 } : {}),
         dev: device,
       }),
       { retain: true },
@@ -88,6 +88,7 @@ export async function startHaJsonBulb(
         brightness?: number;
         color_temp?: number;
         color?: Record<string, number>;
+        white?: number;
       };
       if (typeof body.color_temp === 'number' && modes.includes('color_temp')) {
         state.color_temp = body.color_temp;
@@ -104,6 +105,13 @@ export async function startHaJsonBulb(
       }
       if (typeof body.brightness === 'number')
         state.brightness = Math.max(0, Math.min(scale, body.brightness));
+      // HA `white`: the white LED at that level (white_scale 255), instead of colour and brightness
+      if (typeof body.white === 'number' && modes.includes('white')) {
+        state.color_mode = 'white';
+        state.brightness = Math.round((Math.max(0, Math.min(255, body.white)) / 255) * scale);
+        delete state.color;
+        delete state.color_temp;
+      }
       if (body.state === 'ON' || body.state === 'OFF') state.state = body.state;
     } catch {
       return;

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   clipToGamut,
+  coldWarmToMirek,
   HUE_GAMUT_A,
   HUE_GAMUT_B,
   HUE_GAMUT_C,
@@ -10,12 +11,16 @@ import {
   hsToXy,
   inGamut,
   kelvinToMirek,
+  mirekToColdWarm,
   mirekToKelvin,
   mirekToTasmotaCt,
   mirekToXy,
   rgbToHex,
   rgbToHs,
+  rgbToRgbw,
   rgbToXy,
+  rgbwToXy,
+  rgbwwToXy,
   SRGB_GAMUT,
   shellyRgbToXy,
   tasmotaColorToXy,
@@ -151,5 +156,30 @@ describe('device family scales', () => {
     expect(xyToShellyRgbw([0.15, 0.06])).toEqual({ red: 0, green: 0, blue: 255, white: 0 });
     expect(shellyRgbToXy(0, 0, 0)).toBeNull();
     expect(near(shellyRgbToXy(0, 255, 0) ?? [0, 0], [0.3, 0.6])).toBe(true);
+  });
+
+  it('RGB with white channels: grey goes to the white LED, cold/warm mixes span the range, dark is no colour', () => {
+    expect(rgbToRgbw({ r: 255, g: 255, b: 255 })).toEqual({ r: 0, g: 0, b: 0, w: 255 });
+    expect(rgbToRgbw({ r: 255, g: 0, b: 0 })).toEqual({ r: 255, g: 0, b: 0, w: 0 });
+    expect(rgbToRgbw({ r: 255, g: 128, b: 64 })).toEqual({ r: 191, g: 64, b: 0, w: 64 });
+    expect(rgbwToXy({ r: 0, g: 0, b: 0, w: 0 })).toBeNull();
+    expect(near(rgbwToXy({ r: 0, g: 0, b: 0, w: 255 }) ?? [0, 0], [0.3127, 0.329], 0.001)).toBe(true);
+    expect(
+      near(rgbwToXy({ r: 191, g: 64, b: 0, w: 64 }) ?? [0, 0], rgbToXy({ r: 255, g: 128, b: 64 }), 0.001),
+    ).toBe(true);
+    const range = { min: 153, max: 454 };
+    expect(mirekToColdWarm(153, range)).toEqual({ c: 255, w: 0 });
+    expect(mirekToColdWarm(454, range)).toEqual({ c: 0, w: 255 });
+    expect(mirekToColdWarm(100, range)).toEqual({ c: 255, w: 0 });
+    expect(mirekToColdWarm(300, { min: 300, max: 300 })).toEqual({ c: 255, w: 255 });
+    for (const m of [153, 200, 303, 370, 454]) {
+      const { c, w } = mirekToColdWarm(m, range);
+      expect(Math.abs(coldWarmToMirek(c, w, range) - m)).toBeLessThanOrEqual(1);
+    }
+    expect(rgbwwToXy({ r: 0, g: 0, b: 0, c: 0, w: 0 }, range)).toBeNull();
+    // warm white alone lies on the black-body locus at the warm end
+    expect(near(rgbwwToXy({ r: 0, g: 0, b: 0, c: 0, w: 255 }, range) ?? [0, 0], mirekToXy(454), 0.01)).toBe(
+      true,
+    );
   });
 });

@@ -129,6 +129,68 @@ describe('Home Assistant JSON colour lights', () => {
   });
 });
 
+describe('Home Assistant JSON white, rgbw and rgbww lights', () => {
+  async function haBulb(node: string, colourModes: string[]) {
+    const h: MqttHub = await startMqttHub({ mqtt: { allowAnonymous: true } });
+    stops.push(() => h.stop());
+    const bulb = await startHaJsonBulb({ url: h.t.mqttUrl, node, colourModes });
+    stops.push(() => bulb.stop());
+    const find = async () =>
+      ((await h.site('GET', '/light')).body as Json[]).find((l) => l.mqttid === `ha:${node}-light`);
+    const light = await eventually(find, 'the discovered HA light');
+    const commands = () =>
+      bulb.received.filter((m) => m.topic.endsWith('/set')).map((m) => JSON.parse(m.payload) as Json);
+    return { h, bulb, find, light, commands };
+  }
+
+  it('white mode: white itself goes to the white LED as `white` (no brightness); colour goes as rgb', async () => {
+    const { h, bulb, find, light, commands } = await haBulb('esp10', ['rgb', 'white']);
+    expect(light.capabilities.xy.gamut).toHaveLength(3);
+    expect(light.capabilities.ct).toBeUndefined();
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128, hex: '#ffffff' });
+    await eventually(() => bulb.state.color_mode === 'white', 'the bulb in white mode');
+    expect(commands().at(-1)).toEqual({ state: 'ON', white: 128 });
+    await eventually(async () => (await find())?.bri === 128, 'the level reported back');
+    expect(await find()).toMatchObject({ colormode: 'xy', xy: [0.3127, 0.329] });
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 200, hex: '#ff0000' });
+    await eventually(() => bulb.state.color_mode === 'rgb', 'the bulb in rgb');
+    expect(commands().at(-1)).toEqual({ state: 'ON', brightness: 200, color: { r: 255, g: 0, b: 0 } });
+    await eventually(async () => ((await find())?.xy?.[0] ?? 0) > 0.6, 'red reported back');
+  });
+
+  it('rgbw: the grey share goes to the white channel, and w counts as white in reports', async () => {
+    const { h, bulb, find, light, commands } = await haBulb('esp11', ['rgbw']);
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hex: '#ffffff' });
+    await eventually(() => bulb.state.color?.w === 255, 'the white channel on the bulb');
+    expect(commands().at(-1)).toMatchObject({ color: { r: 0, g: 0, b: 0, w: 255 } });
+    await eventually(async () => (await find())?.colormode === 'xy', 'the colour reported back');
+    const white = (await find()).xy as [number, number];
+    expect(Math.abs(white[0] - 0.3127)).toBeLessThan(0.002);
+    expect(Math.abs(white[1] - 0.329)).toBeLessThan(0.002);
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hex: '#0000ff' });
+    await eventually(() => bulb.state.color?.b === 255, 'blue on the bulb');
+    expect(commands().at(-1)).toMatchObject({ color: { r: 0, g: 0, b: 255, w: 0 } });
+  });
+
+  it('rgbww without color_temp: a colour temperature is a cold/warm mix over the range, read back as ct', async () => {
+    const { h, bulb, find, light, commands } = await haBulb('esp12', ['rgbww']);
+    expect(light.capabilities.ct).toEqual({ min: 153, max: 454 });
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, ct: 454 });
+    await eventually(() => bulb.state.color?.w === 255, 'the warm white on the bulb');
+    expect(commands().at(-1)).toMatchObject({ color: { r: 0, g: 0, b: 0, c: 0, w: 255 } });
+    await eventually(async () => (await find())?.ct === 454, 'the warm end read back');
+    expect(await find()).toMatchObject({ colormode: 'ct', ct: 454 });
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, ct: 303 });
+    await eventually(() => bulb.state.color?.c === 255, 'the mix on the bulb');
+    expect(commands().at(-1)).toMatchObject({ color: { r: 0, g: 0, b: 0, c: 255, w: 253 } });
+    await eventually(async () => Math.abs(((await find())?.ct ?? 0) - 303) <= 1, 'the middle read back');
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hex: '#ff0000' });
+    await eventually(() => bulb.state.color?.r === 255, 'red on the bulb');
+    expect(commands().at(-1)).toMatchObject({ color: { r: 255, g: 0, b: 0, c: 0, w: 0 } });
+    await eventually(async () => (await find())?.colormode === 'xy', 'colour read back');
+  });
+});
+
 describe('Shelly Gen1 colour bulbs', () => {
   it('take mode white with temp and mode color with RGB and gain; their status updates the site API', async () => {
     const h: MqttHub = await startMqttHub();

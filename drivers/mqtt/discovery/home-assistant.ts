@@ -16,7 +16,7 @@ const COLOUR_MODES = ['xy', 'hs', 'rgb', 'rgbw', 'rgbww'];
  * An HA JSON light's colour: `color_temp` in `supported_color_modes` gives a mired range (`min_mireds`/
  * `max_mireds`, or `min_kelvin`/`max_kelvin` with `color_temp_kelvin`; HA's defaults 153–500), any of xy,
  * hs, rgb, rgbw, rgbww gives colour (sRGB's triangle for RGB modes, Hue's C for xy/hs: HA does not
- * publish gamuts).
+ * publish gamuts). `white` (HA lists it only beside a colour mode) is the white LED: white on such a light.
  */
 function haColour(
   c: Record<string, unknown>,
@@ -25,7 +25,9 @@ function haColour(
   const list = modes.filter((m): m is string => typeof m === 'string');
   const caps: LightCapabilities = {};
   const kelvin = c.color_temp_kelvin === true;
-  if (list.includes('color_temp')) {
+  // An RGBWW light's cold and warm LEDs give it a colour temperature even without `color_temp`: Home
+  // Assistant mixes them across the light's range, and so does Hearth.
+  if (list.includes('color_temp') || list.includes('rgbww')) {
     const int = (v: unknown) =>
       typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : undefined;
     const min = kelvin ? int(c.max_kelvin) && kelvinToMirek(int(c.max_kelvin)!) : int(c.min_mireds);
@@ -54,6 +56,7 @@ const ABBREVIATIONS: Record<string, string> = {
   min_kltmp: 'min_kelvin',
   max_kltmp: 'max_kelvin',
   clr_temp_k: 'color_temp_kelvin',
+  whit_scl: 'white_scale',
   atype: 'automation_type',
   t: 'topic',
   pl: 'payload',
@@ -228,6 +231,9 @@ export class HaDiscovery {
     if (colour && entity.ha) {
       entity.ha.colourModes = colour.modes;
       if (colour.kelvin) entity.ha.colourTempKelvin = true;
+      const white = c.white_scale;
+      if (colour.modes.includes('white') && typeof white === 'number' && Number.isInteger(white) && white > 0)
+        entity.ha.whiteScale = white;
     }
     return {
       upsert: {

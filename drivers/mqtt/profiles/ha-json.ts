@@ -8,14 +8,20 @@
 import {
   briToLevel254,
   briToPercent,
+  coldWarmToMirek,
   hsToXy,
   kelvinToMirek,
   type LightColour,
   type LightCommand,
   level254ToBri,
+  mirekToColdWarm,
   mirekToKelvin,
   percentToBri,
+  rgbToRgbw,
   rgbToXy,
+  rgbwToXy,
+  rgbwwToXy,
+  WHITE_XY,
   type Xy,
   xyToHs,
   xyToRgb,
@@ -39,48 +45,84 @@ function fromWire(scale: number, value: number): number {
   return Math.min(255, Math.max(0, Math.round(value)));
 }
 
+/** How close to the white point a colour must be to be shown by a `white` light's white LED instead. */
+const NEAR_WHITE = 0.01;
+
+const nearWhite = (xy: Xy) => Math.hypot(xy[0] - WHITE_XY[0], xy[1] - WHITE_XY[1]) <= NEAR_WHITE;
+
+/** The mired range of an RGBWW light's cold and warm LEDs: the light's own range (HA's default 153–500). */
+const whiteRange = (d: MqttDevice) => d.capabilities?.ct ?? { min: 153, max: 500 };
+
 /**
- * A command's colour in the first form the light declared: `color_temp` (mireds, or Kelvin with
- * `color_temp_kelvin`), then `color` as `{x, y}`, `{h, s}` or `{r, g, b[, w[, c]]}` (HA JSON schema).
+ * A command's colour in the first form the light declared (HA JSON schema): `color_temp` (mireds, or
+ * Kelvin with `color_temp_kelvin`), or on an RGBWW light without it the cold/warm white mix; a colour as
+ * `white` (the white LED, for white itself on a light with that mode), `{x, y}`, `{h, s}` or
+ * `{r, g, b[, w[, c]]}` with the shared grey on the white LEDs. `white` carries the level, so it replaces
+ * `brightness`.
  */
-function colourToWire(ha: HaTopics, level: LightCommand): Record<string, unknown> {
+function colourToWire(d: MqttDevice, ha: HaTopics, level: LightCommand): Record<string, unknown> {
   const modes = ha.colourModes ?? [];
-  if (level.colormode === 'ct' && level.ct !== undefined && modes.includes('color_temp'))
-    return { color_temp: ha.colourTempKelvin ? mirekToKelvin(level.ct) : level.ct };
+  if (level.colormode === 'ct' && level.ct !== undefined) {
+    if (modes.includes('color_temp'))
+      return { color_temp: ha.colourTempKelvin ? mirekToKelvin(level.ct) : level.ct };
+    if (modes.includes('rgbww'))
+      return { color: { r: 0, g: 0, b: 0, ...mirekToColdWarm(level.ct, whiteRange(d)) } };
+    return {};
+  }
   if (level.colormode !== 'xy' || !level.xy) return {};
   const xy = level.xy;
+  if (modes.includes('white') && nearWhite(xy)) {
+    const scale = ha.whiteScale ?? 255;
+    return { white: Math.max(1, Math.round((level.bri / 255) * scale)) };
+  }
   if (modes.includes('xy')) return { color: { x: xy[0], y: xy[1] } };
   if (modes.includes('hs')) {
     const { hue, sat } = xyToHs(xy);
     return { color: { h: hue, s: sat } };
   }
-  const { r, g, b } = xyToRgb(xy);
-  if (modes.includes('rgbww')) return { color: { r, g, b, c: 0, w: 0 } };
-  if (modes.includes('rgbw')) return { color: { r, g, b, w: 0 } };
-  if (modes.includes('rgb')) return { color: { r, g, b } };
+  const rgb = xyToRgb(xy);
+  if (modes.includes('rgbww')) {
+    const { r, g, b, w } = rgbToRgbw(rgb);
+    return { color: { r, g, b, c: w, w: 0 } };
+  }
+  if (modes.includes('rgbw')) return { color: rgbToRgbw(rgb) };
+  if (modes.includes('rgb')) return { color: rgb };
   return {};
 }
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** A state's colour: `color_mode`, `color_temp`, `color` in whichever form it comes. */
-function colourFromWire(ha: HaTopics, obj: Record<string, unknown>): LightColour {
+/**
+ * A state's colour: `color_mode`, `color_temp`, `color` in whichever form it comes. `white` is the white
+ * point (the white LED's own colour is not published); an RGBWW light lit by its white LEDs alone shows
+ * their mix as a colour temperature.
+ */
+function colourFromWire(d: MqttDevice, ha: HaTopics, obj: Record<string, unknown>): LightColour {
   const out: LightColour = {};
   if (num(obj.color_temp) && obj.color_temp > 0)
     out.ct = ha.colourTempKelvin ? kelvinToMirek(obj.color_temp) : Math.round(obj.color_temp);
+  const mode = obj.color_mode;
   const c = obj.color;
   if (typeof c === 'object' && c !== null) {
     const col = c as Record<string, unknown>;
-    let xy: Xy | undefined;
+    let xy: Xy | null = null;
+    const rgb = num(col.r) && num(col.g) && num(col.b) ? { r: col.r, g: col.g, b: col.b } : null;
     if (num(col.x) && num(col.y) && col.x >= 0 && col.x <= 1 && col.y >= 0 && col.y <= 1) xy = [col.x, col.y];
     else if (num(col.h) && num(col.s)) xy = hsToXy(col.h, col.s);
-    else if (num(col.r) && num(col.g) && num(col.b) && col.r + col.g + col.b > 0)
-      xy = rgbToXy({ r: col.r, g: col.g, b: col.b });
+    else if (rgb && num(col.c) && num(col.w)) {
+      if (mode === 'rgbww' && rgb.r + rgb.g + rgb.b === 0 && col.c + col.w > 0) {
+        out.ct = coldWarmToMirek(col.c, col.w, whiteRange(d));
+        out.colormode = 'ct';
+        return out;
+      }
+      xy = rgbwwToXy({ ...rgb, c: col.c, w: col.w }, whiteRange(d));
+    } else if (rgb && num(col.w)) xy = rgbwToXy({ ...rgb, w: col.w });
+    else if (rgb && rgb.r + rgb.g + rgb.b > 0) xy = rgbToXy(rgb);
     if (xy) out.xy = xy;
   }
-  const mode = obj.color_mode;
+  if (mode === 'white') out.xy = WHITE_XY;
   if (mode === 'color_temp') out.colormode = 'ct';
-  else if (typeof mode === 'string' && ['xy', 'hs', 'rgb', 'rgbw', 'rgbww'].includes(mode))
+  else if (typeof mode === 'string' && ['xy', 'hs', 'rgb', 'rgbw', 'rgbww', 'white'].includes(mode))
     out.colormode = 'xy';
   return out;
 }
@@ -115,7 +157,9 @@ export const haJson: Profile = {
     }
     const body: Record<string, unknown> = { state: level.on ? 'ON' : 'OFF' };
     if (level.on && d.kind === 'dimmable') body.brightness = toWire(ha.brightnessScale, level.bri);
-    if (level.on) Object.assign(body, colourToWire(ha, level));
+    if (level.on) Object.assign(body, colourToWire(d, ha, level));
+    // HA: `white` is the level of the white LED, sent instead of brightness
+    if (body.white !== undefined) delete body.brightness;
     if (level.transition !== undefined) body.transition = level.transition;
     return [{ topic: ha.commandTopic, payload: JSON.stringify(body) }];
   },
@@ -154,7 +198,7 @@ export const haJson: Profile = {
       const value = optNumber(obj, 'brightness');
       if (on !== undefined) state.on = on;
       if (value !== undefined) state.bri = fromWire(ha.brightnessScale, value);
-      Object.assign(state, colourFromWire(ha, obj));
+      Object.assign(state, colourFromWire(d, ha, obj));
       out.push(state);
     }
     return out;
