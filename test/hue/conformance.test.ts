@@ -1,4 +1,5 @@
 import { createHueDriver } from '../../drivers/hue/driver.ts';
+import { HUE_GAMUT_C } from '../../drivers/lighting/index.ts';
 import { describeDriverConformance } from '../drivers/conformance.ts';
 import { bridgeWithKey, ids } from './helpers.ts';
 
@@ -8,6 +9,11 @@ describeDriverConformance('hue (simulated bridge)', async () => {
     factory: createHueDriver,
     options,
     light: ids.light(1),
+    // the simulated bridge's lights are gamut-C colour bulbs (153–500 mirek)
+    colourLight: {
+      protocolid: ids.light(2),
+      capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: HUE_GAMUT_C } },
+    },
     reports: true,
     async pressButton() {
       bridge.pressButton(1, 'short_release');
