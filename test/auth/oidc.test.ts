@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -325,5 +325,89 @@ describe('prompt and max_age', () => {
       });
       expect(tokens.claims()!.sub).toBe(user.id);
     }
+  });
+});
+
+describe('silent sign-in and userinfo by POST', () => {
+  test('prompt=none with a session and a stored consent returns a code at once; auth_time is the session’s sign-in', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const first = await request(app.config, { scope: 'openid email' });
+    const firstTokens = await oidc.authorizationCodeGrant(
+      app.config,
+      await authorizeInBrowser(b, first.url, user),
+      {
+        pkceCodeVerifier: first.verifier,
+        expectedState: first.state,
+        expectedNonce: first.nonce,
+      },
+    );
+    const signedInAt = firstTokens.claims()!.auth_time!;
+    // No page at all: the authorization endpoint answers with the code.
+    const silent = await request(app.config, { scope: 'openid email', prompt: 'none', max_age: '3600' });
+    const res = await b.fetch(silent.url);
+    expect(res.status).toBe(303);
+    const back = new URL(res.headers.get('location')!);
+    expect(back.searchParams.get('code')).toBeTruthy();
+    const tokens = await oidc.authorizationCodeGrant(app.config, back, {
+      pkceCodeVerifier: silent.verifier,
+      expectedState: silent.state,
+      expectedNonce: silent.nonce,
+      maxAge: 3600,
+    });
+    expect(tokens.claims()).toMatchObject({ sub: user.id, nonce: silent.nonce, auth_time: signedInAt });
+  });
+
+  test('POST /oauth/userinfo: Bearer in the header, and a DPoP-bound token with a proof for POST (a proof for GET is refused)', async () => {
+    const app = await openIdApp();
+    const b = new Browser(h.auth);
+    const flow = await request(app.config, { scope: 'openid email' });
+    const callback = await authorizeInBrowser(b, flow.url, user);
+    const plain = await oidc.authorizationCodeGrant(app.config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+    });
+    const post = await fetch(`${h.auth}/oauth/userinfo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${plain.access_token}` },
+    });
+    expect(post.status).toBe(200);
+    expect(await post.json()).toEqual({ sub: user.id, email: user.email });
+
+    const kp = await oidc.randomDPoPKeyPair();
+    const bound = await request(app.config, { scope: 'openid email' });
+    const dpop = oidc.getDPoPHandle(app.config, kp);
+    const tokens = await oidc.authorizationCodeGrant(
+      app.config,
+      await authorizeInBrowser(b, bound.url, user),
+      { pkceCodeVerifier: bound.verifier, expectedState: bound.state, expectedNonce: bound.nonce },
+      undefined,
+      { DPoP: dpop },
+    );
+    const ath = createHash('sha256').update(tokens.access_token).digest('base64url');
+    const jwk = await exportJWK(kp.publicKey);
+    const proof = (htm: string) =>
+      new SignJWT({
+        htm,
+        htu: `${h.auth}/oauth/userinfo`,
+        ath,
+        jti: crypto.randomUUID(),
+        iat: Math.floor(Date.now() / 1000),
+      })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(kp.privateKey);
+    const ok = await fetch(`${h.auth}/oauth/userinfo`, {
+      method: 'POST',
+      headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await proof('POST') },
+    });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { sub: string }).sub).toBe(user.id);
+    const wrongMethod = await fetch(`${h.auth}/oauth/userinfo`, {
+      method: 'POST',
+      headers: { authorization: `DPoP ${tokens.access_token}`, dpop: await proof('GET') },
+    });
+    expect(wrongMethod.status).toBe(401);
+    expect(wrongMethod.headers.get('www-authenticate')).toBe('DPoP error="invalid_token"');
   });
 });
