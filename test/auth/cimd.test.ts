@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { isNonPublicAddress } from '../../plugins/auth/domain/safe-fetch.ts';
 import { cacheSeconds, cimdUrlProblem } from '../../plugins/auth/oauth/cimd.ts';
 import {
@@ -261,6 +261,62 @@ describe('Client ID Metadata Documents', () => {
     }
     expect(docs.hits.get('/ssrf/app.json')).toBeUndefined();
     expect(docs.hits.get('/ssrf/by-name.json')).toBeUndefined();
+  });
+});
+
+describe('CIMD cache and bounds', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test('the document is fetched again once its cache lifetime passed: new metadata, the admin’s suspension kept', async () => {
+    const clientId = publish('/apps/refresh.json', appDoc, { headers: { 'cache-control': 'max-age=120' } });
+    const flow = await authorizationUrl(clientId);
+    expect((await new Browser(h.auth).fetch(flow.url)).status).toBe(303); // to the login page
+    expect(docs.hits.get('/apps/refresh.json')).toBe(1);
+    expect((await h.admin('PATCH', `/admin/clients/${encodeURIComponent(clientId)}/suspend`)).status).toBe(
+      200,
+    );
+    publish('/apps/refresh.json', (url) => ({ ...appDoc(url), client_name: 'Garden planner 2' }));
+    // Within the lifetime: the stored record answers (suspended: an error page, no fetch).
+    expect((await new Browser(h.auth).fetch(flow.url)).status).toBe(400);
+    expect(docs.hits.get('/apps/refresh.json')).toBe(1);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 121_000 });
+    expect((await new Browser(h.auth).fetch(flow.url)).status).toBe(400);
+    expect(docs.hits.get('/apps/refresh.json')).toBe(2);
+    const view = (await h.admin('GET', `/admin/clients/${encodeURIComponent(clientId)}`)).body as Record<
+      string,
+      unknown
+    >;
+    expect(view).toMatchObject({ name: 'Garden planner 2', status: 'suspended' });
+  });
+
+  test('at most cimd.max_clients: a new one replaces the least recently fetched one without a consent', async () => {
+    const small = await startAuthHub({
+      config: {
+        plugins: {
+          auth: { cimd: { enabled: true, allow_private_networks: true, ca_file: certFile, max_clients: 2 } },
+        },
+      },
+    });
+    try {
+      const ids = ['/bound/a.json', '/bound/b.json', '/bound/c.json'].map((p) => publish(p, appDoc));
+      for (const id of ids) {
+        const url = new URL(`${small.auth}/oauth/authorize`);
+        url.search = new URLSearchParams({
+          client_id: id,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        }).toString();
+        expect((await fetch(url, { redirect: 'manual' })).status, id).toBe(303);
+      }
+      const listed = (await small.admin('GET', '/admin/clients?source=cimd')).body as Array<{ id: string }>;
+      expect(listed.map((c) => c.id).sort()).toEqual([ids[1], ids[2]].sort());
+    } finally {
+      await small.stop();
+    }
   });
 });
 
