@@ -23,6 +23,7 @@ import { SdNotify } from './lifecycle/sd-notify.ts';
 import { createLogger } from './log/logger.ts';
 import { registerLogMetrics } from './log/metrics.ts';
 import type { Redactor } from './log/redactor.ts';
+import type { LogTail } from './log/tail.ts';
 import { registerProcessMetrics } from './metrics/process.ts';
 import { MetricsRegistry } from './metrics/registry.ts';
 import { createBroker } from './mqtt/broker.ts';
@@ -85,13 +86,14 @@ export class Hub {
   private adminKey: AdminKey | null = null;
   private controlHash: string | undefined;
   private readonly rootLog: Logger;
+  private readonly logTail: LogTail;
   private startedAt = 0;
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(private readonly opts: HubOptions) {
     this.config = opts.config;
     this.dataDir = path.resolve(opts.config.dataDir);
-    const { logger, redactor, output } = createLogger({
+    const { logger, redactor, output, tail } = createLogger({
       level: opts.config.log.level,
       format: opts.config.log.format,
       ...(opts.logStream ? { stream: opts.logStream } : {}),
@@ -100,6 +102,7 @@ export class Hub {
     this.rootLog = logger;
     this.log = logger.child({ name: 'core' });
     this.redactor = redactor;
+    this.logTail = tail;
     this.bus = new EventBus(this.log);
     this.notices = new Notices(this.log);
     this.http = new HttpService(
@@ -170,6 +173,7 @@ export class Hub {
       status: () => this.status(),
       rotateKey: () => (this.adminKey as AdminKey).rotate(),
       metrics: this.metrics,
+      logTail: this.logTail,
       metricsAuth: basicAuthChecker(cfg.metrics.username, () => cfg.metrics.password, this.verifyAdmin),
     });
     mountBackup(adminRouter, this);

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { HttpError } from '../http/errors.ts';
 import type { HearthRouter } from '../http/types.ts';
+import type { LogTail } from '../log/tail.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { VERSION } from '../version.ts';
 
@@ -8,6 +9,8 @@ export interface CoreAdminDeps {
   status: () => unknown;
   rotateKey: () => Promise<string>;
   metrics: MetricsRegistry;
+  /** The last log lines (already scrubbed of secrets), for the console's live tail. */
+  logTail: LogTail;
   /** Basic-auth check for /metrics. */
   metricsAuth: (user: string, password: string) => boolean;
 }
@@ -41,6 +44,21 @@ export function mountCoreAdmin(router: HearthRouter, deps: CoreAdminDeps): void 
   });
   router.post('/admin/admin-key/rotate', async (ctx) => {
     ctx.body = { key: await deps.rotateKey() };
+  });
+  // The console's live tail: lines after sequence number `after` (0: the latest `limit`), oldest first.
+  router.get('/admin/log', (ctx) => {
+    const after = Number(ctx.query.after ?? 0);
+    const limit = Number(ctx.query.limit ?? 200);
+    if (!Number.isSafeInteger(after) || after < 0)
+      throw new HttpError(400, 'bad_request', 'after must be a whole number ≥ 0');
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500)
+      throw new HttpError(400, 'bad_request', 'limit must be a whole number from 1 to 500');
+    ctx.body = { next: deps.logTail.next, lines: deps.logTail.since(after, limit) };
+  });
+  // The metrics in the exposition format, under the admin key (the console draws charts from it).
+  router.get('/admin/metrics', (ctx) => {
+    ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
+    ctx.body = deps.metrics.render();
   });
   router.get('/metrics', (ctx) => {
     const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(ctx.get('authorization'));

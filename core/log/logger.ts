@@ -3,6 +3,7 @@ import { type Logger, pino } from 'pino';
 import { LogOutput } from './output.ts';
 import { prettyLine } from './pretty.ts';
 import { Redactor } from './redactor.ts';
+import { LogTail } from './tail.ts';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
@@ -45,6 +46,8 @@ export interface RootLogger {
   logger: Logger;
   redactor: Redactor;
   output: LogOutput;
+  /** The last lines written, for the console's live tail. */
+  tail: LogTail;
 }
 
 export function createLogger(opts: LoggerOptions): RootLogger {
@@ -54,8 +57,10 @@ export function createLogger(opts: LoggerOptions): RootLogger {
   const sink = opts.stream ?? process.stdout;
   const tty = (sink as { isTTY?: boolean }).isTTY === true;
   const pretty = opts.format === 'pretty' || (opts.format !== 'json' && tty);
+  const tail = new LogTail();
   const output = new LogOutput({
     sink,
+    tail,
     ...(pretty ? { format: (line: string) => prettyLine(line, tty) } : {}),
   });
   const logger = pino(
@@ -73,7 +78,7 @@ export function createLogger(opts: LoggerOptions): RootLogger {
   );
   const log = logger.child({ name: 'log' });
   output.reportDrops = (dropped) => log.warn({ dropped }, 'log output could not keep up; lines were dropped');
-  return { logger, redactor, output };
+  return { logger, redactor, output, tail };
 }
 
 /** A child logger named after its owner: `core`, `lighting`, `drv:hue`. */

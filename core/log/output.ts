@@ -9,6 +9,8 @@ export interface LogOutputOptions {
   flushTimeoutMs?: number;
   /** Turns a JSON line into what the sink shows (a terminal gets readable text). */
   format?: (line: string) => string;
+  /** Also keeps each written line (JSON) for the console's live tail. */
+  tail?: { push(line: string): void };
 }
 
 /**
@@ -28,12 +30,14 @@ export class LogOutput {
   private readonly maxPending: number;
   private readonly flushTimeoutMs: number;
   private readonly format: ((line: string) => string) | undefined;
+  private readonly tail: { push(line: string): void } | undefined;
 
   constructor(opts: LogOutputOptions) {
     this.sink = opts.sink;
     this.maxPending = opts.maxPendingBytes ?? 1024 * 1024;
     this.flushTimeoutMs = opts.flushTimeoutMs ?? 250;
     this.format = opts.format;
+    this.tail = opts.tail;
     // EPIPE (the reader exited) and friends: logging stops, the hub does not.
     this.sink.on('error', () => {
       this.broken = true;
@@ -67,6 +71,7 @@ export class LogOutput {
       return;
     }
     if (this.unreported > 0) this.resume();
+    this.tail?.push(line);
     try {
       this.sink.write(this.format ? this.format(line) : line);
     } catch {

@@ -31,6 +31,14 @@ export default definePlugin<ConsoleConfig, ConsoleExports>({
     addPage({ plugin: 'console', id: 'status', title: 'Status', module: here('pages/status.js'), order: 10 });
     addPage({
       plugin: 'console',
+      id: 'metrics',
+      title: 'Metrics',
+      module: here('pages/metrics.js'),
+      order: 15,
+    });
+    addPage({ plugin: 'console', id: 'log', title: 'Log', module: here('pages/log.js'), order: 85 });
+    addPage({
+      plugin: 'console',
       id: 'backups',
       title: 'Backups',
       module: here('pages/backups.js'),

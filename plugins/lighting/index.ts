@@ -16,6 +16,7 @@ import { followExports } from './follow.ts';
 import { LightControl } from './light-control.ts';
 import { Live } from './live.ts';
 import { mountAdmin } from './routes/admin.ts';
+import { mountAdminDrivers } from './routes/admin-drivers.ts';
 import type { SiteDeps } from './routes/context.ts';
 import { mountGroups } from './routes/groups.ts';
 import { mountLightDesigned, mountLightDocumented } from './routes/lights.ts';
@@ -156,6 +157,19 @@ export default definePlugin<LightingConfig, LightingExports>({
       },
     });
 
+    mountAdminDrivers(ctx.http.router('admin'), {
+      sites,
+      drivers,
+      catalog,
+      timeoutMs: config.commandTimeoutMs,
+    });
+    ctx.tryUse('console')?.addPage({
+      plugin: 'lighting',
+      id: 'drivers',
+      title: 'Drivers and devices',
+      module: fileURLToPath(new URL('./console/drivers.js', import.meta.url)),
+      order: 25,
+    });
     ctx.tryUse('console')?.addPage({
       plugin: 'lighting',
       id: 'sites',

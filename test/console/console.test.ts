@@ -96,9 +96,12 @@ describe('operator console at /admin/ui/', () => {
   it('shows the pages plugins contributed, in order', async () => {
     expect(await page.locator('#pages a').allTextContents()).toEqual([
       'Status',
+      'Metrics',
       'Sites',
+      'Drivers and devices',
       'MQTT credentials',
       'Translation keys',
+      'Log',
       'Backups',
     ]);
     await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
