@@ -358,7 +358,7 @@ describe('silent sign-in and userinfo by POST', () => {
     expect(tokens.claims()).toMatchObject({ sub: user.id, nonce: silent.nonce, auth_time: signedInAt });
   });
 
-  test('POST /oauth/userinfo: Bearer in the header, and a DPoP-bound token with a proof for POST (a proof for GET is refused)', async () => {
+  test('POST /oauth/userinfo: Bearer in the header or the form (not both), and a DPoP-bound token with a proof for POST (a proof for GET is refused)', async () => {
     const app = await openIdApp();
     const b = new Browser(h.auth);
     const flow = await request(app.config, { scope: 'openid email' });
@@ -374,6 +374,22 @@ describe('silent sign-in and userinfo by POST', () => {
     });
     expect(post.status).toBe(200);
     expect(await post.json()).toEqual({ sub: user.id, email: user.email });
+    // RFC 6750 §2.2: the form parameter, once and alone.
+    const form = (body: URLSearchParams, headers: Record<string, string> = {}) =>
+      fetch(`${h.auth}/oauth/userinfo`, { method: 'POST', headers, body });
+    const inForm = await form(new URLSearchParams({ access_token: plain.access_token }));
+    expect(inForm.status).toBe(200);
+    expect(((await inForm.json()) as { sub: string }).sub).toBe(user.id);
+    const twice = await form(new URLSearchParams({ access_token: plain.access_token }), {
+      authorization: `Bearer ${plain.access_token}`,
+    });
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as { error: string }).error).toBe('invalid_request');
+    const repeated = new URLSearchParams([
+      ['access_token', plain.access_token],
+      ['access_token', plain.access_token],
+    ]);
+    expect((await form(repeated)).status).toBe(400);
 
     const kp = await oidc.randomDPoPKeyPair();
     const bound = await request(app.config, { scope: 'openid email' });
@@ -409,5 +425,7 @@ describe('silent sign-in and userinfo by POST', () => {
     });
     expect(wrongMethod.status).toBe(401);
     expect(wrongMethod.headers.get('www-authenticate')).toBe('DPoP error="invalid_token"');
+    // A bound token in the form is a Bearer presentation: refused.
+    expect((await form(new URLSearchParams({ access_token: tokens.access_token }))).status).toBe(401);
   });
 });
