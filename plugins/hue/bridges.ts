@@ -1,9 +1,9 @@
 /**
- * Paired bridges and their application keys. The keys live in their own document (`hue.keys.json`, 0600
- * like every data file), are registered with the log redactor when loaded or created, and never leave this
- * module except into the driver's options.
+ * Paired bridges and their application keys. The keys are kept by the core secrets facility
+ * (docs/secrets.md: encrypted at rest, redacted from every log line), one secret per bridge, and never
+ * leave this module except into the driver's options.
  */
-import type { DocStore } from '../../core/sdk.ts';
+import type { DocStore, SecretsApi } from '../../core/sdk.ts';
 
 export interface BridgeRecord {
   bridgeId: string;
@@ -19,21 +19,38 @@ export interface BridgeRecord {
 export interface BridgesDoc {
   bridges: BridgeRecord[];
 }
+/** The plain-text key file of older versions (`hue.keys.json`): read once to move the keys out of it. */
 export interface KeysDoc {
   /** bridge id → application key. */
   keys: Record<string, string>;
 }
 
+const secretName = (bridgeId: string) => `appKey/${bridgeId}`;
+
+/**
+ * Moves application keys stored in plain text by an older version into the secrets facility: each is
+ * durable there before the file is emptied, so a crash in between loses nothing (the next start moves
+ * it again). The file is written twice so its `.bak` copy no longer holds a key either.
+ */
+export async function migratePlainKeys(keys: DocStore<KeysDoc>, secrets: SecretsApi): Promise<number> {
+  const plain = Object.entries(keys.data.keys ?? {}).filter(([, k]) => typeof k === 'string' && k !== '');
+  if (plain.length === 0) return 0;
+  for (const [bridgeId, key] of plain) await secrets.set(secretName(bridgeId), key);
+  for (let i = 0; i < 2; i++) {
+    await keys.commit((d) => {
+      d.keys = {};
+    });
+  }
+  return plain.length;
+}
+
 export class Bridges {
   readonly #doc: DocStore<BridgesDoc>;
-  readonly #keys: DocStore<KeysDoc>;
-  readonly #redact: (secret: string) => void;
+  readonly #secrets: SecretsApi;
 
-  constructor(doc: DocStore<BridgesDoc>, keys: DocStore<KeysDoc>, redact: (secret: string) => void) {
+  constructor(doc: DocStore<BridgesDoc>, secrets: SecretsApi) {
     this.#doc = doc;
-    this.#keys = keys;
-    this.#redact = redact;
-    for (const k of Object.values(keys.data.keys)) redact(k);
+    this.#secrets = secrets;
   }
 
   list(): BridgeRecord[] {
@@ -42,16 +59,14 @@ export class Bridges {
   get(bridgeId: string): BridgeRecord | undefined {
     return this.#doc.data.bridges.find((b) => b.bridgeId === bridgeId);
   }
+  /** The bridge's application key; undefined when it was never stored or cannot be decrypted. */
   key(bridgeId: string): string | undefined {
-    return Object.hasOwn(this.#keys.data.keys, bridgeId) ? this.#keys.data.keys[bridgeId] : undefined;
+    return this.#secrets.get(secretName(bridgeId));
   }
 
   /** Stores a paired bridge; the key is durable before the record that points at it. */
   async save(record: BridgeRecord, appKey: string): Promise<void> {
-    this.#redact(appKey);
-    await this.#keys.commit((d) => {
-      d.keys = { ...d.keys, [record.bridgeId]: appKey };
-    });
+    await this.#secrets.set(secretName(record.bridgeId), appKey);
     await this.#doc.commit((d) => {
       d.bridges = [...d.bridges.filter((b) => b.bridgeId !== record.bridgeId), record];
     });
@@ -61,10 +76,7 @@ export class Bridges {
     await this.#doc.commit((d) => {
       d.bridges = d.bridges.filter((b) => b.bridgeId !== bridgeId);
     });
-    await this.#keys.commit((d) => {
-      const { [bridgeId]: _gone, ...rest } = d.keys;
-      d.keys = rest;
-    });
+    await this.#secrets.delete(secretName(bridgeId));
   }
 
   async setAddress(bridgeId: string, host: string, port: number): Promise<void> {

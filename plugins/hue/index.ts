@@ -10,7 +10,7 @@ import { discoverBridges, refindBridge } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { pairBridge } from '../../drivers/hue/pairing.ts';
 import type { LightingExports } from '../lighting/types.ts';
-import { type BridgeRecord, Bridges, type BridgesDoc, type KeysDoc } from './bridges.ts';
+import { type BridgeRecord, Bridges, type BridgesDoc, type KeysDoc, migratePlainKeys } from './bridges.ts';
 import { hueCommands } from './commands.ts';
 import { configSchema, type HueConfig } from './config.ts';
 import { mountHueRoutes } from './routes.ts';
@@ -29,11 +29,10 @@ export default definePlugin<HueConfig, Record<string, never>>({
     const { config, log } = ctx;
     const lighting: LightingExports = ctx.use('lighting');
     const roots = await Promise.all(config.roots.map((f) => readFile(f, 'utf8')));
-    const bridges = new Bridges(
-      await ctx.store.open<BridgesDoc>('bridges', { bridges: [] }),
-      await ctx.store.open<KeysDoc>('keys', { keys: {} }),
-      (k) => ctx.redact.value(k),
-    );
+    // Keys stored in plain text by an older version move into ctx.secrets (encrypted, redacted).
+    const moved = await migratePlainKeys(await ctx.store.open<KeysDoc>('keys', { keys: {} }), ctx.secrets);
+    if (moved > 0) log.info({ moved }, 'Hue application keys moved into the secrets store');
+    const bridges = new Bridges(await ctx.store.open<BridgesDoc>('bridges', { bridges: [] }), ctx.secrets);
     const running = new Map<string, HueDriver>();
 
     // The config names a bridge by id; its address, trust and key come from pairing.
@@ -41,7 +40,11 @@ export default definePlugin<HueConfig, Record<string, never>>({
       const id = String(init.options.bridgeId ?? '');
       const b = bridges.get(id);
       const appKey = bridges.key(id);
-      if (!b || !appKey) throw new Error(`bridge ${id} is not paired (hearth hue pair)`);
+      if (!b) throw new Error(`bridge ${id} is not paired (hearth hue pair)`);
+      if (!appKey)
+        throw new Error(
+          `the application key of bridge ${id} cannot be read: pair it again (hearth hue pair)`,
+        );
       return createHueDriver({
         ...init,
         options: {

@@ -3,7 +3,8 @@
  * timeout, pinned certificate), the key kept secret, lights switched from the site API, a change made in
  * the Hue app reaching the site API, and a Hue dimmer switch button running a Hearth action.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hueCommands } from '../../plugins/hue/commands.ts';
@@ -66,10 +67,12 @@ describe('hue plugin', () => {
       fingerprint256: bridge.certs.fingerprint256,
     });
 
-    const keys = path.join(hub.dataDir, 'hue.keys.json');
-    const appKey = Object.values(JSON.parse(readFileSync(keys, 'utf8')).keys)[0] as string;
+    const appKey = bridge.keys().at(-1) as string;
     expect(appKey).toMatch(/^[0-9a-f]{40}$/);
-    expect(statSync(keys).mode & 0o077).toBe(0);
+    // Kept by the secrets facility, encrypted: in no data file in plain text.
+    for (const f of readdirSync(hub.dataDir, { recursive: true, withFileTypes: true }))
+      if (f.isFile())
+        expect(readFileSync(path.join(f.parentPath, f.name), 'utf8'), f.name).not.toContain(appKey);
     const list = await eventually(async () => {
       const l = await hub.admin('GET', '/admin/hue/bridges');
       return (l.body as Array<{ connected: boolean }>)[0]?.connected ? l : undefined;
@@ -144,6 +147,51 @@ describe('hue plugin', () => {
       () => (bridge.light(1).on as { on: boolean }).on === false,
       'the button to switch the light off',
     );
+  });
+
+  it('moves an application key stored in plain text by an older version into the secrets store, and the bridge still connects', async () => {
+    bridge = await SimulatedBridge.start({ coalesceMs: 50 });
+    const appKey = bridge.addKey();
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-hue-old-'));
+    try {
+      // The data dir as an older version wrote it: the key in plain text in hue.keys.json.
+      writeFileSync(path.join(dir, 'hue.keys.json'), JSON.stringify({ keys: { [bridge.bridgeId]: appKey } }));
+      const first = await startTestHub({ plugins: ['lighting'], dataDir: dir });
+      const siteid = ((await first.admin('GET', '/admin/sites')).body as Array<{ siteid: string }>)[0]
+        ?.siteid;
+      await first.stop({ keepData: true });
+      const record = {
+        bridgeId: bridge.bridgeId,
+        host: bridge.host,
+        port: bridge.port,
+        site: siteid,
+        pinnedCert: bridge.certs.certPem,
+        fingerprint256: bridge.certs.fingerprint256,
+        pairedAt: '2026-11-01T00:00:00.000Z',
+      };
+      writeFileSync(path.join(dir, 'hue.bridges.json'), JSON.stringify({ bridges: [record] }));
+      hub = await startTestHub({ plugins: ['lighting', 'hue'], dataDir: dir });
+      const h = hub;
+      await eventually(async () => {
+        const l = await h.admin('GET', '/admin/hue/bridges');
+        return (l.body as Array<{ connected: boolean }>)[0]?.connected;
+      }, 'the bridge to connect with the moved key');
+      for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
+        if (f.isFile())
+          expect(readFileSync(path.join(f.parentPath, f.name), 'utf8'), f.name).not.toContain(appKey);
+      expect(JSON.stringify(h.logs)).not.toContain(appKey);
+      // And from the secrets store alone after a restart.
+      hub = await h.restart();
+      const again = hub;
+      await eventually(async () => {
+        const l = await again.admin('GET', '/admin/hue/bridges');
+        return (l.body as Array<{ connected: boolean }>)[0]?.connected;
+      }, 'the bridge to connect after a restart');
+    } finally {
+      await hub?.stop();
+      hub = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the CLI prompts for the link button', async () => {

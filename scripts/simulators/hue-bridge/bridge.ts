@@ -102,6 +102,10 @@ export class SimulatedBridge {
     this.#keys.add(key);
     return key;
   }
+  /** Every application key the bridge accepts (given at pairing or added), newest last. */
+  keys(): string[] {
+    return [...this.#keys];
+  }
   /** The link button: pairing is open for 30 s. */
   pressLinkButton(): void {
     this.#linkUntil = Date.now() + 30_000;
