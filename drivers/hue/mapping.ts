@@ -117,6 +117,21 @@ export class HueModel {
     return out;
   }
 
+  /**
+   * The grouped_light of the room or zone whose lights are exactly `lightIds`, if there is one: a Hearth
+   * group made of those lights can then be switched with one group command.
+   */
+  groupedLightFor(lightIds: ReadonlySet<string>): string | undefined {
+    if (lightIds.size === 0) return undefined;
+    for (const group of [...this.ofType('room'), ...this.ofType('zone')]) {
+      const gl = refs(group.services).find((s) => s.rtype === 'grouped_light')?.rid;
+      if (!gl) continue;
+      const lights = new Set(this.groupLights(gl).map((l) => l.id));
+      if (lights.size === lightIds.size && [...lightIds].every((id) => lights.has(id))) return gl;
+    }
+    return undefined;
+  }
+
   scenes(): Array<{ id: string; name: string; group: string | undefined }> {
     return this.ofType('scene').map((s) => ({
       id: s.id,

@@ -183,6 +183,28 @@ describe('hue driver: state and events', () => {
     expect(bridge.stats.lightPuts).toBe(0);
   });
 
+  it('a Hearth group of exactly the lights of a room or zone is one grouped_light command, any other set one command per light', async () => {
+    const { bridge, driver, sink } = await setup();
+    await driver.start();
+    const members = (ns: number[]) =>
+      ns.map((n) => ({ protocolid: ids.light(n), light: { type: 'dimmable' as const } }));
+    const from = sink.reports.length;
+    // The room (its four lights, listed in another order).
+    await driver.setGroupState({ id: 'g-room', members: members([3, 1, 4, 2]) }, { on: true, bri: 128 });
+    for (const n of [1, 2, 3, 4]) {
+      await sink.waitFor((r) => r.kind === 'state' && r.protocolid === ids.light(n) && r.level.on, from);
+    }
+    expect(bridge.stats).toMatchObject({ groupPuts: 1, lightPuts: 0 });
+    // The zone (lights 1 and 2).
+    await driver.setGroupState({ id: 'g-zone', members: members([1, 2]) }, { on: false, bri: 0 });
+    expect(bridge.stats).toMatchObject({ groupPuts: 2, lightPuts: 0 });
+    // Lights 1 and 3 are no room or zone: one command each.
+    await driver.setGroupState({ id: 'g-other', members: members([1, 3]) }, { on: true, bri: 255 });
+    expect(bridge.stats).toMatchObject({ groupPuts: 2, lightPuts: 2 });
+    expect(bridge.light(3)).toMatchObject({ on: { on: true }, dimming: { brightness: 100 } });
+    expect(bridge.stats.tooMany).toBe(0);
+  });
+
   it('recalls a bridge scene', async () => {
     const { bridge, driver } = await setup();
     await driver.start();

@@ -149,6 +149,42 @@ describe('hue plugin', () => {
     );
   });
 
+  it('toggling a Hearth group made of the lights of a Hue room sends one grouped_light command', async () => {
+    const { hub, bridge, site } = await start();
+    bridge.pressLinkButton();
+    const paired = await hub.admin('POST', '/admin/hue/bridges', {
+      host: bridge.host,
+      port: bridge.port,
+      site: 'Home',
+    });
+    expect(paired.status).toBe(201);
+    const lights: string[] = [];
+    for (const n of [1, 2, 3, 4]) {
+      const l = await site('POST', '/light', {
+        name: `L${n}`,
+        type: 'dimmable',
+        vendor: 'hue',
+        hueid: ids.light(n),
+      });
+      expect(l.status).toBe(201);
+      lights.push(l.body._id as string);
+    }
+    const group = await site('POST', '/light/group', { name: 'Living room', lights });
+    expect(group.status).toBe(201);
+    await eventually(async () => {
+      const l = await hub.admin('GET', '/admin/hue/bridges');
+      return (l.body as Array<{ connected: boolean }>)[0]?.connected;
+    }, 'the bridge to connect');
+    const on = await site('PUT', '/light/group/toggle', { _id: group.body._id });
+    expect(on.body).toMatchObject({ on: true, failed: [] });
+    await eventually(() => [1, 2, 3, 4].every((n) => (bridge.light(n).on as { on: boolean }).on), 'all on');
+    const off = await site('PUT', '/light/group/toggle', { _id: group.body._id });
+    expect(off.body).toMatchObject({ on: false, failed: [] });
+    await eventually(() => [1, 2, 3, 4].every((n) => !(bridge.light(n).on as { on: boolean }).on), 'all off');
+    expect(bridge.stats.lightPuts).toBe(0);
+    expect(bridge.stats.groupPuts).toBe(2);
+  });
+
   it('moves an application key stored in plain text by an older version into the secrets store, and the bridge still connects', async () => {
     bridge = await SimulatedBridge.start({ coalesceMs: 50 });
     const appKey = bridge.addKey();
