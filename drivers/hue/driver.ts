@@ -23,6 +23,7 @@ export interface HueDriver extends LightingDriver {
   /** The bridge's scenes, for the plugin's routes. */
   scenes(): Array<{ id: string; name: string; group: string | undefined }>;
   recallScene(sceneId: string): Promise<void>;
+  setGroupState(group: GroupTarget, cmd: LightCommand): Promise<void>;
   readonly limiterStats: { sent: number; merged: number; retried: number };
 }
 

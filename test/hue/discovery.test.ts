@@ -1,42 +1,113 @@
-import dnsPacket from 'dns-packet';
-import { describe, expect, it } from 'vitest';
-import { bridgesFromRecords, HUE_SERVICE, type MdnsRecord } from '../../drivers/hue/discovery.ts';
+/**
+ * Finding bridges by mDNS: the records of an answer, a live query answered by the simulated bridge's
+ * responder over real UDP on loopback, and a driver that finds its bridge again by id after the bridge
+ * moved to another address.
+ */
+import { createSocket } from 'node:dgram';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  bridgesFromRecords,
+  type DiscoverOptions,
+  discoverBridges,
+  HUE_SERVICE,
+  type MdnsRecord,
+  refindBridge,
+} from '../../drivers/hue/discovery.ts';
+import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
+import { BridgeMdnsResponder } from '../../scripts/simulators/hue-bridge/mdns.ts';
+import { RecordingSink } from '../drivers/conformance.ts';
+import { bridgeWithKey, type SimulatedBridge } from './helpers.ts';
 
-/** An mDNS answer as a bridge sends it, through the real DNS codec (encode, then decode). */
-function bridgeAnswer(instance: string, bridgeId: string, ip: string, port = 443): MdnsRecord[] {
-  const target = `${instance.replace(/\W+/g, '-')}.local`;
-  const name = `${instance}.${HUE_SERVICE}`;
-  const packet = dnsPacket.decode(
-    dnsPacket.encode({
-      type: 'response',
-      answers: [{ name: HUE_SERVICE, type: 'PTR', data: name }],
-      additionals: [
-        { name, type: 'SRV', data: { target, port, priority: 0, weight: 0 } },
-        { name, type: 'TXT', data: [`bridgeid=${bridgeId}`, 'modelid=BSB002'] },
-        { name: target, type: 'A', data: ip },
-      ],
-    }),
-  );
-  return [...(packet.answers ?? []), ...(packet.additionals ?? [])] as MdnsRecord[];
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+/** A free UDP port on loopback for the responder. */
+async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const { port } = s.address();
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
 
+/**
+ * A responder on 127.0.0.1:<port> and the discovery options that reach it: queries go by unicast to that
+ * port from an ephemeral one, and the answer comes back to it (a loopback interface carries no multicast
+ * here; everything else — sockets, the DNS codec, the records — is the real thing).
+ */
+async function responderFor(bridge: SimulatedBridge) {
+  const port = await freeUdpPort();
+  const responder = await BridgeMdnsResponder.start(bridge, {
+    mdns: { port, interface: '127.0.0.1', multicast: false },
+  });
+  cleanup.push(() => responder.stop());
+  const opts: DiscoverOptions = {
+    durationMs: 300,
+    mdns: { port, ip: '127.0.0.1', multicast: false, bind: false },
+  };
+  return { responder, opts };
+}
+
+const record = (name: string, type: string, data: unknown): MdnsRecord => ({ name, type, data });
+
 describe('hue mDNS discovery', () => {
-  it('reads bridge id, address and port from the records of a bridge answer', () => {
-    const found = bridgesFromRecords([
-      ...bridgeAnswer('Hue Bridge - 4A5B6C', '001788FFFE4A5B6C', '192.168.1.20'),
-      ...bridgeAnswer('Hue Bridge - 000001', '001788fffe000001', '192.168.1.21', 8443),
-    ]);
+  it('finds a simulated bridge by a live mDNS query on loopback: bridge id, address and port', async () => {
+    const { bridge } = await bridgeWithKey();
+    cleanup.push(() => bridge.stop());
+    const { responder, opts } = await responderFor(bridge);
+    const found = await discoverBridges(opts);
+    expect(responder.answered).toBeGreaterThan(0);
     expect(found).toEqual([
-      { bridgeId: '001788fffe4a5b6c', host: '192.168.1.20', port: 443, name: 'Hue Bridge - 4A5B6C' },
-      { bridgeId: '001788fffe000001', host: '192.168.1.21', port: 8443, name: 'Hue Bridge - 000001' },
+      { bridgeId: bridge.bridgeId, host: '127.0.0.1', port: bridge.port, name: 'Hue Bridge - 4A5B6C' },
     ]);
+    expect(await refindBridge(bridge.bridgeId.toUpperCase(), opts)).toEqual({
+      host: '127.0.0.1',
+      port: bridge.port,
+    });
+    expect(await refindBridge('001788fffe000000', opts)).toBeNull();
+  });
+
+  it('a driver whose bridge moved to another address finds it again by bridge id and reconnects there', async () => {
+    const { bridge, options } = await bridgeWithKey();
+    cleanup.push(() => bridge.stop());
+    const { opts } = await responderFor(bridge);
+    const sink = new RecordingSink();
+    const driver: HueDriver = createHueDriver({
+      id: 'hue',
+      options: { ...options, refind: (id: string) => refindBridge(id, opts) },
+      sink,
+      log: pino({ level: 'silent' }),
+      signal: new AbortController().signal,
+    });
+    cleanup.push(() => driver.stop());
+    await driver.start();
+    await sink.waitFor((r) => r.kind === 'connection' && r.status.connected);
+    const before = bridge.port;
+    const from = sink.reports.length;
+    await bridge.move();
+    expect(bridge.port).not.toBe(before);
+    await sink.waitFor((r) => r.kind === 'connection' && r.status.connected, from);
+    expect(driver.connection().detail).toMatchObject({ host: '127.0.0.1', port: bridge.port });
   });
 
   it('ignores answers without a valid bridge id or an address', () => {
-    const noAddress = bridgeAnswer('Hue Bridge - X', '001788fffe4a5b6c', '192.168.1.20').filter(
-      (r) => r.type !== 'A',
-    );
-    const badId = bridgeAnswer('Hue Bridge - Y', 'not-a-bridge', '192.168.1.22');
-    expect(bridgesFromRecords([...noAddress, ...badId])).toEqual([]);
+    const instance = `Hue Bridge - X.${HUE_SERVICE}`;
+    const other = `Hue Bridge - Y.${HUE_SERVICE}`;
+    expect(
+      bridgesFromRecords([
+        record(HUE_SERVICE, 'PTR', instance),
+        record(instance, 'SRV', { target: 'x.local', port: 443 }),
+        record(instance, 'TXT', [Buffer.from('bridgeid=001788fffe4a5b6c')]),
+        // no A record for x.local
+        record(HUE_SERVICE, 'PTR', other),
+        record(other, 'SRV', { target: 'y.local', port: 443 }),
+        record(other, 'TXT', ['bridgeid=not-a-bridge']),
+        record('y.local', 'A', '192.168.1.22'),
+      ]),
+    ).toEqual([]);
   });
 });

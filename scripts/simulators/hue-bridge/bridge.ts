@@ -168,6 +168,11 @@ export class SimulatedBridge {
     await new Promise((r) => setTimeout(r, downMs));
     await this.#listen(this.#port);
   }
+  /** The bridge got another address (DHCP): every connection dropped, back at once on a new port. */
+  async move(): Promise<void> {
+    await this.stop();
+    await this.#listen(0);
+  }
   /** Takes the bridge off the network (restore with `resume`). */
   async stop(): Promise<void> {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
