@@ -16,9 +16,9 @@ export const configSchema: JsonSchema = {
       type: 'array',
       items: { type: 'string', minLength: 1 },
       default: [],
-      title: 'Trusted bridge roots',
+      title: 'Extra trusted bridge roots',
       description:
-        'PEM files of the root certificates that sign Hue bridge certificates. A bridge they verify (and whose certificate names its bridge id) is trusted without pinning.',
+        'PEM files of root certificates that sign Hue bridge certificates, besides the Philips Hue and Signify Hue roots Hearth ships. A bridge they verify (and whose certificate names its bridge id) is trusted without pinning.',
     },
     pinUnverified: {
       type: 'boolean',

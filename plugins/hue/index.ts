@@ -9,6 +9,7 @@ import { definePlugin } from '../../core/sdk.ts';
 import { discoverBridges, refindBridge } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { pairBridge } from '../../drivers/hue/pairing.ts';
+import { bundledRoots } from '../../drivers/hue/roots.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { type BridgeRecord, Bridges, type BridgesDoc, type KeysDoc, migratePlainKeys } from './bridges.ts';
 import { hueCommands } from './commands.ts';
@@ -28,7 +29,8 @@ export default definePlugin<HueConfig, Record<string, never>>({
   async start(ctx) {
     const { config, log } = ctx;
     const lighting: LightingExports = ctx.use('lighting');
-    const roots = await Promise.all(config.roots.map((f) => readFile(f, 'utf8')));
+    // The shipped Hue roots, plus any the operator adds (docs/hue.md#tls).
+    const roots = [...bundledRoots(), ...(await Promise.all(config.roots.map((f) => readFile(f, 'utf8'))))];
     // Keys stored in plain text by an older version move into ctx.secrets (encrypted, redacted).
     const moved = await migratePlainKeys(await ctx.store.open<KeysDoc>('keys', { keys: {} }), ctx.secrets);
     if (moved > 0) log.info({ moved }, 'Hue application keys moved into the secrets store');

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { GROUP_PREFIX } from '../../drivers/hue/mapping.ts';
+import { bundledRoots } from '../../drivers/hue/roots.ts';
 import { makeBridgeCerts } from '../../scripts/simulators/hue-bridge/certs.ts';
 import { RecordingSink } from '../drivers/conformance.ts';
 import { bridgeWithKey, ids, type SimulatedBridge } from './helpers.ts';
@@ -97,6 +98,17 @@ describe('hue driver: TLS', () => {
     drivers.push(swapped);
     await swapped.start();
     expect(swapped.connection().connected).toBe(false);
+  });
+
+  it('verifies the chain of a newer bridge (leaf, intermediate, root) against the root alone, among the shipped roots', async () => {
+    const certs = makeBridgeCerts('001788fffe4a5b6c', 'Hue Root CA 01', { intermediate: 'Hue Bridge CA 01' });
+    const { driver } = await setup({ certs }, { roots: [...bundledRoots(), certs.rootPem] });
+    await driver.start();
+    expect(driver.connection().connected).toBe(true);
+    // The shipped roots alone do not vouch for a chain they did not sign.
+    const { driver: strict } = await setup({ certs }, { roots: bundledRoots() });
+    await strict.start();
+    expect(strict.connection().connected).toBe(false);
   });
 
   it('will not start with nothing to verify the bridge with (no root, no pin)', async () => {
