@@ -217,6 +217,16 @@ describe('Client ID Metadata Documents', () => {
     expect(res.headers.get('location')).toBeNull();
   });
 
+  test('a host name is resolved through the guarded lookup and fetched when allowed', async () => {
+    const byName = `${docs.origin.replace('127.0.0.1', 'localhost')}/apps/by-name.json`;
+    docs.routes.set('/apps/by-name.json', { body: JSON.stringify(appDoc(byName)) });
+    const flow = await authorizationUrl(byName);
+    const res = await new Browser(h.auth).fetch(flow.url);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toMatch(/^\/login/);
+    expect(docs.hits.get('/apps/by-name.json')).toBe(1);
+  });
+
   test('negative: client_id URLs of the wrong shape are refused without any request', async () => {
     const before = [...docs.hits.values()].reduce((a, b) => a + b, 0);
     const base = docs.origin.replace('https', 'http');
