@@ -2,11 +2,8 @@
 // (api.js), changes arrive over the site WebSocket; the views (home, setup, schedules, history) draw
 // from one `state` and are switched by the URL's #fragment.
 import { apiBase, call } from './api.js';
-import { historyView } from './history.js';
 import { renderHome } from './home.js';
 import { t, translatePage } from './i18n.js';
-import { schedulesView } from './schedules.js';
-import { setupView } from './setup.js';
 import { lightProblem } from './words.js';
 
 translatePage();
@@ -118,12 +115,26 @@ $('all-off').addEventListener('click', () => act.allOff());
 
 /** What every view gets: the state, the API, the toast and a way to redraw. */
 const app = { state, call, toast, render: () => render(), act, events: new EventTarget() };
+const idle = { render() {} };
 const views = {
-  home: { node: $('view-home'), render: () => renderHome(app) },
-  setup: { node: $('view-setup'), ...setupView(app, $('view-setup')) },
-  schedules: { node: $('view-schedules'), ...schedulesView(app, $('view-schedules')) },
-  history: { node: $('view-history'), ...historyView(app, $('view-history')) },
+  home: { node: $('view-home'), render: () => renderHome(app), ready: true },
+  setup: { node: $('view-setup'), ...idle },
+  schedules: { node: $('view-schedules'), ...idle },
+  history: { node: $('view-history'), ...idle },
 };
+// The other views load on first use: the first load of the app is the home view only.
+const loaders = {
+  setup: () => import('./setup.js').then((m) => m.setupView),
+  schedules: () => import('./schedules.js').then((m) => m.schedulesView),
+  history: () => import('./history.js').then((m) => m.historyView),
+};
+async function ensure(name) {
+  const view = views[name];
+  if (view.ready) return;
+  view.ready = true;
+  const make = await loaders[name]();
+  Object.assign(view, make(app, view.node));
+}
 let current = 'home';
 
 function render() {
@@ -142,9 +153,17 @@ function route() {
   for (const [name, view] of Object.entries(views)) view.node.hidden = name !== current;
   for (const link of document.querySelectorAll('nav a'))
     link.toggleAttribute('aria-current', link.dataset.view === current);
-  if (changed) views[current].open?.();
   render();
-  if (changed) $('main').focus();
+  if (!changed) return;
+  $('main').focus();
+  const name = current;
+  ensure(name)
+    .then(() => {
+      if (current !== name) return;
+      views[name].open?.();
+      render();
+    })
+    .catch(() => toast(t('hubUnreachable')));
 }
 window.addEventListener('hashchange', route);
 
