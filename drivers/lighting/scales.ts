@@ -51,15 +51,18 @@ function decimalRgb(color: string): Rgb | null {
 /** Shelly Gen1 Bulb white mode takes `temp` 3000..6500 K. */
 export const SHELLY_BULB_TEMP = { minK: 3000, maxK: 6500 } as const;
 
-/** xy → Shelly `red`/`green`/`blue` 0..255 at full value, `white` 0 (the level goes to `gain`). */
+/**
+ * xy → Shelly `red`/`green`/`blue`/`white` 0..255 at full value (the level goes to `gain`): the grey every
+ * channel shares goes to the white LED, as on other RGBW lights (`rgbToRgbw`).
+ */
 export function xyToShellyRgbw(xy: Xy): { red: number; green: number; blue: number; white: number } {
-  const { r, g, b } = xyToRgb(xy);
-  return { red: r, green: g, blue: b, white: 0 };
+  const { r, g, b, w } = rgbToRgbw(xyToRgb(xy));
+  return { red: r, green: g, blue: b, white: w };
 }
 
-export function shellyRgbToXy(red: number, green: number, blue: number): Xy | null {
-  if (red <= 0 && green <= 0 && blue <= 0) return null;
-  return rgbToXy({ r: red, g: green, b: blue });
+/** A Shelly colour status → xy, its white channel counted as white (set by the Shelly app, or by Hearth). */
+export function shellyRgbwToXy(red: number, green: number, blue: number, white: number): Xy | null {
+  return rgbwToXy({ r: red, g: green, b: blue, w: white });
 }
 
 // ---- RGB with white channels (Home Assistant `rgbw`/`rgbww`, `white`) ----

@@ -22,7 +22,7 @@ import {
   rgbwToXy,
   rgbwwToXy,
   SRGB_GAMUT,
-  shellyRgbToXy,
+  shellyRgbwToXy,
   tasmotaColorToXy,
   WHITE_XY,
   xyToHs,
@@ -154,8 +154,10 @@ describe('device family scales', () => {
 
   it('Shelly RGBW: full-value channels, black is no colour', () => {
     expect(xyToShellyRgbw([0.15, 0.06])).toEqual({ red: 0, green: 0, blue: 255, white: 0 });
-    expect(shellyRgbToXy(0, 0, 0)).toBeNull();
-    expect(near(shellyRgbToXy(0, 255, 0) ?? [0, 0], [0.3, 0.6])).toBe(true);
+    expect(xyToShellyRgbw([0.3127, 0.329])).toEqual({ red: 0, green: 0, blue: 0, white: 255 });
+    expect(shellyRgbwToXy(0, 0, 0, 0)).toBeNull();
+    expect(near(shellyRgbwToXy(0, 255, 0, 0) ?? [0, 0], [0.3, 0.6])).toBe(true);
+    expect(near(shellyRgbwToXy(0, 0, 0, 200) ?? [0, 0], [0.3127, 0.329])).toBe(true);
   });
 
   it('RGB with white channels: grey goes to the white LED, cold/warm mixes span the range, dark is no colour', () => {

@@ -7,6 +7,7 @@ import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
 import { startShellyBulb } from '../../scripts/simulators/shelly-bulb.ts';
+import { startShellyRgbw2 } from '../../scripts/simulators/shelly-rgbw2.ts';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from '../../scripts/simulators/zigbee2mqtt.ts';
 import { eventually, type Json, type MqttHub, startMqttHub } from './hub.ts';
@@ -238,6 +239,92 @@ describe('Shelly Gen1 colour bulbs', () => {
     }, 'colour reported back');
     expect(seen.xy[1]).toBeLessThan(0.1);
     expect(seen.bri).toBe(255);
+  });
+});
+
+describe('Shelly RGBW2', () => {
+  const SRGB = [
+    [0.64, 0.33],
+    [0.3, 0.6],
+    [0.15, 0.06],
+  ];
+
+  it('colour mode: white goes to the white channel, and a white-only status from the Shelly app reads as white (was: no colour)', async () => {
+    const h: MqttHub = await startMqttHub();
+    stops.push(() => h.stop());
+    const strip = await startShellyRgbw2({
+      url: h.t.mqttUrl,
+      id: 'shellyrgbw2-C2',
+      mode: 'color',
+      username: 'rgbw2',
+      password: await h.credential('rgbw2', ['shellies/shellyrgbw2-C2/#']),
+    });
+    stops.push(() => strip.stop());
+    const light = (
+      await h.site('POST', '/light', {
+        name: 'Strip',
+        type: 'dimmable',
+        vendor: 'mqtt',
+        mqttid: 'shelly1:shellyrgbw2-C2:color:0',
+        capabilities: { xy: { gamut: SRGB } },
+      })
+    ).body;
+    const find = async () =>
+      ((await h.site('GET', '/light')).body as Json[]).find((l) => l._id === light._id);
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 255, hex: '#ff0000' });
+    await eventually(() => strip.colour.ison && strip.colour.gain === 100, 'the strip on');
+    expect(strip.colour).toMatchObject({ red: 255, green: 0, blue: 0, white: 0 });
+    await eventually(async () => ((await find())?.xy?.[0] ?? 0) > 0.6, 'red reported back');
+    await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128, hex: '#ffffff' });
+    await eventually(() => strip.colour.white === 255, 'the white channel');
+    expect(strip.colour).toMatchObject({ red: 0, green: 0, blue: 0, gain: 50 });
+    const near = (xy: number[] | undefined) =>
+      !!xy && Math.abs(xy[0]! - 0.3127) < 0.002 && Math.abs(xy[1]! - 0.329) < 0.002;
+    await eventually(async () => near((await find())?.xy), 'white reported back');
+    // the Shelly app: red, then the white LED alone at 80 %
+    await strip.appSet({ red: 255, green: 0, blue: 0, white: 0 });
+    await eventually(async () => ((await find())?.xy?.[0] ?? 0) > 0.6, 'red from the app');
+    await strip.appSet({ red: 0, green: 0, blue: 0, white: 200, gain: 80 });
+    await eventually(async () => near((await find())?.xy), 'white from the app');
+    expect(await find()).toMatchObject({ on: true, bri: 204, colormode: 'xy' });
+  });
+
+  it('white mode: each of the four channels is a dimmer of its own', async () => {
+    const h: MqttHub = await startMqttHub();
+    stops.push(() => h.stop());
+    const strip = await startShellyRgbw2({
+      url: h.t.mqttUrl,
+      id: 'shellyrgbw2-W4',
+      mode: 'white',
+      username: 'rgbw2w',
+      password: await h.credential('rgbw2w', ['shellies/shellyrgbw2-W4/#']),
+    });
+    stops.push(() => strip.stop());
+    const add = async (n: number) =>
+      (
+        await h.site('POST', '/light', {
+          name: `White ${n}`,
+          type: 'dimmable',
+          vendor: 'mqtt',
+          mqttid: `shelly1:shellyrgbw2-W4:white:${n}`,
+        })
+      ).body;
+    const w0 = await add(0);
+    const w2 = await add(2);
+    await h.site('PUT', '/light/state', { _id: w2._id, on: true, bri: 64 });
+    await eventually(() => strip.whites[2]!.ison, 'channel 2 on');
+    expect(strip.whites[2]!.brightness).toBe(25);
+    expect(strip.whites[0]!.ison).toBe(false);
+    const find = async (id: string) =>
+      ((await h.site('GET', '/light')).body as Json[]).find((l) => l._id === id);
+    await eventually(async () => (await find(w2._id))?.on === true, 'channel 2 reported on');
+    expect(await find(w2._id)).toMatchObject({ bri: 64 });
+    expect((await find(w2._id)).colormode).toBeUndefined();
+    await h.site('PUT', '/light/state', { _id: w0._id, on: true, bri: 255 });
+    await eventually(() => strip.whites[0]!.brightness === 100 && strip.whites[0]!.ison, 'channel 0 full');
+    await h.site('PUT', '/light/state', { _id: w2._id, on: false, bri: 0 });
+    await eventually(() => !strip.whites[2]!.ison, 'channel 2 off');
+    expect(strip.whites[0]!.ison).toBe(true);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   mirekToKelvin,
   percentToBri,
   SHELLY_BULB_TEMP,
-  shellyRgbToXy,
+  shellyRgbwToXy,
   xyToShellyRgbw,
 } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
@@ -102,10 +102,11 @@ export const shellyGen1: Profile = {
     const pct = optNumber(obj, mode === 'color' ? 'gain' : 'brightness');
     if (pct !== undefined) state.bri = percentToBri(pct);
     if (mode === 'color') {
-      const xy = shellyRgbToXy(
+      const xy = shellyRgbwToXy(
         optNumber(obj, 'red') ?? 0,
         optNumber(obj, 'green') ?? 0,
         optNumber(obj, 'blue') ?? 0,
+        optNumber(obj, 'white') ?? 0,
       );
       if (xy) Object.assign(state, { xy, colormode: 'xy' });
     } else if (mode === 'white') {
