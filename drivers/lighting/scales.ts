@@ -38,6 +38,17 @@ export function tasmotaColorToXy(color: string): Xy | null {
   return rgbToXy(rgb);
 }
 
+/** Whether a Tasmota `Color` has a white channel lit (`RRGGBBWW[WW]` or a fourth/fifth decimal). */
+export function tasmotaWhiteLit(color: string): boolean {
+  if (color.includes(','))
+    return color
+      .split(',')
+      .slice(3)
+      .some((p) => Number(p.trim()) > 0);
+  const whites = color.replace(/^#/, '').slice(6);
+  return /^[0-9a-f]{2,4}$/i.test(whites) && Number.parseInt(whites, 16) > 0;
+}
+
 function decimalRgb(color: string): Rgb | null {
   const parts = color.split(',').map((p) => Number(p.trim()));
   const [r, g, b] = parts;

@@ -97,7 +97,7 @@ export async function startShellyRgbw2(
     get whites() {
       return whites.map((w) => ({ ...w }));
     },
-    async appSet(change) {
+    async appSet(change: Partial<Omit<Rgbw2Colour, 'mode'>>) {
       Object.assign(colour, change);
       await client.publishAsync(`${a}/color/0/status`, JSON.stringify(colour));
     },

@@ -5,6 +5,7 @@
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tasmota } from '../../drivers/mqtt/profiles/tasmota.ts';
 import { startHaJsonBulb } from '../../scripts/simulators/ha-json-bulb.ts';
 import { startShellyBulb } from '../../scripts/simulators/shelly-bulb.ts';
 import { startShellyRgbw2 } from '../../scripts/simulators/shelly-rgbw2.ts';
@@ -351,6 +352,34 @@ describe('Tasmota RGBCW bulbs', () => {
       return l?.colormode === 'xy' ? l : undefined;
     }, 'colour reported back');
     expect(seen.xy[1]).toBeGreaterThan(0.5);
+  });
+});
+
+describe('Tasmota white channels in reports', () => {
+  const rgbw = {
+    protocolid: 'tasmota:rgbw',
+    profile: 'tasmota' as const,
+    kind: 'dimmable' as const,
+    address: 'rgbw',
+  };
+  const read = (payload: Json) =>
+    tasmota.parse(rgbw, 'stat/rgbw/RESULT', Buffer.from(JSON.stringify(payload)));
+
+  it('an RGBW light lit by its white LED alone (no CT) reads as white (was: no colour)', () => {
+    expect(read({ POWER: 'ON', Dimmer: 60, Color: '000000FF' })).toEqual([
+      { type: 'state', on: true, bri: 153, xy: [0.3127, 0.329], colormode: 'xy' },
+    ]);
+    expect(read({ POWER: 'ON', Color: '0,0,0,255' })[0]).toMatchObject({
+      xy: [0.3127, 0.329],
+      colormode: 'xy',
+    });
+    // an RGBCW light in white reports CT: colour temperature wins
+    expect(read({ POWER: 'ON', CT: 327, Color: '000000A65A' })[0]).toMatchObject({
+      ct: 327,
+      colormode: 'ct',
+    });
+    // dark channels say nothing about colour
+    expect(read({ POWER: 'OFF', Color: '00000000' })).toEqual([{ type: 'state', on: false }]);
   });
 });
 

@@ -11,6 +11,8 @@ import {
   mirekToTasmotaCt,
   percentToBri,
   tasmotaColorToXy,
+  tasmotaWhiteLit,
+  WHITE_XY,
   xyToHs,
 } from '../../lighting/index.ts';
 import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
@@ -46,6 +48,11 @@ function tasmotaColour(obj: Record<string, unknown>): LightColour {
       out.xy = xy;
       out.colormode = 'xy';
     } else if (out.ct !== undefined) out.colormode = 'ct';
+    else if (tasmotaWhiteLit(obj.Color)) {
+      // an RGBW light (no CT) lit by its white LED alone shows white
+      out.xy = WHITE_XY;
+      out.colormode = 'xy';
+    }
   } else if (typeof obj.HSBColor === 'string') {
     const [h, s] = obj.HSBColor.split(',').map(Number);
     if (Number.isFinite(h) && Number.isFinite(s) && (s as number) > 0) {
