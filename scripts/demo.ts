@@ -175,6 +175,8 @@ for (const n of [1, 2, 3]) {
     type: 'dimmable',
     vendor: 'hue',
     hueid: hueIds.light(n),
+    // the simulated bridge's bulbs are colour bulbs (gamut C, 153–500 mirek)
+    capabilities: { ct: { min: 153, max: 500 }, xy: {} },
   });
   hueLights.push(l._id);
 }
@@ -198,7 +200,8 @@ for (const [event, on] of [
     await hue('POST', '/sensor/action', {
       _id: dimmer._id,
       event,
-      action: { type: 'light', _id, on, bri: on ? 200 : 0 },
+      // "on" brings the bulbs to a warm white (sensor actions carry colour like PUT /light/state)
+      action: on ? { type: 'light', _id, on, bri: 200, kelvin: 2700 } : { type: 'light', _id, on, bri: 0 },
     });
   }
 }

@@ -45,6 +45,8 @@ it('npm run demo: lights appear, the wall switch works, the web UI is served', a
       'Living room': 160,
       Porch: 255,
     });
+    // the colour bulb shows the scene's 2700 K
+    expect(lit.find((l) => l.name === 'Living room')).toMatchObject({ ct: 370, colormode: 'ct' });
   } finally {
     child.kill('SIGTERM');
   }
