@@ -116,6 +116,22 @@ describe('colour in the web UI', () => {
       .toBe('2200 K, warm white');
   });
 
+  it('the colour-temperature slider works by touch: a tap at either end sends that end', async () => {
+    const slider = card(colour._id).locator('input.ct');
+    await slider.scrollIntoViewIfNeeded();
+    const box = await slider.boundingBox();
+    if (!box) throw new Error('no slider box');
+    const y = box.y + box.height / 2;
+    // a tap where the thumb already is changes nothing, so each end is tapped from the other
+    await page.touchscreen.tap(box.x + box.width - 3, y); // cool end
+    await expect.poll(() => lastCommand()?.ct, { message: errors.join('\n') }).toBeLessThanOrEqual(160);
+    expect(lastCommand()).toMatchObject({ on: true, colormode: 'ct' });
+    await expect.poll(() => card(colour._id).locator('.swatch').getAttribute('title')).toMatch(/daylight$/);
+    await page.touchscreen.tap(box.x + 3, y); // warm end
+    await expect.poll(() => lastCommand()?.ct).toBeGreaterThanOrEqual(480);
+    await expect.poll(() => card(colour._id).locator('.swatch').getAttribute('title')).toMatch(/warm white$/);
+  });
+
   it('the controls are large enough to touch (at least 32 px tall)', async () => {
     for (const sel of ['input.ct', 'input.xy']) {
       const box = await card(colour._id).locator(sel).boundingBox();
