@@ -9,6 +9,7 @@ import { configSchema, engineConfigs, type TranslationConfig } from './config.ts
 import { mountDocuments } from './documents/routes.ts';
 import { DocumentRunner } from './documents/runner.ts';
 import { DocumentStore } from './documents/store.ts';
+import { DeeplDocuments } from './documents/upstream.ts';
 import { EngineChain } from './engines/chain.ts';
 import { createEngine } from './engines/index.ts';
 import { mountGlossaries } from './glossaries/routes.ts';
@@ -88,7 +89,10 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     const docSettings = ctx.config.documents;
     const documents = await DocumentStore.open(ctx.store);
     await documents.sweep();
-    const runner = new DocumentRunner(documents, service, ledger, docSettings, ctx.log, null);
+    // Formats only DeepL translates go to the first DeepL upstream, when there is one.
+    const deeplEngine = configs.find((c) => c.type === 'deepl');
+    const upstreamDocuments = deeplEngine ? new DeeplDocuments(deeplEngine, documents, ctx.secrets) : null;
+    const runner = new DocumentRunner(documents, service, ledger, docSettings, ctx.log, upstreamDocuments);
     const documentUsage = (account: string): Record<string, number> => ({
       ...(docSettings.monthlyLimit > 0
         ? { document_count: documents.count(account), document_limit: docSettings.monthlyLimit }
@@ -104,7 +108,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       runner,
       ledger,
       settings: docSettings,
-      upstream: false,
+      upstream: upstreamDocuments !== null,
     });
     await runner.resume();
     const pruneTimer = setInterval(() => void documents.prune(docSettings.retentionMs), 3_600_000);

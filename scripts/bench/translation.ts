@@ -14,6 +14,7 @@ import pino from 'pino';
 import { createStoreRoot } from '../../core/store/root.ts';
 import { UsageLedger } from '../../plugins/translation/accounting/usage-ledger.ts';
 import { startTestHub } from '../../test/helpers/hub.ts';
+import { documentBench } from './translation-documents.ts';
 import { memoryLookupBench } from './translation-memory.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -256,6 +257,7 @@ async function main() {
   await root.close();
   rmSync(dir, { recursive: true, force: true });
   memoryLookupBench();
+  await documentBench();
 }
 
 await main();

@@ -253,6 +253,72 @@ describe('documents: the job API', () => {
     const last = up.calls('/v2/translate').at(-1);
     expect(last && bodyOf(last).formality).toBe('more');
   });
+
+  it('answers sentences from a translation memory before any engine is called', async () => {
+    const { h, up, secret, translator } = await engineHub('libretranslate');
+    const dir = tempDir();
+    const tmx = `<?xml version="1.0"?><tmx version="1.4"><header creationtool="t" creationtoolversion="1" segtype="sentence" o-tmf="x" adminlang="en" srclang="en" datatype="plaintext"/><body><tu><tuv xml:lang="en"><seg>The door is open.</seg></tuv><tuv xml:lang="de"><seg>Die Tür ist offen.</seg></tuv></tu></body></tmx>`;
+    const client = new deepl.DeepLClient(secret, { serverUrl: h.t.url, maxRetries: 0 });
+    const job = await client.importTranslationMemoryFromFilepath(file(dir, 'm.tmx', tmx), {
+      displayName: 'M',
+    });
+    const memory = job.results[0]?.translationMemoryId as string;
+    await translator.translateDocument(
+      file(dir, 'a.txt', 'The door is open.\nGood night'),
+      join(dir, 'o.txt'),
+      'en',
+      'de',
+      { translationMemory: memory } as deepl.DocumentTranslateOptions,
+    );
+    expect(readFileSync(join(dir, 'o.txt'), 'utf8')).toBe('Die Tür ist offen.\nGOOD NIGHT');
+    const sent = up.calls('/translate').flatMap((r) => ([] as string[]).concat(JSON.parse(r.body).q));
+    expect(sent).toEqual(['Good night']);
+  });
+});
+
+describe('documents: formats only DeepL translates', () => {
+  it('a PDF goes to the DeepL upstream (polled until done) and comes back once; billed as documents', async () => {
+    const up = await fake(fakeDeepl('k'));
+    const h = await hub({ engines: [{ type: 'deepl', url: up.url, apiKey: 'k' }] });
+    const { secret } = await h.createKey();
+    const translator = h.translator(secret);
+    const dir = tempDir();
+    const status = await translator.translateDocument(
+      file(dir, 'manual.pdf', '%PDF-1.4 hello'),
+      join(dir, 'out.pdf'),
+      'en',
+      'de',
+      { formality: 'less' },
+    );
+    expect(status.billedCharacters).toBe(14);
+    expect(readFileSync(join(dir, 'out.pdf'), 'utf8')).toBe('%PDF-1.4 HELLO');
+    const sent = [...up.documents.values()][0];
+    expect(sent).toMatchObject({ fileName: 'manual.pdf', downloads: 1, polls: 2 });
+    expect(Object.fromEntries(sent?.fields ?? [])).toMatchObject({ target_lang: 'de', formality: 'less' });
+    // The upstream document key is kept sealed, never in the clear.
+    const jobs = readFileSync(join(h.t.dataDir, 'translation.documents.json'), 'utf8');
+    expect(jobs).not.toContain(sent?.key);
+    const day = new Date().toISOString().slice(0, 10);
+    const report = await h.admin('GET', `/v2/admin/analytics?start_date=${day}&end_date=${day}`);
+    expect(report.body.usage_report.total_usage.document_translation_characters).toBe(14);
+  });
+
+  it('an output_format other than the input goes to DeepL; Hearth glossaries on forwarded files are refused', async () => {
+    const up = await fake(fakeDeepl('k'));
+    const h = await hub({ engines: [{ type: 'deepl', url: up.url, apiKey: 'k' }] });
+    const { secret } = await h.createKey();
+    const res = await upload(h, secret, 'a.txt', 'hello', { output_format: 'pdf' });
+    expect(res.status).toBe(200);
+    const handle = { documentId: res.body.document_id, documentKey: res.body.document_key };
+    const translator = h.translator(secret);
+    await translator.isDocumentTranslationComplete(handle);
+    expect(Object.fromEntries([...up.documents.values()][0]?.fields ?? [])).toMatchObject({
+      output_format: 'pdf',
+    });
+    const refused = await upload(h, secret, 'a.pdf', '%PDF', { glossary_id: 'g1', source_lang: 'EN' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/glossary_id/);
+  });
 });
 
 describe('documents: restarts', () => {

@@ -75,6 +75,15 @@ export function mountDocuments(router: HearthRouter, deps: DocumentDeps): void {
         `Documents of type '${format}' are translated by DeepL only, and no DeepL upstream is configured.`,
       );
     }
+    if (!local || output !== format) {
+      // Forwarded to DeepL: Hearth's glossary, memory and style ids mean nothing there.
+      const local_only = ['glossary_id', 'glossary_ids', 'translation_memory_id', 'style_id'];
+      const named = local_only.find((n) => upload.fields[n]?.some((v) => v !== ''));
+      if (named)
+        throw invalid(
+          `Value for '${named}' not supported: ${format} documents are translated by DeepL, which does not know Hearth's ${named.replace(/_ids?$/, 's')}.`,
+        );
+    }
     if (local && output === format) {
       // Parsed now, so a damaged file or one over the limits is refused here, not later as a failed job.
       let cores: string[];

@@ -11,6 +11,7 @@ import { type DocumentJob, type DocumentStore, MAX_INTERRUPTIONS } from './store
 /** How many sentences and characters go to the engines in one call. */
 const BATCH_TEXTS = 50;
 const BATCH_CHARACTERS = 16 * 1024;
+const BATCHES_IN_FLIGHT = 4;
 
 export interface DocumentLimits {
   maxCharacters: number;
@@ -123,9 +124,10 @@ export class DocumentRunner {
       j.status = 'translating';
     });
     try {
-      const { output, billed } = localFormat(job.format)
-        ? await this.translateLocally(job)
-        : await this.translateUpstream(job);
+      const { output, billed } =
+        localFormat(job.format) && job.output_format === job.format
+          ? await this.translateLocally(job)
+          : await this.translateUpstream(job);
       // The characters are reserved until here: recorded once the result is durable, released otherwise.
       try {
         await writeBytesAtomic(this.store.outputFile(id), output);
@@ -176,14 +178,24 @@ export class DocumentRunner {
       throw new Error('Quota exceeded: the character limit of this key has been reached.');
     }
     try {
-      const translations: string[] = [];
       this.progress = { id: job.document_id, started: Date.now(), done: 0, total: billed };
-      for (const batch of batches(prepared.cores)) {
-        if (this.stopping.aborted) throw new Error('stopping');
-        const out = await this.service.translateUnbilled({ ...req, texts: batch }, account, this.stopping);
-        for (const t of out) translations.push(t.text);
-        this.progress.done += batch.reduce((n, c) => n + characterCount(c), 0);
-      }
+      const progress = this.progress;
+      const all = [...batches(prepared.cores)];
+      const answers: string[][] = [];
+      // A few batches in flight at once: a remote engine's round trip, not Hearth, is what a document waits for.
+      let next = 0;
+      const worker = async () => {
+        while (next < all.length) {
+          const at = next++;
+          const batch = all[at] as string[];
+          if (this.stopping.aborted) throw new Error('stopping');
+          const out = await this.service.translateUnbilled({ ...req, texts: batch }, account, this.stopping);
+          answers[at] = out.map((t) => t.text);
+          progress.done += batch.reduce((n, c) => n + characterCount(c), 0);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, all.length) }, worker));
+      const translations = answers.flat();
       return { output: prepared.finish(translations), billed };
     } catch (err) {
       this.ledger.release(job.account, billed);

@@ -1,10 +1,11 @@
-import { bodyOf, FakeUpstream, shout } from './server.ts';
+import { bodyOf, type FakeRequest, FakeUpstream, shout } from './server.ts';
 
 /** The real DeepL API's surface as Hearth uses it (docs/translation.md), on loopback. */
 export function fakeDeepl(
   key = 'upstream-secret-key:fx',
-): Promise<FakeUpstream & { glossaries: Map<string, FakeGlossary> }> {
+): Promise<FakeUpstream & { glossaries: Map<string, FakeGlossary>; documents: Map<string, FakeDocument> }> {
   const glossaries = new Map<string, FakeGlossary>();
+  const documents = new Map<string, FakeDocument>();
   let made = 0;
   const fake = new FakeUpstream((req) => {
     // Like DeepL's own mock server: a request without a User-Agent is refused.
@@ -62,6 +63,39 @@ export function fakeDeepl(
         ? { status: 204, body: '' }
         : { status: 404, body: { message: 'Not found' } };
     }
+    // Documents: the file is "translated" by upper-casing it; the first status poll says `translating`.
+    if (req.path === '/v2/document' && req.method === 'POST') {
+      const fields = multipart(req);
+      const file = fields.get('file');
+      if (!file || !fields.get('target_lang')) return { status: 400, body: { message: 'Bad request' } };
+      const id = `UPDOC${documents.size + 1}`;
+      documents.set(id, {
+        key: `key-${id}`,
+        fileName: file.fileName ?? '',
+        content: file.value,
+        fields: new Map([...fields].map(([k, v]) => [k, v.value])),
+        polls: 0,
+        downloads: 0,
+      });
+      return { status: 200, body: { document_id: id, document_key: `key-${id}` } };
+    }
+    const docPath = /^\/v2\/document\/([^/]+)(\/result)?$/.exec(req.path);
+    if (docPath && req.method === 'POST') {
+      const d = documents.get(docPath[1] ?? '');
+      if (!d || new URLSearchParams(req.body).get('document_key') !== d.key)
+        return { status: 404, body: { message: 'Not found' } };
+      if (!docPath[2]) {
+        d.polls++;
+        return d.polls === 1
+          ? { status: 200, body: { document_id: docPath[1], status: 'translating', seconds_remaining: 1 } }
+          : {
+              status: 200,
+              body: { document_id: docPath[1], status: 'done', billed_characters: d.content.length },
+            };
+      }
+      d.downloads++;
+      return { status: 200, body: d.content.toUpperCase() };
+    }
     if (req.path === '/v2/translate' && req.method === 'POST') {
       const body = bodyOf(req);
       const glossary = typeof body.glossary_id === 'string' ? glossaries.get(body.glossary_id) : undefined;
@@ -96,7 +130,7 @@ export function fakeDeepl(
     }
     return { status: 404, body: { message: 'Not found' } };
   });
-  return Object.assign(fake, { glossaries }).start();
+  return Object.assign(fake, { glossaries, documents }).start();
 }
 
 export interface FakeGlossary {
@@ -104,4 +138,28 @@ export interface FakeGlossary {
   source: string;
   target: string;
   entries: Map<string, string>;
+}
+
+export interface FakeDocument {
+  key: string;
+  fileName: string;
+  content: string;
+  fields: Map<string, string>;
+  polls: number;
+  downloads: number;
+}
+
+/** A text-only multipart/form-data reader, enough for the fake (files in tests are ASCII). */
+function multipart(req: FakeRequest): Map<string, { value: string; fileName?: string }> {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(String(req.headers['content-type']));
+  const out = new Map<string, { value: string; fileName?: string }>();
+  if (!boundary) return out;
+  for (const part of req.body.split(`--${boundary[1] ?? boundary[2]}`)) {
+    const [head = '', ...rest] = part.split('\r\n\r\n');
+    const name = /name="([^"]*)"/.exec(head)?.[1];
+    if (!name) continue;
+    const fileName = /filename="([^"]*)"/.exec(head)?.[1];
+    out.set(name, { value: rest.join('\r\n\r\n').replace(/\r\n$/, ''), ...(fileName ? { fileName } : {}) });
+  }
+  return out;
 }
