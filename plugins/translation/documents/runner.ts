@@ -143,7 +143,12 @@ export class DocumentRunner {
     } catch (err) {
       // Stopping the hub is not the document's fault: it stays `translating` and resumes after the restart.
       if (this.stopping.aborted) return;
-      const message = err instanceof Error ? err.message : String(err);
+      const gone = (err as { code?: string }).code === 'ENOENT';
+      const message = gone
+        ? 'The uploaded file is missing from the data directory; upload the document again.'
+        : err instanceof Error
+          ? err.message
+          : String(err);
       this.log.info({ document: id, err: message }, 'document translation failed');
       await this.store.change(id, (j) => {
         j.status = 'error';
