@@ -9,6 +9,9 @@ import { mountAdminSystem, syncNotices } from './admin/system.ts';
 import { mountAdminTokens } from './admin/tokens.ts';
 import { mountAdminUsers } from './admin/users.ts';
 import { mountAdminXaa } from './admin/xaa.ts';
+import { mountBrokerGrantAdmin } from './broker/admin-grants.ts';
+import { mountBrokerProviderAdmin } from './broker/admin-providers.ts';
+import { mountConnect } from './broker/connect-routes.ts';
 import { authCommands } from './commands.ts';
 import { type AuthConfig, configSchema } from './config.ts';
 import { addConsolePages } from './console-pages.ts';
@@ -24,7 +27,6 @@ import { addSiteResource, removeSiteResource, siteResource, syncResources } from
 import { createVerifier, isLive, type VerifyAccessToken } from './sites/verify.ts';
 import { mountUpstreamAdmin } from './upstream/admin-routes.ts';
 import { mountUpstreamLogin } from './upstream/login-routes.ts';
-import { createMetadataCache } from './upstream/metadata.ts';
 import { mountAuthorize } from './web/authorize.ts';
 import { mountConsent } from './web/consent.ts';
 import { mountLogin } from './web/login.ts';
@@ -78,8 +80,8 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountLogin(pages, s);
     mountAuthorize(pages, s);
     mountConsent(pages, s);
-    const upstreamMetadata = createMetadataCache();
-    mountUpstreamLogin(pages, s, upstreamMetadata);
+    mountUpstreamLogin(pages, s, s.upstreamMetadata);
+    mountConnect(pages, s, s.upstreamMetadata);
 
     const admin = ctx.http.router('admin', { prefix: '/admin', errorBody: adminErrorBody });
     mountAdminClients(admin, s);
@@ -93,6 +95,12 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountUpstreamAdmin(admin, s);
     mountAdminIssuedPerHour(admin, s);
     addConsolePages(ctx.tryUse('console'));
+    mountBrokerGrantAdmin(admin, s);
+    // config_data is returned byte for byte, so these routes read their bodies themselves.
+    mountBrokerProviderAdmin(
+      ctx.http.router('admin', { prefix: '/admin', body: false, errorBody: adminErrorBody }),
+      s,
+    );
 
     // Site tokens everywhere: a resource per lighting site, the verifier on the site API/WebSocket, MQTT ACLs.
     const lighting: LightingExports = ctx.use('lighting');

@@ -17,6 +17,7 @@ import type { IssuanceRegistry } from './state/issuances.ts';
 import type { AuthData, Client, RefreshData, Resource } from './state/model.ts';
 import type { PendingAuthorizations } from './state/pending.ts';
 import type { SessionStore } from './state/sessions.ts';
+import type { MetadataCache } from './upstream/metadata.ts';
 import type { UpstreamData } from './upstream/model.ts';
 
 /** Everything the auth routes share, created once per plugin start (never module state). */
@@ -34,6 +35,8 @@ export interface AuthServices {
   upstream: DocStore<UpstreamData>;
   /** Broker providers and grants (`auth.broker.json`); credentials inside are sealed with `secrets`. */
   broker: DocStore<BrokerData>;
+  /** Discovery documents of upstream providers (OpenID login, broker providers with an `issuer`). */
+  upstreamMetadata: MetadataCache;
   /** The core's secrets facility, scoped to this plugin. */
   secrets: SecretsApi;
   issuances: IssuanceRegistry;

@@ -18,6 +18,7 @@ import { prepareAuthData, prepareRefreshData, prepareSessionData } from './state
 import type { AuditEvent, AuthData, RefreshData, Revocation, SessionData } from './state/model.ts';
 import { createPendingAuthorizations } from './state/pending.ts';
 import { createSessionStore } from './state/sessions.ts';
+import { createMetadataCache } from './upstream/metadata.ts';
 import { openUpstreamStore } from './upstream/store.ts';
 
 const DAY = 86_400_000;
@@ -83,6 +84,7 @@ export async function createServices(
     upstream: await openUpstreamStore(ctx.store),
     broker: await openBrokerStore(ctx.store),
     secrets: ctx.secrets,
+    upstreamMetadata: createMetadataCache(),
     issuances: createIssuanceRegistry(issuanceLog, revocationLog, config.issuances.retention_days * DAY),
     audit: createAudit(auditLog, config.audit.retention_days * DAY),
     keys,

@@ -5,7 +5,7 @@ import { own } from '../state/collections.ts';
 import type { Resource } from '../state/model.ts';
 import { auditAdmin, badInput, jsonBody, missing, str, strQuery } from './util.ts';
 
-/** An allowed return URL: absolute http(s), no fragment (the connect flow of part 2 redirects there). */
+/** An allowed return URL: absolute http(s), no fragment (the connect flow redirects there, broker/connect-routes.ts). */
 export function checkReturnUrl(url: string): string {
   let u: URL;
   try {
@@ -20,7 +20,7 @@ export function checkReturnUrl(url: string): string {
 
 /**
  * `/admin/resources/{slug}/policy/connect/allowed-return-urls`: GET the list, POST `{url}`, DELETE `?url=`.
- * Stored now so part 2's connect flow finds it; nothing in part 1 redirects to these URLs.
+ * `/connect/{provider}` sends the browser back only to a URL listed here for the resource.
  */
 export function mountConnectPolicy(
   r: HearthRouter,

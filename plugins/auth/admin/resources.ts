@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/sdk.ts';
+import { findBrokerProvider } from '../broker/providers.ts';
 import { isScopeToken } from '../domain/scopes.ts';
 import { newId } from '../domain/secrets.ts';
 import { revokeWhere } from '../oauth/issue.ts';
@@ -18,18 +19,21 @@ export const resourceView = (r: Resource) => ({
   slug: r.slug,
   uri: r.uri,
   backend_kind: r.backend_kind,
-  broker_provider_id: '',
+  broker_provider_id: r.broker_provider_id ?? '',
   display_name: r.display_name,
   scopes: r.scopes,
-  // spec: `connect` is omitted when it says nothing (minted resources)
-  policy: r.policy.connect?.allowed_return_urls.length
-    ? r.policy
-    : { exchange: r.policy.exchange, runtime: r.policy.runtime },
+  // spec: `connect` is omitted for minted resources (shown when a list was stored anyway)
+  policy:
+    r.backend_kind === 'broker'
+      ? { ...r.policy, connect: r.policy.connect ?? { allowed_return_urls: [] } }
+      : r.policy.connect?.allowed_return_urls.length
+        ? r.policy
+        : { exchange: r.policy.exchange, runtime: r.policy.runtime },
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
 
-function readScopes(v: unknown): ScopeDef[] {
+function readScopes(v: unknown, kind: Resource['backend_kind']): ScopeDef[] {
   if (!Array.isArray(v)) throw badInput('scopes must be an array of {name, description?}');
   const out: ScopeDef[] = [];
   for (const x of v) {
@@ -38,10 +42,14 @@ function readScopes(v: unknown): ScopeDef[] {
       throw badInput('every scope needs a valid name');
     if (o.description !== undefined && typeof o.description !== 'string')
       throw badInput('scope description must be a string');
-    if (o.upstream !== undefined)
-      throw badInput('upstream scopes belong to broker resources (not supported yet)');
+    if (o.upstream !== undefined && (kind !== 'broker' || typeof o.upstream !== 'string' || !o.upstream))
+      throw badInput('upstream is a non-empty string, on scopes of broker resources only');
     if (out.some((y) => y.name === o.name)) throw badInput(`duplicate scope ${o.name}`);
-    out.push(o.description ? { name: o.name, description: o.description } : { name: o.name });
+    out.push({
+      name: o.name,
+      ...(o.description ? { description: o.description } : {}),
+      ...(typeof o.upstream === 'string' ? { upstream: o.upstream } : {}),
+    });
   }
   return out;
 }
@@ -87,6 +95,31 @@ function connectPolicy(
   return { connect: { allowed_return_urls: [...new Set((urls as string[]).map(checkReturnUrl))] } };
 }
 
+/**
+ * The broker provider of a resource: required for `broker`, refused for `mint`. `broker_provider_id` or
+ * `broker_provider_slug`; both given must name the same provider (400 otherwise), and the slug is resolved.
+ */
+function brokerProviderOf(
+  s: AuthServices,
+  kind: Resource['backend_kind'],
+  b: Record<string, unknown>,
+): string | undefined {
+  const id = str(b, 'broker_provider_id', false) || undefined;
+  const slug = str(b, 'broker_provider_slug', false) || undefined;
+  if (kind === 'mint') {
+    if (id || slug) throw badInput('a minted resource has no broker provider');
+    return undefined;
+  }
+  if (!id && !slug) throw badInput('a broker resource needs broker_provider_id or broker_provider_slug');
+  const bySlug = slug ? Object.values(s.broker.data.providers).find((p) => p.slug === slug) : undefined;
+  if (slug && !bySlug) throw badInput(`no broker provider with slug ${slug}`);
+  if (id && bySlug && bySlug.id !== id)
+    throw badInput('broker_provider_id and broker_provider_slug disagree');
+  const provider = bySlug ?? (id ? findBrokerProvider(s, id) : undefined);
+  if (!provider || (id && !bySlug && provider.id !== id)) throw badInput(`no broker provider ${id}`);
+  return provider.id;
+}
+
 function checkUri(uri: string): string {
   try {
     new URL(uri);
@@ -126,10 +159,9 @@ export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
 
   r.post('/resources', async (ctx) => {
     const b = jsonBody(ctx);
-    if (b.broker_provider_id || b.broker_provider_slug)
-      throw badInput('broker providers are not supported yet');
     const kind = str(b, 'backend_kind', true);
-    if (kind !== 'mint') throw badInput('backend_kind must be mint (broker resources come with part 2)');
+    if (kind !== 'mint' && kind !== 'broker') throw badInput('backend_kind must be mint or broker');
+    const providerId = brokerProviderOf(s, kind, b);
     const slug = str(b, 'slug', true).toLowerCase();
     if (!SLUG.test(slug)) throw badInput('slug must match ^[a-z0-9][a-z0-9-]{0,63}$');
     const uriIn = str(b, 'uri', true);
@@ -138,9 +170,10 @@ export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
       id: newId(),
       slug,
       uri: uriIn ? checkUri(uriIn) : `urn:hearth:resource:${slug}`,
-      backend_kind: 'mint',
+      backend_kind: kind,
+      ...(providerId ? { broker_provider_id: providerId } : {}),
       display_name: str(b, 'display_name', true),
-      scopes: readScopes(b.scopes),
+      scopes: readScopes(b.scopes, kind),
       policy: readPolicy(b.policy, { exchange: { allowed_client_ids: [] }, runtime: { client_ids: [] } }),
       created_at: now,
       updated_at: now,
@@ -161,10 +194,16 @@ export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
   r.patch('/resources/:id', async (ctx) => {
     const cur = byId(ctx);
     const b = jsonBody(ctx);
-    if (b.broker_provider_id) throw badInput('broker providers are not supported yet');
-    const kind = str(b, 'backend_kind', false);
-    if (kind !== undefined && kind !== 'mint') throw badInput('backend_kind must be mint');
-    const next: Resource = { ...cur, updated_at: nowIso() };
+    const kind = str(b, 'backend_kind', false) ?? cur.backend_kind;
+    if (kind !== 'mint' && kind !== 'broker') throw badInput('backend_kind must be mint or broker');
+    if (cur.site_id && kind !== 'mint') throw conflict('resource_managed', 'a site resource stays minted');
+    const next: Resource = { ...cur, backend_kind: kind, updated_at: nowIso() };
+    delete next.broker_provider_id;
+    const providerId =
+      b.broker_provider_id === undefined && b.broker_provider_slug === undefined && kind === cur.backend_kind
+        ? cur.broker_provider_id
+        : brokerProviderOf(s, kind, b);
+    if (providerId) next.broker_provider_id = providerId;
     const slug = str(b, 'slug', false);
     const uri = str(b, 'uri', false);
     // A site's resource follows the site: its identity and scopes are not edited here.
@@ -178,7 +217,9 @@ export function mountAdminResources(r: HearthRouter, s: AuthServices): void {
     if (uri !== undefined) next.uri = checkUri(uri);
     const name = str(b, 'display_name', false);
     if (name !== undefined) next.display_name = name;
-    if (b.scopes !== undefined) next.scopes = readScopes(b.scopes);
+    if (b.scopes !== undefined) next.scopes = readScopes(b.scopes, kind);
+    else if (kind === 'mint' && next.scopes.some((x) => x.upstream))
+      throw badInput('a minted resource has no upstream scopes; send scopes too');
     next.policy = readPolicy(b.policy, cur.policy);
     checkUnique(s, next);
     await s.data.commit((d) => {

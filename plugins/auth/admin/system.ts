@@ -91,7 +91,8 @@ export function mountAdminSystem(r: HearthRouter, s: AuthServices): void {
           !s.issuances.isRevoked(i.jti),
       ).length,
       revoked_tokens: s.issuances.revokedCount(),
-      connections: 0,
+      // Active broker grants: users' live connections to upstream providers.
+      connections: Object.values(s.broker.data.grants).filter((g) => !g.revoked_at).length,
     };
   });
 
@@ -100,7 +101,8 @@ export function mountAdminSystem(r: HearthRouter, s: AuthServices): void {
       issuer: s.issuer(),
       storage: { driver: 'lowdb' },
       signing: { algorithm: 'ES256', key_store: 'keyfile' },
-      encryption: { driver: 'none' },
+      // Upstream credentials and broker configs are sealed by the core's secrets facility (docs/secrets.md).
+      encryption: { driver: 'aes-256-gcm' },
       dcr: { mode: s.dcr().mode },
       rate_limit: { enabled: true },
       client_credentials: { enabled: true },

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { HearthRouter } from '../../../core/sdk.ts';
+import { brokerGrantView, grantsOfUser, revokeBrokerGrants } from '../broker/grants.ts';
 import { newId } from '../domain/secrets.ts';
 import { announceSuspended, revokeWhere } from '../oauth/issue.ts';
 import { type AuthServices, nowIso } from '../services.ts';
@@ -115,6 +116,7 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
     await revokeWhere(s, { user_id: u.id });
     s.pending.dropUser(u.id);
     await s.sessions.endUser(u.id);
+    await revokeBrokerGrants(s, (g) => g.user_id === u.id);
     await s.data.commit((d) => {
       delete d.users[u.id];
       for (const g of Object.values(d.consent_grants))
@@ -155,7 +157,7 @@ export function mountAdminUsers(r: HearthRouter, s: AuthServices): void {
     const u = get(s, ctx);
     ctx.body = {
       consent_grants: Object.values(s.data.data.consent_grants).filter((g) => g.user_id === u.id),
-      broker_grants: [],
+      broker_grants: grantsOfUser(s, u.id).map(brokerGrantView),
     };
   });
 

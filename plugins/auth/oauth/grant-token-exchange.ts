@@ -1,3 +1,4 @@
+import { vendBrokeredToken } from '../broker/vend.ts';
 import { type AccessTokenClaims, actorChain } from '../domain/access-token.ts';
 import type { DpopProof } from '../domain/dpop.ts';
 import { isSubset, parseScope } from '../domain/scopes.ts';
@@ -26,7 +27,8 @@ const TOKEN_TYPES = [ACCESS_TOKEN_TYPE, JWT_TYPE];
 export interface TokenExchangeResponse {
   access_token: string;
   issued_token_type: typeof ACCESS_TOKEN_TYPE;
-  token_type: 'Bearer' | 'DPoP';
+  /** Bearer or DPoP for our tokens; a brokered upstream token keeps its provider's type. */
+  token_type: string;
   expires_in: number;
   scope: string;
 }
@@ -165,6 +167,9 @@ export async function tokenExchangeGrant(
 
   const requestedScope = param(body, 'scope');
   const requested = requestedScope === undefined ? undefined : parseScope(requestedScope);
+  // A broker resource's token is the user's upstream token (broker/vend.ts), not one we sign.
+  if (target.backend_kind === 'broker')
+    return vendBrokeredToken(s, { client, subject, target, requested, chain });
   const decision = decideScopes(s, subject, source, target, requested);
   const scopes = requested ?? decision.allowed;
   if (requested && !isSubset(requested, decision.allowed))

@@ -4,7 +4,7 @@ import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
 import type { Client, Issuance, Resource } from '../state/model.ts';
 import { type TokenFilter, tokenFilter } from '../state/token-filter.ts';
-import { invalidGrant } from './errors.ts';
+import { invalidGrant, invalidTarget } from './errors.ts';
 
 export interface IssueInput {
   client: Client;
@@ -50,6 +50,9 @@ export const tokenType = (jkt: string | undefined): 'Bearer' | 'DPoP' => (jkt ? 
 
 /** Mints an access token and records its issuance (bounded log, coalesced write). */
 export async function issueAccessToken(s: AuthServices, input: IssueInput) {
+  // A broker resource's tokens are the user's upstream tokens, vended by token exchange only.
+  if (input.resource.backend_kind === 'broker')
+    throw invalidTarget('tokens for this resource are obtained by token exchange');
   const mark = s.issuances.cascadeMark();
   const { token, claims } = await s.signer.mint({
     sub: input.userId ?? input.subject ?? input.client.id,

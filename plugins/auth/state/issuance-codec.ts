@@ -9,6 +9,8 @@ import type { Issuance } from './model.ts';
  * Fields (version 2): version, jti, subject user, client, resource, scopes (space-separated), issued (ms),
  * expires (ms), refresh family, consent grant, parent jti, DPoP key thumbprint, consent client, agent id,
  * agent chain (space-separated, root first). Version 1 lines (the first eleven fields) are still read.
+ * A sixteenth field `broker` marks a vended upstream token (backend_kind broker, not revocable here); it is
+ * written only then, so lines of minted tokens are unchanged.
  */
 const VERSION = '2';
 const FIELDS = 15;
@@ -32,15 +34,17 @@ export function encodeIssuance(i: Issuance): string {
     i.consent_client_id,
     i.agent_id ?? '',
     i.agent_chain.join(' '),
+    ...(i.backend_kind === 'broker' ? ['broker'] : []),
   ].join('\t');
 }
 
 export function decodeIssuance(line: string): Issuance | null {
   const f = line.split('\t');
-  const v2 = f[0] === VERSION && f.length === FIELDS;
+  const broker = f[0] === VERSION && f.length === FIELDS + 1 && f[FIELDS] === 'broker';
+  const v2 = (f[0] === VERSION && f.length === FIELDS) || broker;
   if (!v2 && !(f[0] === V1 && f.length === V1_FIELDS)) return null;
   const [, jti, user, client, resource, scopes, t, exp, family, grant, parent] = f as [string, ...string[]];
-  const [jkt, consentClient, agent, chain] = v2 ? f.slice(11) : [];
+  const [jkt, consentClient, agent, chain] = v2 ? f.slice(11, FIELDS) : [];
   const issued = Number(t);
   const expires = Number(exp);
   if (!jti || !client || !Number.isFinite(issued) || !Number.isFinite(expires)) return null;
@@ -51,8 +55,8 @@ export function decodeIssuance(line: string): Issuance | null {
     client_id: client,
     resource_id: resource ?? '',
     scopes: scopes ? scopes.split(' ') : [],
-    backend_kind: 'mint',
-    revocable: true,
+    backend_kind: broker ? 'broker' : 'mint',
+    revocable: !broker,
     issued_at: new Date(issued).toISOString(),
     expires_at: new Date(expires).toISOString(),
     agent_chain: chain ? chain.split(' ') : [],

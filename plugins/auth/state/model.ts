@@ -48,13 +48,18 @@ export interface User {
 export interface ScopeDef {
   name: string;
   description?: string;
+  /** Broker resources: the upstream scope this scope asks the provider for (default: the same name). */
+  upstream?: string;
 }
 
 export interface Resource {
   id: string;
   slug: string;
   uri: string;
-  backend_kind: 'mint';
+  /** `mint`: this server signs the tokens; `broker`: they are the user's upstream tokens, vended. */
+  backend_kind: 'mint' | 'broker';
+  /** Set for broker resources only. */
+  broker_provider_id?: string;
   display_name: string;
   scopes: ScopeDef[];
   policy: {
@@ -194,7 +199,7 @@ export interface Issuance {
   client_id: string;
   resource_id: string;
   scopes: string[];
-  backend_kind: 'mint';
+  backend_kind: 'mint' | 'broker';
   revocable: boolean;
   issued_at: string;
   expires_at: string;
