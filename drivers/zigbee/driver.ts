@@ -50,6 +50,7 @@ import { type Destination, ZStackAdapter } from './znp/adapter.ts';
 import type { Fields } from './znp/codec.ts';
 import type { MtMessage } from './znp/mt.ts';
 import { randomNetwork } from './znp/network.ts';
+import type { StickSecurity } from './znp/nv-backup.ts';
 import { openSerial } from './znp/serial.ts';
 import type { Transport } from './znp/transport.ts';
 
@@ -126,8 +127,12 @@ export class ZigbeeDriver implements LightingDriver {
     transport.onClose(() => this.#lost(adapter));
     try {
       const store = this.#deps.store;
-      const r = await adapter.start(store.network(), () => randomNetwork(this.#o.channel), path);
-      if (r.commissioned || !store.network()) await store.setNetwork(r.network);
+      const stored = store.network();
+      const r = await adapter.start(stored, () => randomNetwork(this.#o.channel), path);
+      // Kept: a new network, a restored one (its one-time security state is dropped now that the stick
+      // has it), or a frame counter that moved on.
+      if (r.commissioned || !stored || stored.security || stored.frameCounter !== r.network.frameCounter)
+        await store.setNetwork(r.network);
       if (r.commissioned)
         this.#log.info({ panId: r.network.panId, channel: r.network.channel }, 'network formed on the stick');
       this.#coordinatorIeee = r.ieee;
@@ -228,6 +233,13 @@ export class ZigbeeDriver implements LightingDriver {
     return Math.max(0, Math.ceil((this.#joinUntil - Date.now()) / 1000));
   }
 
+  /** The stick's security state for a backup (null when not connected or not a covered Z-Stack). */
+  async stickSecurity(): Promise<StickSecurity | null> {
+    const n = this.#deps.store.network();
+    if (!this.#adapter || !n) return null;
+    return this.#adapter.readSecurity(n.extendedPanId);
+  }
+
   /** What the admin status shows; never the network key. */
   status(): Record<string, unknown> {
     const n = this.#deps.store.network();
@@ -326,6 +338,8 @@ export class ZigbeeDriver implements LightingDriver {
     const f = m.fields;
     switch (m.name) {
       case 'sysResetInd':
+        // During start-up a reset is the adapter's own doing (after a restore); it handles it.
+        if (this.#adapter !== adapter) return;
         // The coordinator restarted: it forgot its endpoint and must start its network again.
         this.#log.warn({ reason: f.reason }, 'zigbee coordinator reset');
         adapter.resume().catch((err: unknown) => {

@@ -6,6 +6,7 @@ import { type HearthRouter, HttpError, jsonObjectBody, routeParam } from '../../
 import type { ZigbeeDeviceRecord } from '../../drivers/zigbee/device.ts';
 import type { ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
+import { isStickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 
 export interface RouteDeps {
   driver(): ZigbeeDriver | null;
@@ -76,21 +77,39 @@ export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
   });
 
   // The backup holds the network key: it is the admin's to keep safe, never logged.
-  router.get('/backup', (ctx) => {
+  router.get('/backup', async (ctx) => {
     const b = deps.backup();
     if (!b.network) throw new HttpError(404, 'not_found', 'no network has been formed yet');
+    // The stick's own security state (frame counter, trust-centre link keys), read live when connected.
+    const stick = await deps
+      .driver()
+      ?.stickSecurity()
+      .catch(() => null);
+    const { security: _pending, ...network } = b.network;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { format: 'hearth-zigbee-backup', version: 1, network: b.network, devices: b.devices };
+    ctx.body = {
+      format: 'hearth-zigbee-backup',
+      version: 2,
+      network: stick ? { ...network, frameCounter: stick.frameCounter } : network,
+      devices: b.devices,
+      ...(stick ? { stick } : {}),
+    };
   });
 
   router.post('/restore', async (ctx) => {
     const b = body(ctx);
-    if (b.format !== 'hearth-zigbee-backup' || b.version !== 1)
-      throw bad('not a Hearth Zigbee backup (format, version 1)');
+    if (b.format !== 'hearth-zigbee-backup' || (b.version !== 1 && b.version !== 2))
+      throw bad('not a Hearth Zigbee backup (format, version 1 or 2)');
     if (!isValidNetwork(b.network))
       throw bad('network must have panId, extendedPanId, networkKey and channel 11..26');
+    if (b.stick !== undefined && !isStickSecurity(b.stick))
+      throw bad('stick must be the stick security state of a Hearth Zigbee backup');
     const devices = validDevices(b.devices ?? []);
-    await deps.restore(b.network, devices);
+    const { panId, extendedPanId, networkKey, channel, frameCounter } = b.network;
+    const network: NetworkParams = { panId, extendedPanId, networkKey, channel };
+    if (frameCounter !== undefined) network.frameCounter = frameCounter;
+    if (b.stick) network.security = b.stick;
+    await deps.restore(network, devices);
     ctx.body = { restored: true, devices: devices.length };
   });
 }

@@ -6,9 +6,13 @@
 import type { PluginStore, SecretsApi } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord, ZigbeeGroupRecord, ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
+import { isStickSecurity, type StickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 
-/** The network as stored: everything but the key (older versions kept `networkKey` here in plain text). */
-export type StoredNetwork = Omit<NetworkParams, 'networkKey'> & { networkKey?: string };
+/**
+ * The network as stored: everything but the key (older versions kept `networkKey` here in plain text)
+ * and a restore's stick security state (link keys: kept in the secrets facility until the stick has it).
+ */
+export type StoredNetwork = Omit<NetworkParams, 'networkKey' | 'security'> & { networkKey?: string };
 
 export interface NetworkDoc {
   network: StoredNetwork | null;
@@ -21,6 +25,7 @@ export interface GroupsDoc {
 }
 
 export const NETWORK_KEY_SECRET = 'networkKey';
+export const RESTORE_SECRET = 'restoreSecurity';
 
 export interface PluginStateStore extends ZigbeeStateStore {
   replace(n: NetworkParams, d: ZigbeeDeviceRecord[]): Promise<void>;
@@ -32,7 +37,19 @@ const withoutKey = (n: NetworkParams): StoredNetwork => ({
   panId: n.panId,
   extendedPanId: n.extendedPanId,
   channel: n.channel,
+  ...(n.frameCounter !== undefined ? { frameCounter: n.frameCounter } : {}),
 });
+
+function pendingSecurity(secrets: SecretsApi): StickSecurity | undefined {
+  const raw = secrets.get(RESTORE_SECRET);
+  if (!raw) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isStickSecurity(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export async function openStateStore(store: PluginStore, secrets: SecretsApi): Promise<PluginStateStore> {
   const net = await store.open<NetworkDoc>('network', { network: null });
@@ -52,10 +69,14 @@ export async function openStateStore(store: PluginStore, secrets: SecretsApi): P
     const key = secrets.get(NETWORK_KEY_SECRET);
     if (!stored || !key) return null;
     const n = { ...stored, networkKey: key } as NetworkParams;
+    const security = pendingSecurity(secrets);
+    if (security) n.security = security;
     return isValidNetwork(n) ? n : null;
   };
   const setNetwork = async (n: NetworkParams): Promise<void> => {
-    await secrets.set(NETWORK_KEY_SECRET, n.networkKey);
+    if (secrets.get(NETWORK_KEY_SECRET) !== n.networkKey) await secrets.set(NETWORK_KEY_SECRET, n.networkKey);
+    if (n.security) await secrets.set(RESTORE_SECRET, JSON.stringify(n.security));
+    else if (secrets.get(RESTORE_SECRET) !== undefined) await secrets.delete(RESTORE_SECRET);
     await net.commit((d) => {
       d.network = withoutKey(n);
     });

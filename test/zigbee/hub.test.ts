@@ -60,7 +60,11 @@ describe('zigbee plugin in the hub', () => {
     await until(async () => (bulb?.attr(0x0008, 0) === 127 ? true : undefined));
 
     const backup = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
-    expect(backup).toMatchObject({ format: 'hearth-zigbee-backup', version: 1 });
+    expect(backup).toMatchObject({ format: 'hearth-zigbee-backup', version: 2 });
+    // The stick's own security state, read live: frame counter and the trust-centre link-key seed.
+    expect(backup.stick).toMatchObject({ zstack: '3.x.0', frameCounter: sim.coordinator.frameCounter });
+    expect(backup.stick.tclkSeed).toBe(sim.coordinator.nv.get(0x0101)?.toString('hex'));
+    expect(JSON.stringify(h.t.logs)).not.toContain(backup.stick.tclkSeed);
     expect(backup.network.networkKey).toBe(sim.coordinator.nv.get(0x62)?.toString('hex'));
     expect(backup.devices).toHaveLength(2);
     // The spec exposes the device address as `<vendor>id`.
@@ -90,6 +94,9 @@ describe('zigbee plugin in the hub', () => {
       {},
       { format: 'hearth-zigbee-backup', version: 1, network: { panId: 0 } },
       { format: 'hearth-zigbee-backup', version: 1, network: before.network, devices: [{ ieee: 'nope' }] },
+      { format: 'hearth-zigbee-backup', version: 2, network: before.network, stick: { zstack: '1.2' } },
+      { format: 'hearth-zigbee-backup', version: 2, network: { ...before.network, frameCounter: -1 } },
+      { format: 'hearth-zigbee-backup', version: 3, network: before.network },
     ]) {
       const r = await h.t.admin('POST', '/admin/zigbee/restore', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
@@ -174,5 +181,39 @@ describe('zigbee plugin in the hub', () => {
       h = null;
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('restores a backup with its stick security state onto a replacement stick through the admin API', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
+    sim.coordinator.join('plug');
+    await until(async () =>
+      ((await h?.t.admin('GET', '/admin/zigbee/devices'))?.body as Json[])[0]?.interviewed ? true : undefined,
+    );
+    const backup = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
+    await h.t.stop();
+    h = null;
+    await sim.stop();
+
+    // A new Hearth (fresh data dir) on a replacement stick.
+    sim = await startZnpSimulator({ blank: true });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    const formed = sim.coordinator.panId;
+    expect(formed).not.toBe(backup.network.panId);
+    const r = await h.t.admin('POST', '/admin/zigbee/restore', backup);
+    expect(r).toMatchObject({ status: 200, body: { restored: true, devices: 1 } });
+    await until(async () =>
+      ((await h?.t.admin('GET', '/admin/zigbee/status'))?.body as Json).connected ? true : undefined,
+    );
+    const c = sim.coordinator;
+    expect(c.panId).toBe(backup.network.panId);
+    expect(c.frameCounter).toBe(backup.stick.frameCounter + 100_000);
+    expect(c.nv.get(0x0101)?.toString('hex')).toBe(backup.stick.tclkSeed);
+    expect(c.nvEx.get('4:0')?.toString('hex')).toBe(backup.stick.tclkTable[0]);
+    // Applied once: the pending security state is no longer kept anywhere.
+    const stored = readFileSync(join(h.t.dataDir, 'zigbee.network.json'), 'utf8');
+    expect(stored).not.toContain(backup.stick.tclkSeed);
+    expect(stored).not.toContain(backup.network.networkKey);
   });
 });

@@ -4,8 +4,11 @@
  * motion as sensor events.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { memoryStateStore } from '../../drivers/zigbee/device.ts';
 import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import { NV } from '../../drivers/zigbee/znp/mt.ts';
+import type { NetworkParams } from '../../drivers/zigbee/znp/network.ts';
+import { FRAME_COUNTER_MARGIN, type StickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { IEEE, makeDriver, PID, pairAll } from './sim-helpers.ts';
 
@@ -71,6 +74,73 @@ describe('zigbee: commissioning and resuming', () => {
     await b.driver.start();
     expect(sim.coordinator.panId).toBe(net?.panId);
     expect(sim.coordinator.nv.get(NV.EXTPANID)?.toString('hex')).toBe(net?.extendedPanId);
+  });
+
+  it("a backup carries the stick's frame counter and trust-centre link keys; restored onto a replacement stick above the old counter", async () => {
+    sim = await startZnpSimulator({ blank: true });
+    const a = makeDriver(sim);
+    cleanup.push(() => a.driver.stop());
+    await a.driver.start();
+    await pairAll(sim, a.driver, ['plug', 'dimmableBulb']);
+    for (let i = 0; i < 5; i++)
+      await a.driver.setState(PID.plug, { on: i % 2 === 0, bri: i % 2 === 0 ? 255 : 0 });
+    const old = sim.coordinator;
+    expect(old.frameCounter).toBeGreaterThan(5);
+    const stick = await a.driver.stickSecurity();
+    expect(stick).toMatchObject({
+      zstack: '3.x.0',
+      frameCounter: old.frameCounter,
+      keySequence: 0,
+      tclkSeed: old.nv.get(0x0101)?.toString('hex'),
+    });
+    expect(stick?.tclkTable).toHaveLength(16);
+    expect(stick?.addressManager).toHaveLength(16);
+    // Two devices joined: two entries in use.
+    expect(stick?.tclkTable?.filter((e) => !/^0+$/.test(e))).toHaveLength(2);
+    // The network record keeps the last counter read at start, not a secret.
+    expect(a.store.network()?.frameCounter).toBeTypeOf('number');
+    const net = a.store.network();
+    await a.driver.stop();
+    await sim.stop();
+
+    // A replacement stick: blank, same family. The restore forms the network, writes the security state,
+    // resets the stick and starts it.
+    sim = await startZnpSimulator({ blank: true });
+    const fresh = sim.coordinator;
+    const store = memoryStateStore();
+    await store.setNetwork({ ...(net as NetworkParams), security: stick as StickSecurity });
+    const b = makeDriver(sim, store);
+    cleanup.push(() => b.driver.stop());
+    await b.driver.start();
+    expect(b.driver.connection().connected).toBe(true);
+    expect(fresh.panId).toBe(net?.panId);
+    expect(fresh.frameCounter).toBe((stick?.frameCounter ?? 0) + FRAME_COUNTER_MARGIN);
+    expect(fresh.nv.get(0x0101)?.toString('hex')).toBe(stick?.tclkSeed);
+    expect(fresh.nvEx.get('4:0')?.toString('hex')).toBe(stick?.tclkTable?.[0]);
+    expect(fresh.nvEx.get('4:1')?.toString('hex')).toBe(stick?.tclkTable?.[1]);
+    const names = fresh.log.map((m) => m.name);
+    expect(names.indexOf('sysResetReq')).toBeGreaterThan(names.indexOf('appCnfBdbStartCommissioning'));
+    expect(names.lastIndexOf('zdoStartupFromApp')).toBeGreaterThan(names.indexOf('sysResetReq'));
+    // The one-time security state is gone from the store; the new counter is kept.
+    expect(store.network()?.security).toBeUndefined();
+    expect(store.network()?.frameCounter).toBe(fresh.frameCounter);
+  });
+
+  it('a replacement stick for a stored network starts above the frame counter last read, even without a backup', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    const store = memoryStateStore();
+    await store.setNetwork({
+      panId: 0x4321,
+      extendedPanId: 'abcdefabcdefabcd',
+      networkKey: '22'.repeat(16),
+      channel: 20,
+      frameCounter: 7000,
+    });
+    const d = makeDriver(sim, store);
+    cleanup.push(() => d.driver.stop());
+    await d.driver.start();
+    expect(sim.coordinator.panId).toBe(0x4321);
+    expect(sim.coordinator.frameCounter).toBe(7000 + FRAME_COUNTER_MARGIN);
   });
 
   it('answers after the bootloader-skip byte when the first ping is silent', async () => {

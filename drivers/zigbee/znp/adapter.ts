@@ -13,6 +13,13 @@ import {
   NV,
 } from './mt.ts';
 import { channelMask, type NetworkParams } from './network.ts';
+import {
+  readFrameCounter,
+  readSecurity,
+  type StickSecurity,
+  writeSecurity,
+  ZStackProduct,
+} from './nv-backup.ts';
 import type { Transport } from './transport.ts';
 import { Znp, ZnpTimeoutError } from './znp.ts';
 
@@ -87,6 +94,8 @@ export class ZStackAdapter {
   /** Where each device is reachable now (re-resolved after a route failure). */
   readonly addresses = new Map<string, number>();
   /** Counters for diagnostics and the admin status. */
+  /** SYS_VERSION product: 0 Z-Stack 1.2, 1 Z-Stack 3.x.0, 2 Z-Stack 3.0.x. */
+  product = -1;
   readonly stats = { sent: 0, groupcasts: 0, retries: 0, routeDiscoveries: 0, failed: 0 };
 
   constructor(transport: Transport, timings: Partial<AdapterTimings> = {}) {
@@ -121,18 +130,45 @@ export class ZStackAdapter {
     await this.ping(path);
     const v = await this.znp.call('sysVersion');
     const version = `${v.major}.${v.minor}.${v.maint}`;
+    this.product = v.product as number;
     let commissioned = false;
-    let params = network;
-    if (!params || !(await this.#carries(params))) {
-      params = params ?? create();
+    const { security, ...plain } = network ?? create();
+    const params: NetworkParams = plain;
+    if (!network || !(await this.#carries(params))) {
       await this.#commission(params);
       commissioned = true;
+      // A replacement for a known network: the stick's security state (or at least a frame counter above
+      // the old stick's), then a reset so Z-Stack takes it (docs/zigbee.md#backup-and-restore).
+      const restore =
+        security ??
+        (params.frameCounter !== undefined ? { zstack: '3.x.0', frameCounter: params.frameCounter } : null);
+      if (network && restore && this.product === ZStackProduct.Z3X0) {
+        await writeSecurity(this.znp, restore, params.extendedPanId, params.networkKey);
+        await this.#reset();
+        await this.#startup();
+      }
     } else if ((await this.#deviceInfo()).deviceState !== DEVICE_STATE_COORDINATOR) {
       await this.#startup();
     }
     const info = await this.#deviceInfo();
     await this.registerEndpoint();
+    const frameCounter = await readFrameCounter(this.znp, this.product, params.extendedPanId).catch(
+      () => undefined,
+    );
+    if (frameCounter !== undefined) params.frameCounter = frameCounter;
     return { ieee: info.ieee as string, network: params, commissioned, version };
+  }
+
+  /** A soft reset (SYS_RESET_REQ type 1), waiting for the stick to say it is back. */
+  async #reset(): Promise<void> {
+    const back = this.znp.waitFor('sysResetInd', () => true, this.#t.startupMs);
+    await this.znp.post('sysResetReq', { type: 1 });
+    await back.promise;
+  }
+
+  /** The stick's security state for a backup; null for a Z-Stack this does not cover. */
+  readSecurity(extendedPanId: string): Promise<StickSecurity | null> {
+    return readSecurity(this.znp, this.product, extendedPanId);
   }
 
   async #deviceInfo(): Promise<Fields> {

@@ -1,5 +1,6 @@
 /** A Zigbee network's parameters: what a blank stick is commissioned with and what a restart resumes. */
 import { randomBytes, randomInt } from 'node:crypto';
+import type { StickSecurity } from './nv-backup.ts';
 
 export interface NetworkParams {
   panId: number;
@@ -8,6 +9,10 @@ export interface NetworkParams {
   /** 32 hex digits; a secret: never logged. */
   networkKey: string;
   channel: number;
+  /** The stick's outgoing NWK frame counter when last read (not secret); a replacement starts above it. */
+  frameCounter?: number;
+  /** A restored backup's stick security state, written once onto the replacement stick, never stored. */
+  security?: StickSecurity;
 }
 
 /**
@@ -41,6 +46,8 @@ export function isValidNetwork(n: unknown): n is NetworkParams {
     /^[0-9a-f]{32}$/.test(x.networkKey) &&
     Number.isInteger(x.channel) &&
     x.channel >= 11 &&
-    x.channel <= 26
+    x.channel <= 26 &&
+    (x.frameCounter === undefined ||
+      (Number.isInteger(x.frameCounter) && x.frameCounter >= 0 && x.frameCounter <= 0xffffffff))
   );
 }

@@ -2,6 +2,7 @@
  * A simulated Z-Stack 3 coordinator: speaks UNPI/MT on its end of a PTY pair, keeps NV items, forms a
  * network when commissioned, carries AF frames to and from the simulated devices, and has fault modes.
  */
+import { randomBytes } from 'node:crypto';
 import { SerialPort } from 'serialport';
 import type { Fields } from '../../../drivers/zigbee/znp/codec.ts';
 import {
@@ -33,9 +34,15 @@ export interface Faults {
 
 export const COORDINATOR_IEEE = '0x00124b0099887766';
 
+/** Extended NV item ids (system 1) the simulator keeps. */
+const EX = { ADDRMGR: 0x0001, TCLK: 0x0004, SEC_MATERIAL: 0x0007 } as const;
+const TABLE_SIZE = 16;
+
 export class SimCoordinator {
   readonly devices = simulatedNetwork();
   readonly nv = new Map<number, Buffer>();
+  /** Extended NV items (Z-Stack 3.x.0), keyed `<itemId>:<subId>` (system id 1 only). */
+  readonly nvEx = new Map<string, Buffer>();
   readonly faults: Faults = {
     silentUntilBootloaderSkip: false,
     channelAccessFailures: 0,
@@ -69,6 +76,7 @@ export class SimCoordinator {
     this.nv.set(NV.EXTPANID, Buffer.from('dddddddddddddddd', 'hex'));
     this.nv.set(NV.CHANLIST, Buffer.from([0, 0, 0, 0x08]));
     this.nv.set(NV.PRECFGKEY, Buffer.alloc(16, 1));
+    this.#formSecurity();
     this.formed = true;
   }
 
@@ -160,6 +168,22 @@ export class SimCoordinator {
       case 'sysOsalNvWrite':
         this.nv.set(n('id'), Buffer.from(f.value as Buffer));
         return ok();
+      case 'sysOsalNvItemInit':
+        if (!this.nv.has(n('id'))) this.nv.set(n('id'), Buffer.from(f.value as Buffer));
+        return ok();
+      case 'sysNvRead': {
+        const v = this.nvEx.get(`${n('itemId')}:${n('subId')}`);
+        return v ? ok({ value: v }) : this.send('sysNvRead', { status: 0x0a, value: Buffer.alloc(0) }, true);
+      }
+      case 'sysNvCreate':
+        this.nvEx.set(`${n('itemId')}:${n('subId')}`, Buffer.alloc(n('len')));
+        return ok();
+      case 'sysNvWrite': {
+        const k = `${n('itemId')}:${n('subId')}`;
+        if (!this.nvEx.has(k)) return this.send('sysNvWrite', { status: 0x0a }, true);
+        this.nvEx.set(k, Buffer.from(f.value as Buffer));
+        return ok();
+      }
       case 'utilGetDeviceInfo':
         return ok({ ieee: COORDINATOR_IEEE, nwkAddr: 0, deviceType: 7, deviceState: this.state, assoc: [] });
       case 'appCnfBdbSetChannel':
@@ -170,6 +194,7 @@ export class SimCoordinator {
           this.formed = this.nv.has(NV.PANID) && this.nv.has(NV.EXTPANID) && this.nv.has(NV.PRECFGKEY);
           if (!this.formed)
             return this.send('appCnfBdbCommissioningNotification', { status: 2, mode: 4, remainingModes: 0 });
+          this.#formSecurity();
           this.#start();
           this.send('appCnfBdbCommissioningNotification', { status: 0, mode: 4, remainingModes: 0 });
         }, 20);
@@ -198,6 +223,43 @@ export class SimCoordinator {
       default:
         return this.#zdo(msg.name, f, ok);
     }
+  }
+
+  /** What formation leaves in NV: the security material table, the active key, a fresh TCLK seed. */
+  #formSecurity(): void {
+    const material = Buffer.alloc(12);
+    (this.nv.get(NV.EXTPANID) ?? Buffer.alloc(8)).copy(material, 4);
+    this.nvEx.set(`${EX.SEC_MATERIAL}:0`, material);
+    const generic = Buffer.alloc(12, 0xff);
+    generic.writeUInt32LE(0, 0);
+    this.nvEx.set(`${EX.SEC_MATERIAL}:1`, generic);
+    this.nv.set(0x003a, Buffer.concat([Buffer.of(0), this.nv.get(NV.PRECFGKEY) ?? Buffer.alloc(16)]));
+    this.nv.set(0x0101, randomBytes(16));
+    this.nv.set(0x004c, Buffer.alloc(16));
+    // Tables exist in full from the start, their unused entries empty (as on a real stick).
+    for (let i = 0; i < TABLE_SIZE; i++) {
+      this.nvEx.set(`${EX.TCLK}:${i}`, Buffer.alloc(20));
+      this.nvEx.set(`${EX.ADDRMGR}:${i}`, Buffer.from('00ff00000000000000000000', 'hex'));
+    }
+  }
+
+  /** The first unused table entry (all zeros in the TCLK table), or -1. */
+  #freeEntry(): number {
+    for (let i = 0; i < TABLE_SIZE; i++) {
+      const e = this.nvEx.get(`${EX.TCLK}:${i}`);
+      if (e?.every((b) => b === 0)) return i;
+    }
+    return -1;
+  }
+
+  /** The coordinator's outgoing NWK frame counter (security material entry 0). */
+  get frameCounter(): number {
+    return this.nvEx.get(`${EX.SEC_MATERIAL}:0`)?.readUInt32LE(0) ?? 0;
+  }
+
+  #countFrame(): void {
+    const e = this.nvEx.get(`${EX.SEC_MATERIAL}:0`);
+    if (e) e.writeUInt32LE((e.readUInt32LE(0) + 1) >>> 0, 0);
   }
 
   #start(): void {
@@ -296,6 +358,7 @@ export class SimCoordinator {
   }
 
   #afData(f: Fields) {
+    this.#countFrame();
     const transId = f.transId as number;
     const srcEndpoint = f.srcEndpoint as number;
     this.send('afDataRequest', { status: 0 }, true);
@@ -324,6 +387,7 @@ export class SimCoordinator {
 
   /** A groupcast (address mode 1): every joined member of the group takes it; nobody acknowledges. */
   #afGroup(f: Fields) {
+    this.#countFrame();
     const transId = f.transId as number;
     this.send('afDataRequestExt', { status: 0 }, true);
     const confirm = (status: number): void => {
@@ -377,6 +441,19 @@ export class SimCoordinator {
     if (!d || !this.formed || Date.now() > this.permitJoinUntil) return false;
     if (d.joined) return true;
     d.joined = true;
+    // The trust centre keeps a link-key entry and an address manager entry per device that joined.
+    const index = this.#freeEntry();
+    const ext = Buffer.from(d.ieee.slice(2), 'hex').reverse();
+    const tclk = Buffer.alloc(20);
+    ext.copy(tclk, 8);
+    tclk[16] = 2; // verified key
+    tclk[18] = d.nwk & 0x0f; // seed shift
+    if (index >= 0) this.nvEx.set(`${EX.TCLK}:${index}`, tclk);
+    const ame = Buffer.alloc(12);
+    ame[0] = 0x03; // assoc | security
+    ame.writeUInt16LE(d.nwk, 1);
+    ext.copy(ame, 3);
+    if (index >= 0) this.nvEx.set(`${EX.ADDRMGR}:${index}`, ame);
     this.send('zdoTcDevInd', { nwkAddr: d.nwk, ieee: d.ieee, parentAddr: 0 });
     this.send('zdoEndDeviceAnnceInd', {
       srcAddr: d.nwk,
