@@ -189,7 +189,9 @@ describe('zigbee plugin in the hub', () => {
     await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
     sim.coordinator.join('plug');
     await until(async () =>
-      ((await h?.t.admin('GET', '/admin/zigbee/devices'))?.body as Json[])[0]?.interviewed ? true : undefined,
+      (((await h?.t.admin('GET', '/admin/zigbee/devices'))?.body ?? []) as Json[])[0]?.interviewed
+        ? true
+        : undefined,
     );
     const backup = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
     await h.t.stop();
@@ -204,7 +206,9 @@ describe('zigbee plugin in the hub', () => {
     const r = await h.t.admin('POST', '/admin/zigbee/restore', backup);
     expect(r).toMatchObject({ status: 200, body: { restored: true, devices: 1 } });
     await until(async () =>
-      ((await h?.t.admin('GET', '/admin/zigbee/status'))?.body as Json).connected ? true : undefined,
+      ((await h?.t.admin('GET', '/admin/zigbee/status'))?.body as Json | undefined)?.connected
+        ? true
+        : undefined,
     );
     const c = sim.coordinator;
     expect(c.panId).toBe(backup.network.panId);
