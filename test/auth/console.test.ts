@@ -201,8 +201,23 @@ describe('auth server pages of the operator console', () => {
     expect(mappings.map((m) => m.idp_subject)).toEqual(['emp-42']);
     // Broker providers: a table when the admin API has them, otherwise a sentence saying so.
     const brokers = await h.admin('GET', '/admin/broker-providers');
-    if (brokers.status === 200) await page.getByRole('table', { name: 'Broker providers' }).waitFor();
-    else await page.locator('#broker-providers', { hasText: 'not available' }).waitFor();
+    if (brokers.status === 200) {
+      await page.getByRole('table', { name: 'Broker providers' }).waitFor();
+      await page.getByLabel('Slug', { exact: true }).fill('github');
+      await page.getByLabel('Display name', { exact: true }).fill('GitHub');
+      await page.getByLabel('Configuration (JSON, stored as given)').fill('{"client_id": "abc", "n": 1.50}');
+      await page.getByRole('button', { name: 'Create broker provider' }).click();
+      await page.locator('tr[data-broker="github"]').waitFor();
+      const made = (await h.admin('GET', '/admin/broker-providers')).body as Array<{
+        slug: string;
+        protocol: string;
+      }>;
+      expect(made).toMatchObject([{ slug: 'github', protocol: 'oauth2' }]);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Delete broker provider github' }).click();
+      await page.locator('tr[data-broker="github"]').waitFor({ state: 'detached' });
+      expect((await h.admin('GET', '/admin/broker-providers')).body).toEqual([]);
+    } else await page.locator('#broker-providers', { hasText: 'not available' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
   });
 
@@ -236,10 +251,11 @@ describe('auth server pages of the operator console', () => {
 
     await page.getByLabel('Client ID').first().fill(device.client_id);
     await page.getByRole('button', { name: 'Find issuances' }).click();
-    await said('5 issuances');
+    await said(/^5 issuances/);
     const first = (await page.locator('tr[data-jti]').first().getAttribute('data-jti'))!;
     await page.getByRole('button', { name: `Revoke token ${first}` }).click();
     await said(`Revoked ${first}`);
+    await page.locator(`tr[data-jti="${first}"] td`, { hasText: 'revoked' }).waitFor();
     const rev = (await h.admin('GET', `/admin/issuances?jti=${first}`)).body as {
       issuances: Array<{ revoked_at?: string }>;
     };
@@ -247,7 +263,7 @@ describe('auth server pages of the operator console', () => {
 
     await page.getByLabel('Action').fill('client.suspended');
     await page.getByRole('button', { name: 'Show events' }).click();
-    await said('1 audit events');
+    await said(/^1 audit events/);
     expect(await page.locator('tr[data-action]').allTextContents()).toHaveLength(1);
     expect(await axeViolations(page)).toEqual([]);
   });

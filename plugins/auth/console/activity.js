@@ -118,7 +118,8 @@ export async function render(root, api) {
   const iJti = h('input', { id: 'iss-jti' });
   const iSince = sinceSelect('iss-since');
   const issuanceRows = h('tbody');
-  const searchIssuances = run('Issuances', async () => {
+  /** Fills the issuance table; returns how many were found. */
+  async function loadIssuances() {
     const q = new URLSearchParams();
     if (iUser.value) q.set('user', iUser.value);
     if (iClient.value) q.set('client', iClient.value);
@@ -160,8 +161,8 @@ export async function render(root, api) {
                     'aria-label': `Revoke token ${i.jti}`,
                     onclick: run('Revoke', async () => {
                       await api.send('DELETE', `/issuances/${encodeURIComponent(i.id)}`);
+                      await loadIssuances();
                       api.say(`Revoked ${i.jti} and what was exchanged from it.`);
-                      await searchIssuances();
                     }),
                   },
                   'Revoke',
@@ -170,7 +171,10 @@ export async function render(root, api) {
         ),
       ),
     );
-    api.say(`${r.count} issuances.`);
+    return r.count;
+  }
+  const searchIssuances = run('Issuances', async () => {
+    api.say(`${await loadIssuances()} issuances.`);
   });
 
   // Audit
