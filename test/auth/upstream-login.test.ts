@@ -206,6 +206,25 @@ describe('upstream OpenID login', () => {
     expect(await sessionsOf(h, 'ann')).toBe(sessionsBefore);
   });
 
+  it('negative: a refusal at the provider and an answer naming another issuer (RFC 9207) sign nobody in', async () => {
+    up.nextAccount = { sub: 'up-ann', email: 'ann@home.test', email_verified: true };
+    up.denyNext = true;
+    const b = new RecordingBrowser(h.auth);
+    const { res } = await follow(b, '/oidc/start?provider=home');
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('access_denied');
+    expect(await signedInAs(b)).toBeNull();
+
+    const b2 = new RecordingBrowser(h.auth);
+    const start = await b2.fetch('/oidc/start?provider=home');
+    const callback = new URL(await followUntilCallback(b2, start.headers.get('location')!));
+    callback.searchParams.set('iss', 'https://mix-up.example');
+    const mixed = await b2.fetch(callback.href);
+    expect(mixed.status).toBe(400);
+    expect(await signedInAs(b2)).toBeNull();
+    expect(await lastFailure(h)).toContain('iss');
+  });
+
   it('negative: an ID token with another nonce, or signed by a foreign key, is refused', async () => {
     up.nextAccount = { sub: 'up-ann', email: 'ann@home.test', email_verified: true };
     up.tamper = async (body) => {

@@ -27,6 +27,8 @@ export interface UpstreamProvider {
   /** Counts of requests by path (discovery, jwks, token). */
   hits: Map<string, number>;
   tamper: ((body: Record<string, unknown>) => Promise<void>) | null;
+  /** The next interaction refuses (the person says no at the provider): `error=access_denied`. */
+  denyNext: boolean;
   /** Creates the provider once the hub's callback URLs are known. */
   configure(clients: Array<Record<string, unknown>>): Promise<void>;
   close(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     issuedTokens: [],
     hits,
     tamper: null,
+    denyNext: false,
     async configure(clients) {
       const provider = new Provider(issuer, {
         clients,
@@ -124,9 +127,11 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
       });
       provider.use(async (ctx, next) => {
         if (ctx.path.startsWith('/interaction/')) {
-          const to = await provider.interactionResult(ctx.req, ctx.res, {
-            login: { accountId: self.nextAccount.sub },
-          });
+          const result = self.denyNext
+            ? { error: 'access_denied', error_description: 'the person said no' }
+            : { login: { accountId: self.nextAccount.sub } };
+          self.denyNext = false;
+          const to = await provider.interactionResult(ctx.req, ctx.res, result);
           ctx.status = 303;
           ctx.redirect(to);
           return;
