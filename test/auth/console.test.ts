@@ -5,14 +5,24 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.ts';
-import { type AuthHub, adminClient, siteResourceUri, startAuthHub } from './helpers.ts';
+import {
+  type AuthHub,
+  adminClient,
+  adminUser,
+  authorizeInBrowser,
+  Browser,
+  codeRequest,
+  phoneApp,
+  siteResourceUri,
+  startAuthHub,
+} from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 let h: AuthHub;
-let browser: Browser;
+let browser: Chromium;
 let page: Page;
 let site: string;
 const foreign: string[] = [];
@@ -125,6 +135,28 @@ describe('auth server pages of the operator console', () => {
     const users = (await h.admin('GET', '/admin/users')).body as Array<{ email: string; status: string }>;
     expect(users.find((u) => u.email === 'pat@home.test')?.status).toBe('disabled');
     expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('users: shows what a user granted and revokes a consent grant', async () => {
+    const quinn = await adminUser(h, 'quinn@home.test');
+    const app = await phoneApp(h);
+    const flow = await codeRequest(app.config, { resource: site, scope: 'lights:read' });
+    await authorizeInBrowser(new Browser(h.auth), flow.url, quinn);
+    const grants = (await h.admin('GET', `/admin/users/${quinn.id}/grants`)).body as {
+      consent_grants: Array<{ id: string; revoked_at?: string }>;
+    };
+    expect(grants.consent_grants).toHaveLength(1);
+    const grantId = grants.consent_grants[0]!.id;
+    await page.reload();
+    await page.locator('#page-body', { hasText: 'New user' }).waitFor();
+    await page.getByRole('button', { name: 'Grants of quinn@home.test' }).click();
+    await page.locator(`tr[data-grant="${grantId}"]`).waitFor();
+    expect(await page.locator(`tr[data-grant="${grantId}"]`).textContent()).toContain('Phone app');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Revoke the consent of quinn@home.test for Phone app' }).click();
+    await page.locator(`tr[data-grant="${grantId}"] td`, { hasText: 'revoked' }).waitFor();
+    const after = (await h.admin('GET', `/admin/users/${quinn.id}/grants`)).body as typeof grants;
+    expect(after.consent_grants[0]!.revoked_at).toBeTruthy();
   });
 
   it('resources: creates a resource, puts a client on its exchange policy, links it to the site (dry run first)', async () => {

@@ -1,5 +1,5 @@
 // Console page of the authorization server: the people who sign in (create, disable, sign out everywhere,
-// delete).
+// delete) and what each has granted (consent grants to apps, broker grants for upstream accounts).
 export async function render(root, api) {
   const { h } = api;
   const run = (what, fn) => async (e) => {
@@ -13,6 +13,94 @@ export async function render(root, api) {
   const button = (text, label, fn) =>
     h('button', { type: 'button', 'aria-label': label, onclick: run(text, fn) }, text);
   const rows = h('tbody');
+  const grantsArea = h('div', { id: 'user-grants' });
+  const when = (iso) => (iso ? iso.slice(0, 16).replace('T', ' ') : '');
+
+  async function showGrants(u) {
+    const [g, clients] = await Promise.all([
+      api.get(`/users/${encodeURIComponent(u.id)}/grants`),
+      api.get('/clients?limit=1000'),
+    ]);
+    const clientName = (id) => clients.find((c) => c.id === id)?.name ?? id;
+    const revokeButton = (kind, grant, label) =>
+      grant.revoked_at
+        ? `revoked ${when(grant.revoked_at)}`
+        : button('Revoke', label, async () => {
+            await api.send('DELETE', `/grants/${kind}/${encodeURIComponent(grant.id)}`);
+            await showGrants(u);
+            api.say(`Revoked the ${kind} grant ${grant.id}.`);
+          });
+    const head = (cells) =>
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          cells.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      );
+    grantsArea.replaceChildren(
+      h('h3', {}, `Grants of ${u.email}`),
+      h(
+        'table',
+        {},
+        h('caption', {}, `Apps ${u.email} allowed (consent grants)`),
+        head(['App', 'Resource', 'Scopes', 'Since', 'State']),
+        h(
+          'tbody',
+          {},
+          g.consent_grants.map((c) =>
+            h(
+              'tr',
+              { 'data-grant': c.id },
+              h('td', {}, clientName(c.client_id)),
+              h('td', {}, c.resource_id),
+              h('td', {}, c.scopes.join(' ')),
+              h('td', {}, when(c.created_at)),
+              h(
+                'td',
+                {},
+                revokeButton('consent', c, `Revoke the consent of ${u.email} for ${clientName(c.client_id)}`),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'table',
+        {},
+        h('caption', {}, `Upstream accounts of ${u.email} (broker grants)`),
+        head(['Provider', 'Scopes', 'Version', 'Since', 'State']),
+        h(
+          'tbody',
+          {},
+          g.broker_grants.map((b) =>
+            h(
+              'tr',
+              { 'data-grant': b.id },
+              h('td', {}, b.broker_provider_id),
+              h('td', {}, b.scopes_granted.join(' ')),
+              h('td', {}, String(b.version)),
+              h('td', {}, when(b.created_at)),
+              h(
+                'td',
+                {},
+                revokeButton(
+                  'broker',
+                  b,
+                  `Revoke the upstream account of ${u.email} at ${b.broker_provider_id}`,
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+    api.say(
+      `${g.consent_grants.length} consent grants, ${g.broker_grants.length} broker grants for ${u.email}.`,
+    );
+  }
 
   async function load() {
     const users = await api.get('/users');
@@ -40,6 +128,7 @@ export async function render(root, api) {
                 await load();
               },
             ),
+            button('Grants', `Grants of ${u.email}`, () => showGrants(u)),
             button('Sign out everywhere', `Sign ${u.email} out everywhere`, async () => {
               const r = await api.send('DELETE', `/users/${encodeURIComponent(u.id)}/tokens`);
               api.say(`${u.email}: ${r.revoked} tokens revoked, ${r.sessions_ended} sessions ended.`);
@@ -113,6 +202,7 @@ export async function render(root, api) {
       role,
       h('p', {}, h('button', { type: 'submit' }, 'Create user')),
     ),
+    grantsArea,
   );
   await load();
 }
