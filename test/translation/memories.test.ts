@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as deepl from 'deepl-node';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundedDistance, MatchIndex } from '../../plugins/translation/memories/fuzzy.ts';
+import { QueryDistance } from '../../plugins/translation/memories/bit-distance.ts';
+import { MatchIndex } from '../../plugins/translation/memories/fuzzy.ts';
 import { fakeDeepl } from './fakes/deepl.ts';
 import { fakeLibre } from './fakes/libretranslate.ts';
 import { fakeOpenAi } from './fakes/openai.ts';
@@ -225,7 +226,7 @@ describe('translation_memory_id on /v2/translate', () => {
 });
 
 describe('fuzzy scoring', () => {
-  it('the banded, bounded distance equals the plain Levenshtein distance whenever it is within the limit', () => {
+  it('the bit-parallel, bounded distance equals the plain Levenshtein distance whenever it is within the limit', () => {
     const plain = (a: string, b: string) => {
       let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
       for (let i = 1; i <= a.length; i++) {
@@ -241,15 +242,20 @@ describe('fuzzy scoring', () => {
       }
       return prev[b.length] as number;
     };
-    const row = new Uint32Array(64);
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' '), maxLength: 20 }),
-        fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' '), maxLength: 20 }),
-        fc.integer({ min: 0, max: 22 }),
+        // Up to 100 units: queries of one, two, three and four 32-row blocks.
+        fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', 'é'), maxLength: 100 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', 'c', ' ', 'é'), maxLength: 100 }),
+        fc.integer({ min: 0, max: 110 }),
         (a, b, limit) => {
           const d = plain(a, b);
-          expect(boundedDistance(a, b, limit, row)).toBe(d <= limit ? d : limit + 1);
+          const query = new QueryDistance(a);
+          try {
+            expect(query.distance(b, limit)).toBe(d <= limit ? d : limit + 1);
+          } finally {
+            query.release();
+          }
         },
       ),
       { numRuns: 2000 },

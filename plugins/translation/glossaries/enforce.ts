@@ -1,5 +1,6 @@
 import type { EngineResult, EngineTranslation } from '../engines/types.ts';
 import { UpstreamError } from '../engines/types.ts';
+import { TermFinder } from './term-finder.ts';
 
 /**
  * Glossaries on engines without them (docs/translation.md#glossaries-on-every-engine). Terms are matched
@@ -14,14 +15,54 @@ export type Terms = ReadonlyArray<readonly [string, string]>;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The entries whose source term occurs in one of the texts, as one alternation (longest term first). */
-export function termsIn(texts: string[], entries: Terms): { terms: Terms; pattern: RegExp | null } {
-  const lower = texts.map((t) => t.toLowerCase());
-  const terms = entries
-    .filter(([s]) => {
+/** Entries grouped by lower-cased source term, with the automaton that finds those terms. */
+interface TermIndex {
+  finder: TermFinder;
+  /** The entry indexes of each distinct lower-cased source term (the finder's term numbers). */
+  entriesOf: number[][];
+}
+
+/** Built once per entries array (a merged glossary is itself kept, so its index lives as long as it does). */
+const indexes = new WeakMap<Terms, TermIndex>();
+
+function indexOf(entries: Terms): TermIndex {
+  let index = indexes.get(entries);
+  if (!index) {
+    const numbers = new Map<string, number>();
+    const entriesOf: number[][] = [];
+    entries.forEach(([s], i) => {
       const l = s.toLowerCase();
-      return lower.some((t) => t.includes(l));
-    })
+      let n = numbers.get(l);
+      if (n === undefined) {
+        n = entriesOf.length;
+        numbers.set(l, n);
+        entriesOf.push([]);
+      }
+      (entriesOf[n] as number[]).push(i);
+    });
+    index = { finder: new TermFinder([...numbers.keys()]), entriesOf };
+    indexes.set(entries, index);
+  }
+  return index;
+}
+
+/**
+ * The entries whose source term occurs in one of the texts (case-insensitively, as a substring; whole
+ * words are the pattern's job), as one alternation, longest term first. One pass per text, however many
+ * entries the glossary has.
+ */
+export function termsIn(texts: string[], entries: Terms): { terms: Terms; pattern: RegExp | null } {
+  const { finder, entriesOf } = indexOf(entries);
+  const found = new Uint8Array(entriesOf.length);
+  for (const text of texts) finder.scan(text.toLowerCase(), found);
+  const matched: number[] = [];
+  found.forEach((hit, n) => {
+    if (hit) matched.push(...(entriesOf[n] as number[]));
+  });
+  // Entries in glossary order, then longest first (a stable sort keeps that order among equal lengths).
+  const terms = matched
+    .sort((a, b) => a - b)
+    .map((i) => entries[i] as readonly [string, string])
     .sort((a, b) => b[0].length - a[0].length);
   if (terms.length === 0) return { terms, pattern: null };
   const alternation = terms.map(([s]) => escapeRegExp(s)).join('|');

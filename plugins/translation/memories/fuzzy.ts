@@ -1,43 +1,15 @@
 /**
  * Translation memory matching (docs/translation.md#translation-memory-matching): a character-level
  * normalised edit distance, `100 × (1 − distance / longer length)`, after collapsing whitespace and case.
- * Lookups go exact hash first, then only the segments whose length could reach the threshold.
+ * The best segment scoring at least the threshold wins; on equal scores the shorter segment, then the one
+ * stored first. Lookups go exact hash first, then a trigram index picks the few segments that could reach
+ * the threshold (docs/translation.md#how-fuzzy-lookups-stay-fast), then the distance decides.
  */
+import { QueryDistance } from './bit-distance.ts';
+import { QgramIndex } from './qgram-index.ts';
+import { allowedDistance } from './score.ts';
 
 export const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
-
-/**
- * Levenshtein distance, or `limit + 1` when it exceeds `limit`. Only the diagonal band |i − j| ≤ limit is
- * computed (a path leaving it costs more than the limit), and the scan stops once a row's minimum passes
- * the limit. Compares UTF-16 units: memory segments are sentences, where the difference does not matter.
- */
-export function boundedDistance(a: string, b: string, limit: number, row: Uint32Array): number {
-  const n = a.length;
-  const m = b.length;
-  const over = limit + 1;
-  if (Math.abs(n - m) > limit) return over;
-  for (let j = 0; j <= m; j++) row[j] = j <= limit ? j : over;
-  for (let i = 1; i <= n; i++) {
-    const lo = Math.max(1, i - limit);
-    const hi = Math.min(m, i + limit);
-    let diagonal = row[lo - 1] as number;
-    const left0 = lo === 1 && i <= limit ? i : over;
-    row[lo - 1] = left0;
-    let best = left0;
-    const ca = a.charCodeAt(i - 1);
-    for (let j = lo; j <= hi; j++) {
-      const above = row[j] as number;
-      const cost = ca === b.charCodeAt(j - 1) ? 0 : 1;
-      let value = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
-      if (value > over) value = over;
-      row[j] = value;
-      diagonal = above;
-      if (value < best) best = value;
-    }
-    if (best > limit) return over;
-  }
-  return Math.min(row[m] as number, over);
-}
 
 /** Buckets of the character histograms behind the cheap lower bound. */
 const BUCKETS = 64;
@@ -64,24 +36,46 @@ function bagBound(a: Uint8Array, b: Uint8Array, at: number): number {
   return up > down ? up : down;
 }
 
-export interface MatchIndexEntry {
-  /** Normalised source text. */
-  key: string;
+/** The threshold of the first, cheap pass (typo-level differences are found there). */
+const FIRST_PASS = 90;
+
+export interface MemoryMatch {
+  /** Index of the segment in the list the index was built from. */
   index: number;
+  /** 100 × (1 − distance / longer length). */
+  score: number;
 }
 
-/** The segments of one memory, by normalised text and by length. */
+/** A scored candidate, kept as integers: distance over the longer length. */
+interface Scored {
+  position: number;
+  distance: number;
+  longer: number;
+}
+
+/** Whether `a` beats `b`: a higher score ((L − d)/L, compared by cross-multiplying), else an earlier position. */
+function beats(a: Scored, b: Scored | null): boolean {
+  if (!b) return true;
+  const left = (a.longer - a.distance) * b.longer;
+  const right = (b.longer - b.distance) * a.longer;
+  return left > right || (left === right && a.position < b.position);
+}
+
+/** The segments of one memory, by normalised text, by length and by trigram. */
 export class MatchIndex {
   private readonly exact = new Map<string, number>();
-  /** Sorted by key length. */
-  private readonly byLength: MatchIndexEntry[];
-  /** The character histogram of each entry of `byLength`, BUCKETS bytes each. */
+  /** Distinct normalised sources sorted by length (stable: the first stored comes first); a position is an index here. */
+  private readonly keys: string[];
+  /** The segment index of each position. */
+  private readonly indexes: Uint32Array;
+  private readonly lengths: Uint32Array;
+  /** The character histogram of each position, BUCKETS bytes each. */
   private readonly histograms: Uint8Array;
-  private row = new Uint32Array(256);
+  private readonly grams: QgramIndex;
   private readonly query = new Uint8Array(BUCKETS);
 
   constructor(sources: string[]) {
-    const entries: MatchIndexEntry[] = [];
+    const entries: { key: string; index: number }[] = [];
     sources.forEach((source, index) => {
       const key = normalize(source);
       if (!this.exact.has(key)) {
@@ -89,47 +83,114 @@ export class MatchIndex {
         entries.push({ key, index });
       }
     });
-    this.byLength = entries.sort((a, b) => a.key.length - b.key.length);
-    this.histograms = new Uint8Array(this.byLength.length * BUCKETS);
-    this.byLength.forEach((e, i) => {
-      histogram(e.key, this.histograms, i * BUCKETS);
+    entries.sort((a, b) => a.key.length - b.key.length);
+    this.keys = entries.map((e) => e.key);
+    this.indexes = Uint32Array.from(entries, (e) => e.index);
+    this.lengths = Uint32Array.from(entries, (e) => e.key.length);
+    this.histograms = new Uint8Array(entries.length * BUCKETS);
+    this.keys.forEach((key, i) => {
+      histogram(key, this.histograms, i * BUCKETS);
     });
+    this.grams = new QgramIndex(this.keys);
   }
 
-  /** The best segment scoring at least `threshold` (50–100), with its score; exact matches score 100. */
-  best(text: string, threshold: number): { index: number; score: number } | null {
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** The best segment scoring at least `threshold` (an integer, 50–100); exact matches score 100. */
+  best(text: string, threshold: number): MemoryMatch | null {
     const key = normalize(text);
     const exact = this.exact.get(key);
     if (exact !== undefined) return { index: exact, score: 100 };
     if (threshold >= 100 || key.length === 0) return null;
-    // score ≥ t needs distance ≤ (1 − t/100)·max(len), so the other length lies in [len·t/100, len·100/t].
-    const ratio = threshold / 100;
-    const min = Math.ceil(key.length * ratio);
-    const max = Math.floor(key.length / ratio);
-    let lo = 0;
-    let hi = this.byLength.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.byLength[mid] as MatchIndexEntry).key.length < min) lo = mid + 1;
-      else hi = mid;
-    }
     this.query.fill(0);
     histogram(key, this.query, 0);
-    let found: { index: number; score: number } | null = null;
-    for (let i = lo; i < this.byLength.length; i++) {
-      const entry = this.byLength[i] as MatchIndexEntry;
-      if (entry.key.length > max) break;
-      const longer = Math.max(key.length, entry.key.length);
-      const bestSoFar = found ? found.score : threshold;
-      // Allowed distance for beating the best so far (or reaching the threshold).
-      const limit = Math.floor(longer * (1 - bestSoFar / 100));
-      if (bagBound(this.query, this.histograms, i * BUCKETS) > limit) continue;
-      if (this.row.length <= entry.key.length) this.row = new Uint32Array(entry.key.length * 2 + 1);
-      const distance = boundedDistance(key, entry.key, limit, this.row);
-      if (distance > limit) continue;
-      const score = (100 * (longer - distance)) / longer;
-      if (score >= threshold && (!found || score > found.score)) found = { index: entry.index, score };
+    const distance = new QueryDistance(key);
+    let found: Scored | null = null;
+    try {
+      // A search at a stricter threshold is complete for it and far cheaper (fewer candidates): when it
+      // finds a match, that match is the best overall; only when it finds none is the full threshold needed.
+      for (const pass of threshold < FIRST_PASS ? [FIRST_PASS, threshold] : [threshold]) {
+        found = this.search(distance, pass);
+        if (found) break;
+      }
+    } finally {
+      distance.release();
+    }
+    if (!found) return null;
+    return {
+      index: this.indexes[found.position] as number,
+      score: (100 * (found.longer - found.distance)) / found.longer,
+    };
+  }
+
+  /** The best position scoring at least `threshold`, among every segment that could. */
+  private search(query: QueryDistance, threshold: number): Scored | null {
+    const key = query.text;
+    const [lo, hi] = this.band(key.length, threshold);
+    if (lo >= hi) return null;
+    const count = this.grams.candidates(key, threshold, lo, hi, this.lengths);
+    let found: Scored | null = null;
+    if (count < 0) {
+      // Too short or too lax for trigrams to rule anything out: every segment in the length band.
+      for (let p = lo; p < hi; p++) found = this.consider(query, p, threshold, found);
+      return found;
+    }
+    // Most shared trigrams first: a good match found early tightens the bound for the rest.
+    for (let c = 0; c < count; c++) {
+      const position = this.grams.order[c] as number;
+      const shared = this.grams.sharedBy(position);
+      const longer = Math.max(key.length, this.lengths[position] as number);
+      if (found && shared < QgramIndex.sharedAtLeast(longer, this.allowed(longer, threshold, found)))
+        continue;
+      found = this.consider(query, position, threshold, found);
     }
     return found;
+  }
+
+  /** Positions whose length can reach the threshold: the other length lies in [len·t/100, len·100/t]. */
+  private band(length: number, threshold: number): [number, number] {
+    const min = Math.ceil((length * threshold) / 100);
+    const max = Math.floor((length * 100) / threshold);
+    return [this.firstOfLength(min), this.firstOfLength(max + 1)];
+  }
+
+  private firstOfLength(length: number): number {
+    let lo = 0;
+    let hi = this.lengths.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.lengths[mid] as number) < length) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The largest distance at `longer` that reaches the threshold and at least ties the best so far (a tie
+   * still counts: an earlier position wins it).
+   */
+  private allowed(longer: number, threshold: number, found: Scored | null): number {
+    const limit = allowedDistance(longer, threshold);
+    if (!found) return limit;
+    return Math.min(limit, longer - Math.ceil(((found.longer - found.distance) * longer) / found.longer));
+  }
+
+  /** Scores one position if it can beat what was found so far (and reach the threshold). */
+  private consider(
+    query: QueryDistance,
+    position: number,
+    threshold: number,
+    found: Scored | null,
+  ): Scored | null {
+    const other = this.keys[position] as string;
+    const longer = Math.max(query.text.length, other.length);
+    const limit = this.allowed(longer, threshold, found);
+    if (limit < 0 || bagBound(this.query, this.histograms, position * BUCKETS) > limit) return found;
+    const distance = query.distance(other, limit);
+    if (distance > limit) return found;
+    const scored = { position, distance, longer };
+    return beats(scored, found) ? scored : found;
   }
 }
