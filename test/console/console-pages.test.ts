@@ -120,6 +120,31 @@ describe('console pages for running the hub', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it('opens a page whose link was used while the first page was still loading (regression)', async () => {
+    const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    other.setDefaultTimeout(10_000);
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // The Status page's data is slow to come.
+    await other.route('**/admin/ui/api/hub', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await other.goto(`${t.adminUrl}/admin/ui/`);
+    await other.getByLabel('Admin key').fill(t.adminKey);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('link', { name: 'Sites' }).click();
+    await other.getByLabel('Name').waitFor();
+    release();
+    // The Status page's late answer does not land on the Sites page.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await other.locator('#page-body').innerText()).not.toContain('Plugins');
+    expect(await other.locator('#page-title').innerText()).toBe('Sites');
+    await other.close();
+  });
+
   it('has no axe-core violations on these pages on a phone either', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const name of ['Drivers and devices', 'Log', 'Metrics', 'Translation keys']) {

@@ -60,14 +60,21 @@ function showSignIn() {
   $('key').focus();
 }
 
+let opened = 0;
+/**
+ * Shows a page. Each page renders into its own element: when another page is opened before a slow one
+ * finished, the slow one's late output lands in a detached element (and its timers see `isConnected`
+ * false), never in the page now shown.
+ */
 async function open(id, title) {
+  const mine = ++opened;
   for (const a of document.querySelectorAll('#pages a'))
     a.toggleAttribute('aria-current', a.dataset.page === id);
   document.querySelector(`#pages a[data-page="${id}"]`)?.setAttribute('aria-current', 'page');
   $('page').hidden = false;
   $('page-title').textContent = title;
-  const body = $('page-body');
-  body.replaceChildren();
+  const body = document.createElement('div');
+  $('page-body').replaceChildren(body);
   try {
     const mod = await import(`/admin/ui/pages/${id}.js`);
     // A page with an API of its own (types.ts `api`) reaches it through api.own.
@@ -77,9 +84,9 @@ async function open(id, title) {
     };
     await mod.render(body, { ...api, own });
   } catch (err) {
-    say(`${title}: ${err.message}`, true);
+    if (mine === opened) say(`${title}: ${err.message}`, true);
   }
-  $('page-title').focus();
+  if (mine === opened) $('page-title').focus();
 }
 
 async function showConsole() {
@@ -90,12 +97,13 @@ async function showConsole() {
     ...pages.map((p) => api.h('li', {}, api.h('a', { href: `#${p.id}`, 'data-page': p.id }, p.title))),
   );
   $('nav').hidden = false;
-  const wanted = pages.find((p) => `#${p.id}` === location.hash) ?? pages[0];
-  if (wanted) await open(wanted.id, wanted.title);
+  // Listening before the first page loads: a link used while it loads is not lost.
   window.onhashchange = () => {
     const p = pages.find((x) => `#${x.id}` === location.hash);
     if (p) open(p.id, p.title);
   };
+  const wanted = pages.find((p) => `#${p.id}` === location.hash) ?? pages[0];
+  if (wanted) await open(wanted.id, wanted.title);
 }
 
 $('sign-in').addEventListener('submit', async (e) => {
