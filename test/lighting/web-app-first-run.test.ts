@@ -108,6 +108,8 @@ for (const [size, viewport] of [
       await page.getByRole('button', { name: 'Accept Bulb 1' }).click();
       await page.getByRole('button', { name: 'Accept Wall button' }).click();
       await page.getByText('No new devices').waitFor();
+      // The accepted rows are gone; focus stays in their part of the page, not back at the top.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('h-new');
       const light = (await fetchJson(`${apiOf(link)}/light`))[0];
       expect(light).toMatchObject({ name: 'Bulb 1', new: false });
 
@@ -180,7 +182,13 @@ for (const [size, viewport] of [
       await page.locator('#toast', { hasText: 'Schedule “Morning” ran.' }).waitFor();
       await listed.getByText(/last: /).waitFor();
 
-      // History: the lamp's changes as a timeline.
+      // History: the lamp's changes as a timeline (changes less than 2 s apart become one entry, kept
+      // back until the light has been still that long).
+      await expect
+        .poll(async () => (await fetchJson(`${apiOf(link)}/history?light=${light._id}`)).length, {
+          timeout: 10_000,
+        })
+        .toBeGreaterThan(0);
       await page.getByRole('link', { name: 'History' }).click();
       const chart = page.getByRole('img', { name: /Timeline of 1 lights and 1 sensors/ });
       await chart.waitFor();

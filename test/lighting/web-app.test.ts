@@ -219,6 +219,10 @@ describe('languages and accessibility', () => {
     await page.getByRole('heading', { name: 'Neue Geräte' }).waitFor();
     await page.getByRole('heading', { name: 'Taster und Sensoren' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    // A dead link answers in German too.
+    await page.goto(`${h.t.url}/site/not-a-key`);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Dieser Link funktioniert nicht');
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
     await context.close();
     const fr = await open(PHONE, { locale: 'fr-FR' });
     await fr.page.getByRole('button', { name: 'All off' }).waitFor();

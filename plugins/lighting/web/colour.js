@@ -2,14 +2,15 @@
 // (in Kelvin, warm on the left) and a colour picker. The page sends what the person chose (`kelvin`,
 // `hex`); the hub converts it and clips it to what the light can show. The card's swatch shows the
 // colour the hub confirmed.
+import { t } from './i18n.js';
 import { el } from './view.js';
 
 const kelvinOf = (mirek) => Math.round(1e6 / mirek / 50) * 50;
 
 /** Words for a colour temperature, as lamp boxes say them. */
 export function whiteText(kelvin) {
-  const kind = kelvin < 3000 ? 'warm white' : kelvin < 4500 ? 'neutral white' : 'daylight';
-  return `${kelvin} K, ${kind}`;
+  const kind = kelvin < 3000 ? 'warmWhite' : kelvin < 4500 ? 'neutralWhite' : 'daylight';
+  return `${kelvin} K, ${t(kind)}`;
 }
 
 /**
@@ -58,7 +59,7 @@ export function colourControls(light, act, card) {
       min: kelvinOf(caps.ct.max),
       max: kelvinOf(caps.ct.min),
       step: 50,
-      'aria-label': `${light.name} colour temperature`,
+      'aria-label': t('colourTemperatureOf', { name: light.name }),
       onpointerdown: () => {
         card.dataset.dragging = '1';
       },
@@ -77,7 +78,7 @@ export function colourControls(light, act, card) {
       el('input', {
         type: 'color',
         class: 'xy',
-        'aria-label': `${light.name} colour`,
+        'aria-label': t('colourOf', { name: light.name }),
         onchange: (e) => act.colour(light._id, { hex: e.target.value }),
       }),
     );
@@ -93,9 +94,16 @@ export function updateColour(card, light) {
   swatch.hidden = !css;
   swatch.style.setProperty('--swatch', css || 'transparent');
   const words =
-    light.colormode === 'xy' ? 'colour' : typeof light.ct === 'number' ? whiteText(kelvinOf(light.ct)) : '';
-  swatch.setAttribute('aria-label', `${light.name}: ${words || 'colour not known yet'}`);
+    light.colormode === 'xy'
+      ? t('colour')
+      : typeof light.ct === 'number'
+        ? whiteText(kelvinOf(light.ct))
+        : '';
+  swatch.setAttribute('aria-label', `${light.name}: ${words || t('colourUnknown')}`);
   swatch.title = words;
+  // A renamed light: its colour controls are named after it too.
+  card.querySelector('input.ct')?.setAttribute('aria-label', t('colourTemperatureOf', { name: light.name }));
+  card.querySelector('input.xy')?.setAttribute('aria-label', t('colourOf', { name: light.name }));
   if (card.dataset.dragging) return;
   const ct = card.querySelector('input.ct');
   if (ct && typeof light.ct === 'number') {

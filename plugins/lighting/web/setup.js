@@ -14,13 +14,18 @@ export const PAIRING_SECONDS = 60;
 /** Redraws `node` with `build()` when `signature` changed; the focused control (by `data-focus`) stays focused. */
 function part(node, signature, build) {
   if (node.dataset.signature === signature) return;
-  const focused = node.contains(document.activeElement) ? document.activeElement?.dataset?.focus : undefined;
+  const hadFocus = node.contains(document.activeElement);
+  const focused = hadFocus ? document.activeElement?.dataset?.focus : undefined;
   node.dataset.signature = signature;
   node.replaceChildren(...build());
-  if (focused) node.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
+  if (!hadFocus) return;
+  // The same control again; when it is gone (an accepted device's row), the part's heading, so focus
+  // never falls back to the top of the page.
+  const again = focused && node.querySelector(`[data-focus="${CSS.escape(focused)}"]`);
+  (again || node.querySelector('h2'))?.focus();
 }
 
-const heading = (id, key) => el('h2', { id }, t(key));
+const heading = (id, key) => el('h2', { id, tabindex: -1 }, t(key));
 
 export function setupView(app, root) {
   const { state, call, toast } = app;
