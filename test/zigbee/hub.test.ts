@@ -220,4 +220,26 @@ describe('zigbee plugin in the hub', () => {
     expect(stored).not.toContain(backup.stick.tclkSeed);
     expect(stored).not.toContain(backup.network.networkKey);
   });
+
+  it("pairing from the site (the web UI's countdown) opens permit-join on the stick for that long and answers with the devices that joined", async () => {
+    sim = await startZnpSimulator({ blank: true });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    const connections = (await h.site('GET', '/connection')).body as Json[];
+    expect(connections.map((c: Json) => c._id)).toContain('zigbee');
+    const pairing = h.site('POST', '/connection/discover', { _id: 'zigbee', duration: 2 });
+    await until(async () =>
+      sim?.coordinator.log.some((m) => m.name === 'zdoMgmtPermitJoinReq' && m.fields.duration === 2)
+        ? true
+        : undefined,
+    );
+    // The admin status counts the same window down.
+    const left = ((await h.t.admin('GET', '/admin/zigbee/status')).body as Json).permitJoinSeconds;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(2);
+    expect(sim.coordinator.join('dimmableBulb')).toBe(true);
+    const r = await pairing;
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ _id: 'zigbee', vendor: 'zigbee' });
+    expect(r.body.devices.map((d: Json) => d.protocolid)).toEqual([PID.dimmableBulb]);
+  });
 });
