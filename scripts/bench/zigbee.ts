@@ -13,6 +13,7 @@ import { startZnpSimulator } from '../simulators/znp-coordinator/index.ts';
 const N = Number(process.env.BENCH_ZIGBEE_N ?? 300);
 const BULB = '0x0017880100000001/11';
 const REMOTE = '0x000b57fffe000004/1';
+const DIMMER = '0x000b57fffe000002/1';
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -43,7 +44,8 @@ await driver.start();
 await driver.permitJoin(120);
 sim.coordinator.join('colourBulb');
 sim.coordinator.join('remote');
-while ((await driver.listDevices()).length < 2) await new Promise((r) => setTimeout(r, 20));
+sim.coordinator.join('dimmableBulb');
+while ((await driver.listDevices()).length < 3) await new Promise((r) => setTimeout(r, 20));
 
 let arrived: ((t: bigint) => void) | null = null;
 sim.coordinator.onDeviceFrame((d) => {
@@ -71,8 +73,38 @@ for (let i = 0; i < N; i++) {
   press.push(Number((await got) - t0) / 1e6);
 }
 
+// A group of both bulbs: until each has its frame, as one groupcast and as one unicast per bulb.
+onSensor = () => {};
+let both: { left: Set<string>; done: (t: bigint) => void } | null = null;
+sim.coordinator.onDeviceFrame((d) => {
+  if (!both?.left.delete(d.name)) return;
+  if (both.left.size === 0) both.done(process.hrtime.bigint());
+});
+const bothFrames = () =>
+  new Promise<bigint>((done) => (both = { left: new Set(['colourBulb', 'dimmableBulb']), done }));
+const members = [BULB, DIMMER].map((protocolid) => ({ protocolid, light: { type: 'dimmable' as const } }));
+await driver.setGroupState({ id: 'bench', members }, { on: true, bri: 200 }); // joins the Zigbee group
+const groupcast: number[] = [];
+const unicast: number[] = [];
+const framesBefore = sim.coordinator.log.filter((m) => m.name.startsWith('afDataRequest')).length;
+for (let i = 0; i < N; i++) {
+  const cmd = { on: i % 2 === 0, bri: i % 2 === 0 ? 200 : 0 };
+  let got = bothFrames();
+  let t0 = process.hrtime.bigint();
+  await driver.setGroupState({ id: 'bench', members }, cmd);
+  groupcast.push(Number((await got) - t0) / 1e6);
+  got = bothFrames();
+  t0 = process.hrtime.bigint();
+  for (const m of members) await driver.setState(m.protocolid, cmd);
+  unicast.push(Number((await got) - t0) / 1e6);
+}
+const frames = sim.coordinator.log.filter((m) => m.name.startsWith('afDataRequest')).length - framesBefore;
+
 console.log(`zigbee through the simulated Z-Stack coordinator on a socat PTY pair (${N} each)`);
 show('command -> frame at the bulb', toWire);
 show('remote press -> bound bulb command', press);
+show('group of 2 bulbs, one groupcast -> both have it', groupcast);
+show('group of 2 bulbs, one unicast each -> both have it', unicast);
+console.log(`frames to the stick for those: ${frames} (${N} groupcasts + ${2 * N} unicasts)`);
 await driver.stop();
 await sim.stop();
