@@ -6,7 +6,18 @@ import type { BrokerGrant, UpstreamCredentials } from './model.ts';
 /** Sealed by the core's secrets facility (docs/secrets.md): AES-256-GCM, the grant id bound as context. */
 export const ENC_BACKEND = 'aes-256-gcm';
 
-const context = (g: { id: string }) => `broker-grant:${g.id}`;
+const context = (g: { id: string }, field: string) => `broker-grant:${g.id}/${field}`;
+
+/**
+ * What `credentials_sealed` holds: each token sealed on its own, so each is known to the log redaction
+ * by itself (a token alone in a log line is scrubbed, not only the whole set).
+ */
+interface SealedCredentials {
+  access_token: string;
+  refresh_token?: string;
+  token_type: string;
+  expires_at?: number;
+}
 
 /** `BrokerGrantView`: the credentials are never part of it. */
 export const brokerGrantView = (g: BrokerGrant) => ({
@@ -52,7 +63,14 @@ export async function saveCredentials(
     scopes_granted: scopes,
     version: (cur?.version ?? 0) + 1,
     enc_backend: ENC_BACKEND,
-    credentials_sealed: s.secrets.seal(JSON.stringify(credentials), context({ id })),
+    credentials_sealed: JSON.stringify({
+      access_token: s.secrets.seal(credentials.access_token, context({ id }, 'access_token')),
+      ...(credentials.refresh_token
+        ? { refresh_token: s.secrets.seal(credentials.refresh_token, context({ id }, 'refresh_token')) }
+        : {}),
+      token_type: credentials.token_type,
+      ...(credentials.expires_at !== undefined ? { expires_at: credentials.expires_at } : {}),
+    } satisfies SealedCredentials),
     created_at: cur?.created_at ?? now,
     updated_at: now,
   };
@@ -65,7 +83,15 @@ export async function saveCredentials(
 /** The grant's credentials (SecretUnavailableError when the key cannot open them; undefined when revoked). */
 export function openCredentials(s: AuthServices, g: BrokerGrant): UpstreamCredentials | undefined {
   if (!g.credentials_sealed || g.revoked_at) return undefined;
-  return JSON.parse(s.secrets.open(g.credentials_sealed, context(g))) as UpstreamCredentials;
+  const sealed = JSON.parse(g.credentials_sealed) as SealedCredentials;
+  return {
+    access_token: s.secrets.open(sealed.access_token, context(g, 'access_token')),
+    ...(sealed.refresh_token
+      ? { refresh_token: s.secrets.open(sealed.refresh_token, context(g, 'refresh_token')) }
+      : {}),
+    token_type: sealed.token_type,
+    ...(sealed.expires_at !== undefined ? { expires_at: sealed.expires_at } : {}),
+  };
 }
 
 /** Revokes the matching active grants: `revoked_at` set, the sealed credentials removed. Returns how many. */

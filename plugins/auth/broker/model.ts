@@ -20,7 +20,7 @@ export interface BrokerGrant {
   version: number;
   /** How `credentials_sealed` is encrypted. */
   enc_backend: string;
-  /** JSON `UpstreamCredentials`, sealed with the grant id and version as context; removed on revocation. */
+  /** The credentials, each token sealed with the grant id (and its field) as context; removed on revocation. */
   credentials_sealed?: string;
   created_at: string;
   updated_at: string;
