@@ -342,6 +342,25 @@ describe('documents: restarts', () => {
     expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe('HELLO WORLD');
   });
 
+  it('a forwarded job a restart interrupted resumes polling the same DeepL document (no second upload)', async () => {
+    const up = await fake(fakeDeepl('k'));
+    up.trouble({ path: '/v2/document/UPDOC1', delayMs: 60_000 });
+    let h = await hub({ engines: [{ type: 'deepl', url: up.url, apiKey: 'k' }] });
+    const { secret } = await h.createKey();
+    const dir = tempDir();
+    const handle = await h.translator(secret).uploadDocument(file(dir, 'a.pdf', '%PDF hi'), 'en', 'de');
+    expect((await h.translator(secret).getDocumentStatus(handle)).status).toBe('translating');
+    up.heal();
+    cleanup.pop();
+    h = wrap(await h.t.restart());
+    cleanup.push(() => h.t.stop());
+    const after = h.translator(secret);
+    await after.isDocumentTranslationComplete(handle);
+    await after.downloadDocument(handle, join(dir, 'out.pdf'));
+    expect(readFileSync(join(dir, 'out.pdf'), 'utf8')).toBe('%PDF HI');
+    expect(up.calls('/v2/document')).toHaveLength(1);
+  });
+
   it('a job restarts keep interrupting fails cleanly with a message; queued jobs and results survive', async () => {
     const up = await fake(fakeLibre());
     let h = await hub({ engines: [{ type: 'libretranslate', url: up.url }] });

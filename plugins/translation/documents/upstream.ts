@@ -28,6 +28,7 @@ class Transient extends Error {}
  */
 export class DeeplDocuments implements UpstreamDocuments {
   private readonly base: string;
+  private stop: AbortSignal = new AbortController().signal;
 
   constructor(
     private readonly engine: EngineConfig,
@@ -47,6 +48,11 @@ export class DeeplDocuments implements UpstreamDocuments {
   }
 
   async run(job: DocumentJob, signal: Cancellation): Promise<{ output: Uint8Array; billed: number }> {
+    // Stopping the hub ends an upstream call at once (the job stays stored and resumes after the restart).
+    const stop = new AbortController();
+    if (signal.aborted) stop.abort();
+    else signal.addEventListener('abort', () => stop.abort());
+    this.stop = stop.signal;
     let handle = job.upstream;
     if (!handle || handle.engine !== this.engine.id) {
       const made = await this.retrying(signal, () => this.upload(job));
@@ -115,9 +121,10 @@ export class DeeplDocuments implements UpstreamDocuments {
         method: 'POST',
         headers: { authorization: `DeepL-Auth-Key ${this.engine.apiKey}`, 'user-agent': USER_AGENT },
         body,
-        signal: AbortSignal.timeout(60_000),
+        signal: AbortSignal.any([AbortSignal.timeout(60_000), this.stop]),
       });
     } catch (err) {
+      if (this.stop.aborted) throw new Error('stopping');
       throw new Transient(`DeepL is unreachable (${(err as Error).message}).`);
     }
     const bytes = Buffer.from(await res.arrayBuffer());

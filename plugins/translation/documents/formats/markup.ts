@@ -83,6 +83,7 @@ export function prepareXliff(input: Buffer, target: string): PreparedDocument {
   let targetStart = -1;
   let version = '';
   let sawRoot = false;
+  let unitRefused = false; // 2.x: `translate="no"` on the unit covers its segments
   const local = (name: string) => name.slice(name.indexOf(':') + 1);
   const parser = new Parser(
     {
@@ -96,8 +97,11 @@ export function prepareXliff(input: Buffer, target: string): PreparedDocument {
             languageTags.push({ start: parser.startIndex, end: tagEnd, attr: 'trgLang' });
         } else if (name === 'file' && version.startsWith('1')) {
           languageTags.push({ start: parser.startIndex, end: tagEnd, attr: 'target-language' });
+        } else if (name === 'unit') {
+          unitRefused = attribs.translate === 'no';
         } else if (name === 'trans-unit' || (name === 'segment' && !version.startsWith('1'))) {
-          unit = { source: [0, 0], target: null, sourceEnd: 0, skip: attribs.translate === 'no' };
+          const skip = attribs.translate === 'no' || (name === 'segment' && unitRefused);
+          unit = { source: [0, 0], target: null, sourceEnd: 0, skip };
         } else if (unit && name === 'source') sourceStart = tagEnd;
         else if (unit && name === 'target') {
           const selfClosing = text.slice(parser.startIndex, tagEnd).endsWith('/>');
