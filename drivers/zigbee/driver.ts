@@ -420,6 +420,11 @@ export class ZigbeeDriver implements LightingDriver {
     const rec = this.#deps.store.devices().find((d) => d.ieee === ieee);
     if (!rec) return;
     await this.#deps.store.removeDevice(ieee);
+    // A device that joins again comes back with empty group tables: it must be added to its groups anew.
+    for (const g of this.#deps.store.groups()) {
+      const members = g.members.filter((p) => parseProtocolId(p)?.ieee !== ieee);
+      if (members.length !== g.members.length) await this.#deps.store.putGroup({ ...g, members });
+    }
     this.#attrs.delete(ieee);
     this.#adapter?.addresses.delete(ieee);
     const ep = mainEndpoint(rec);

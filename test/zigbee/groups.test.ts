@@ -8,7 +8,7 @@ import type { GroupTarget } from '../../drivers/lighting/index.ts';
 import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
-import { makeDriver, PID, pairAll } from './sim-helpers.ts';
+import { IEEE, makeDriver, PID, pairAll } from './sim-helpers.ts';
 
 let sim: ZnpSimulator | null = null;
 let h: MqttHub | null = null;
@@ -112,6 +112,34 @@ describe('zigbee groups', () => {
       c.devices.get('colourBulb')?.attr(Cluster.ON_OFF, Attr.ON_OFF) === false ? true : undefined,
     );
     expect(c.devices.get('plug')?.attr(Cluster.ON_OFF, Attr.ON_OFF)).toBe(true);
+  });
+
+  it('a member that left and joined again is added to the Zigbee group again', async () => {
+    sim = await startZnpSimulator({ blank: false });
+    const { driver, store } = makeDriver(sim);
+    cleanup.push(() => driver.stop());
+    await driver.start();
+    await pairAll(sim, driver, ['colourBulb', 'dimmableBulb']);
+    const c = sim.coordinator;
+    const both: GroupTarget = {
+      id: 'g3',
+      members: [
+        { protocolid: PID.colourBulb, light: dimmable },
+        { protocolid: PID.dimmableBulb, light: dimmable },
+      ],
+    };
+    await driver.setGroupState(both, { on: true, bri: 255 });
+    const id = store.groups()[0]?.zigbeeId as number;
+    // Factory reset: it leaves, forgets its groups, and is paired again.
+    await driver.removeDevice(IEEE.dimmableBulb);
+    c.devices.get('dimmableBulb')?.groups.clear();
+    expect(store.groups()[0]?.members).toEqual([PID.colourBulb]);
+    await pairAll(sim, driver, ['dimmableBulb']);
+    await driver.setGroupState(both, { on: false, bri: 0 });
+    expect(c.devices.get('dimmableBulb')?.groups.has(id)).toBe(true);
+    await until(() =>
+      c.devices.get('dimmableBulb')?.attr(Cluster.ON_OFF, Attr.ON_OFF) === false ? true : undefined,
+    );
   });
 
   it('moves the group to a fresh Zigbee group id when a member cannot be taken out', async () => {
