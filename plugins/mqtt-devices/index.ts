@@ -196,6 +196,13 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       module: fileURLToPath(new URL('./console/credentials.js', import.meta.url)),
       order: 30,
     });
+    ctx.tryUse('console')?.addPage({
+      plugin: 'mqtt-devices',
+      id: 'mqtt-devices',
+      title: 'MQTT devices',
+      module: fileURLToPath(new URL('./console/devices.js', import.meta.url)),
+      order: 31,
+    });
     mountRoutes(ctx.http.router('admin', { prefix: '/admin/mqtt' }), {
       lighting,
       credentials,

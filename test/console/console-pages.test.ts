@@ -20,7 +20,7 @@ let sitekey: string;
 
 beforeAll(async () => {
   t = await startTestHub({
-    plugins: ['console', 'lighting', 'translation'],
+    plugins: ['console', 'lighting', 'translation', 'mqtt-devices'],
     extraPlugins: [probePlugin((l) => (lighting = l))],
     config: { log: { level: 'info' } },
   });
@@ -83,7 +83,7 @@ describe('console pages for running the hub', () => {
     const { factory } = testDriverType();
     lighting.registerDriverType('late', factory);
     await lighting.addDriver({ id: 'late-radio', type: 'late', site: 'Flat' });
-    await page.locator('#log-lines li', { hasText: 'driver started' }).waitFor();
+    await page.locator('#log-lines li', { hasText: '"driver":"late-radio"' }).waitFor();
     const text = await page.locator('#log-lines').innerText();
     expect(text).not.toContain(sitekey);
     expect(text).not.toContain(t.adminKey);
@@ -120,6 +120,28 @@ describe('console pages for running the hub', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it('shows the MQTT device registry: moves a device to another site, deletes it; lists retained messages', async () => {
+    const cellar = (await t.admin('POST', '/admin/sites', { name: 'Cellar' })).body as { siteid: string };
+    const flat = lighting.sites.list().find((s) => s.name === 'Flat')!;
+    expect(
+      (await t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:kitchen', site: flat.siteid })).status,
+    ).toBe(201);
+    await page.getByRole('link', { name: 'MQTT devices' }).click();
+    const row = page.locator('[data-mqtt-device="tasmota:kitchen"]');
+    await row.waitFor();
+    await row.getByLabel('Site of tasmota:kitchen').selectOption({ label: 'Cellar' });
+    await page.locator('#say', { hasText: 'moved to Cellar' }).waitFor();
+    const devices = (await t.admin('GET', '/admin/mqtt/devices')).body as Array<{
+      protocolid: string;
+      site: string;
+    }>;
+    expect(devices.find((d) => d.protocolid === 'tasmota:kitchen')?.site).toBe(cellar.siteid);
+    await page.getByRole('table', { name: /Retained messages/ }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await row.getByRole('button', { name: 'Delete tasmota:kitchen' }).click();
+    await page.getByText('No MQTT devices yet.').waitFor();
+  });
+
   it('opens a page whose link was used while the first page was still loading (regression)', async () => {
     const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     other.setDefaultTimeout(10_000);
@@ -147,7 +169,7 @@ describe('console pages for running the hub', () => {
 
   it('has no axe-core violations on these pages on a phone either', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const name of ['Drivers and devices', 'Log', 'Metrics', 'Translation keys']) {
+    for (const name of ['Drivers and devices', 'MQTT devices', 'Log', 'Metrics', 'Translation keys']) {
       await page.getByRole('link', { name }).click();
       await page.locator('#page-body h2, #page-body caption, #page-body p').first().waitFor();
       expect(await axeViolations(page), name).toEqual([]);

@@ -100,6 +100,7 @@ describe('operator console at /admin/ui/', () => {
       'Sites',
       'Drivers and devices',
       'MQTT credentials',
+      'MQTT devices',
       'Translation keys',
       'Log',
       'Backups',
