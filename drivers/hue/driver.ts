@@ -53,18 +53,24 @@ export function createHueDriver(init: DriverInit): HueDriver {
     const all = await (client as ClipClient).getAll();
     model.load(all);
     sink.reportDevices(model.devices());
+    sink.reportScenes?.(model.deviceScenes());
     for (const light of model.ofType('light')) sink.reportState(light.id, lightState(light));
     for (const gl of model.ofType('grouped_light')) sink.reportState(GROUP_PREFIX + gl.id, lightState(gl));
   };
 
   const onEvents = (events: HueEvent[]) => {
+    // A scene added, removed, renamed or changed (its recall only changes its status: not reported).
+    let scenesChanged = false;
     for (const event of events) {
       if (event.type === 'add' || event.type === 'delete') {
         model.apply(event);
         sink.reportDevices(model.devices());
+        scenesChanged ||= event.data.some((d) => d?.type === 'scene');
         continue;
       }
       for (const item of event.data) {
+        if (item?.type === 'scene' && (item.metadata !== undefined || item.actions !== undefined))
+          scenesChanged = true;
         const [now] = model.apply({ type: event.type, data: [item] });
         if (!now) continue;
         if (now.type === 'light') sink.reportState(now.id, lightState(now));
@@ -75,6 +81,7 @@ export function createHueDriver(init: DriverInit): HueDriver {
         }
       }
     }
+    if (scenesChanged) sink.reportScenes?.(model.deviceScenes());
   };
 
   const refind = async () => {

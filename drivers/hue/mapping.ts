@@ -8,6 +8,7 @@ import {
   clamp,
   clipToGamut,
   type DeviceInfo,
+  type DeviceScene,
   type Gamut,
   type LightCapabilities,
   type LightCommand,
@@ -130,6 +131,25 @@ export class HueModel {
       if (lights.size === lightIds.size && [...lightIds].every((id) => lights.has(id))) return gl;
     }
     return undefined;
+  }
+
+  /**
+   * The bridge's scenes for Hearth: named `<room or zone>: <scene>` (every room has its own "Bright"),
+   * with what each action sets per light.
+   */
+  deviceScenes(): DeviceScene[] {
+    return this.ofType('scene').map((s) => {
+      const group = nameOf(this.#byId.get(refs([s.group])[0]?.rid ?? ''));
+      const name = nameOf(s) ?? s.id;
+      const state: DeviceScene['state'] = [];
+      for (const a of Array.isArray(s.actions) ? s.actions : []) {
+        const target = refs([obj(a)?.target])[0];
+        const action = obj(obj(a)?.action);
+        if (target?.rtype !== 'light' || !action) continue;
+        state.push({ protocolid: target.rid, ...lightState({ ...action, id: target.rid, type: 'light' }) });
+      }
+      return { id: s.id, name: group ? `${group}: ${name}` : name, state };
+    });
   }
 
   scenes(): Array<{ id: string; name: string; group: string | undefined }> {

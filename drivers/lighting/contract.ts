@@ -63,6 +63,20 @@ export interface DriverSink {
   reportConnection(status: Omit<ConnectionStatus, 'since'>): void;
   /** New devices showed up (pairing, a bridge listing). */
   reportDevices(devices: DeviceInfo[]): void;
+  /**
+   * The scenes the bridge or device keeps itself, the whole list each time (docs/lighting.md#device-scenes).
+   * Optional: only drivers whose link has scenes call it.
+   */
+  reportScenes?(scenes: DeviceScene[]): void;
+}
+
+/** A scene a bridge keeps (a Hue bridge scene): recalled there in one go with `recallScene`. */
+export interface DeviceScene {
+  /** The driver's own scene id. */
+  id: string;
+  name: string;
+  /** What the scene sets, per device, as far as the driver can tell (shown, and the fallback). */
+  state: Array<{ protocolid: string } & LightState>;
 }
 
 /**
@@ -100,6 +114,11 @@ export interface LightingDriver {
    * link has such a thing. Optional: without it the plugin sends one command per light.
    */
   setGroupState?(group: GroupTarget, cmd: LightCommand): Promise<void>;
+  /**
+   * Recalls a scene the bridge keeps (one of those given to `sink.reportScenes`). Resolves once the bridge
+   * took it; the lights' new states arrive through `sink.reportState`. Optional.
+   */
+  recallScene?(sceneId: string): Promise<void>;
 }
 
 /**

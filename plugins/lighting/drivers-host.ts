@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type {
   ConnectionStatus,
   DeviceInfo,
+  DeviceScene,
   DriverFactory,
   LightingDriver,
   LightLevel,
@@ -32,6 +33,8 @@ export interface DriverEvents {
   state(inst: DriverInstance, protocolid: string, level: LightLevel): void;
   sensor(inst: DriverInstance, protocolid: string, event: string): void;
   connection(inst: DriverInstance): void;
+  /** The bridge's own scenes, the whole list (docs/lighting.md#device-scenes). */
+  scenes?(inst: DriverInstance, scenes: DeviceScene[]): void;
 }
 
 export class DriverHost {
@@ -95,6 +98,7 @@ export class DriverHost {
             inst.status = { ...status, since: changed ? new Date().toISOString() : inst.status.since };
             this.#events.connection(inst);
           }),
+        reportScenes: (scenes) => this.#guard(inst, () => this.#events.scenes?.(inst, scenes)),
         reportDevices: (devices) => {
           const known = new Map(inst.devices.map((d) => [d.protocolid, d]));
           for (const d of devices) known.set(d.protocolid, d);
@@ -168,6 +172,10 @@ export class DriverHost {
     return (
       light.siteid === inst.siteId && (light.driver ? light.driver === inst.id : light.vendor === inst.type)
     );
+  }
+
+  get(id: string): DriverInstance | undefined {
+    return this.#instances.get(id);
   }
 
   all(): DriverInstance[] {

@@ -10,6 +10,7 @@ import { adoptionExports } from './adopt.ts';
 import { Catalog } from './catalog.ts';
 import { siteCommands } from './commands.ts';
 import { configSchema, type LightingConfig } from './config.ts';
+import { DeviceScenes } from './device-scenes.ts';
 import { connectionView, DriverHost } from './drivers-host.ts';
 import { startExtras } from './extras.ts';
 import { followExports } from './follow.ts';
@@ -71,7 +72,11 @@ export default definePlugin<LightingConfig, LightingExports>({
         live.publish(inst.siteId, 'connection', connectionView(inst));
         if (inst.status.connected) void control.resync(inst);
       },
+      scenes: (inst, list) => deviceScenes.report(inst, list),
     });
+    const deviceScenes = new DeviceScenes(catalog, drivers, (err, inst) =>
+      log.warn({ err, driver: inst.id }, 'bridge scenes not synced'),
+    );
     control = new LightControl({
       catalog,
       state: stateDoc,
@@ -101,6 +106,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     catalog.onChange = (siteId) => {
       if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));
       extras.siteChanged(siteId);
+      deviceScenes.siteChanged(siteId);
       ctx.bus.emit('lighting.site.changed', { siteId });
     };
     control.onConfirmed = (light, level) =>

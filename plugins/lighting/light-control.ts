@@ -139,6 +139,16 @@ export class LightControl {
     });
   }
 
+  /** A running driver instance by its id. */
+  instance(id: string): DriverInstance | undefined {
+    return this.#d.drivers.get(id);
+  }
+
+  /** A driver call bounded by the command timeout, like every command handed to a driver. */
+  withinDeadline<T>(call: Promise<T>): Promise<T> {
+    return withDeadline(call, this.#d.commandTimeoutMs);
+  }
+
   /** The light's driver instance when it takes whole-group commands, else undefined. */
   groupDriver(light: LightRecord): DriverInstance | undefined {
     const inst = this.#d.drivers.driverFor(light);

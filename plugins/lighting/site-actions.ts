@@ -84,6 +84,10 @@ export class SiteActions {
   }
 
   async applyScene(siteId: string, scene: SceneRecord): Promise<MultiResult> {
+    if (scene.device && (await this.#recall(siteId, scene))) {
+      this.#live.publish(siteId, 'sceneApplied', { _id: scene._id, name: scene.name });
+      return { state: scene.state.map((e) => ({ ...e })), failed: [] };
+    }
     const result = await this.#many(
       siteId,
       scene.state.map((e) => {
@@ -95,6 +99,24 @@ export class SiteActions {
     );
     this.#live.publish(siteId, 'sceneApplied', { _id: scene._id, name: scene.name });
     return result;
+  }
+
+  /**
+   * A bridge's scene is recalled on the bridge: one command, the lights' new states come back as reports
+   * (docs/lighting.md#device-scenes). False when it cannot be (driver gone, link down, recall refused):
+   * the scene is then applied light by light from its entries.
+   */
+  async #recall(siteId: string, scene: SceneRecord): Promise<boolean> {
+    const inst = scene.device && this.#control.instance(scene.device.driver);
+    if (!scene.device || !inst?.driver.recallScene || inst.siteId !== siteId || !inst.status.connected)
+      return false;
+    try {
+      await this.#control.withinDeadline(inst.driver.recallScene(scene.device.sceneid));
+      return true;
+    } catch (err) {
+      this.#log.warn({ err, scene: scene._id, driver: inst.id }, 'scene recall refused: applied per light');
+      return false;
+    }
   }
 
   members(group: GroupRecord): MemberLevel[] {

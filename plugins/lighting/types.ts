@@ -54,6 +54,8 @@ export interface SceneRecord {
   siteid: string;
   name: string;
   state: SceneEntry[];
+  /** Set for a scene a bridge keeps: applied by recalling it there (docs/lighting.md#device-scenes). */
+  device?: { driver: string; sceneid: string };
 }
 
 export interface GroupRecord {

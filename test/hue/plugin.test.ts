@@ -185,6 +185,75 @@ describe('hue plugin', () => {
     expect(bridge.stats.groupPuts).toBe(2);
   });
 
+  it('bridge scenes become Hearth scenes, applied by one recall on the bridge and kept in sync', async () => {
+    const { hub, bridge, site } = await start();
+    bridge.pressLinkButton();
+    const paired = await hub.admin('POST', '/admin/hue/bridges', {
+      host: bridge.host,
+      port: bridge.port,
+      site: 'Home',
+    });
+    expect(paired.status).toBe(201);
+    const lights: string[] = [];
+    for (const n of [1, 2, 3, 4]) {
+      const l = await site('POST', '/light', {
+        name: `L${n}`,
+        type: 'dimmable',
+        vendor: 'hue',
+        hueid: ids.light(n),
+      });
+      lights.push(l.body._id as string);
+    }
+    // Lights created after the bridge reported its scenes join them: the scene sets each at 40 %, 447 mirek.
+    const scene = await eventually(async () => {
+      const list = (await site('GET', '/scene')).body as Array<{
+        _id: string;
+        name: string;
+        state: unknown[];
+      }>;
+      const s = list.find((x) => x.name === 'Living room: Relax');
+      return s && s.state.length === 4 ? s : undefined;
+    }, 'the bridge scene on the site API');
+    expect(scene.state).toEqual(lights.map((_id) => ({ _id, on: true, bri: 102, ct: 447, colormode: 'ct' })));
+    await eventually(async () => {
+      const l = await hub.admin('GET', '/admin/hue/bridges');
+      return (l.body as Array<{ connected: boolean }>)[0]?.connected;
+    }, 'the bridge to connect');
+
+    const applied = await site('PUT', '/scene/apply', { _id: scene._id });
+    expect(applied.status).toBe(200);
+    expect(applied.body).toMatchObject({ _id: scene._id, failed: [] });
+    expect(bridge.stats).toMatchObject({ scenePuts: 1, lightPuts: 0 });
+    expect(bridge.light(3)).toMatchObject({ on: { on: true }, dimming: { brightness: 40 } });
+    // The lights' new states come back from the bridge.
+    await eventually(async () => {
+      const all = (await site('GET', '/light')).body as Array<{ on: boolean; bri: number }>;
+      return all.length === 4 && all.every((l) => l.on && l.bri === 102);
+    }, 'the recalled levels on the site API');
+
+    // A Hue button bound to the bridge scene recalls it.
+    const sensor = await site('POST', '/sensor', {
+      name: 'Dimmer',
+      vendor: 'hue',
+      hueid: ids.dimmer,
+      type: 'switch',
+    });
+    await site('POST', '/sensor/action', {
+      _id: sensor.body._id,
+      event: '1_short_release',
+      action: { type: 'scene', _id: scene._id },
+    });
+    bridge.pressButton(1, 'short_release');
+    await eventually(() => bridge.stats.scenePuts === 2, 'the button to recall the scene');
+
+    // Renamed "in the Hue app": the same Hearth scene, renamed.
+    bridge.change(ids.scene, { metadata: { name: 'Calm' } });
+    await eventually(async () => {
+      const list = (await site('GET', '/scene')).body as Array<{ _id: string; name: string }>;
+      return list.length === 1 && list[0]?._id === scene._id && list[0].name === 'Living room: Calm';
+    }, 'the renamed scene');
+  });
+
   it('moves an application key stored in plain text by an older version into the secrets store, and the bridge still connects', async () => {
     bridge = await SimulatedBridge.start({ coalesceMs: 50 });
     const appKey = bridge.addKey();
