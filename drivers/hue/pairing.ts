@@ -39,6 +39,8 @@ export interface PairingOptions {
   pinUnverified?: boolean;
   /** How long to wait for the link button (default 30 s, the bridge's own window). */
   timeoutMs?: number;
+  /** Wait until this time (ms since the epoch) instead: a pairing resumed after a restart keeps its end. */
+  deadlineAt?: number;
   pollMs?: number;
   devicetype?: string;
   signal?: AbortSignal;
@@ -80,7 +82,7 @@ export async function pairBridge(opts: PairingOptions): Promise<PairingResult> {
     throw err;
   }
   opts.onWaiting?.({ bridgeId, pinned: pin, fingerprint256: probed.fingerprint256 });
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  const deadline = opts.deadlineAt ?? Date.now() + (opts.timeoutMs ?? 30_000);
   const devicetype = (opts.devicetype ?? 'hearth#hub').slice(0, 40);
   try {
     for (;;) {
@@ -108,7 +110,10 @@ export async function pairBridge(opts: PairingOptions): Promise<PairingResult> {
       if (Date.now() + (opts.pollMs ?? 1000) > deadline) {
         throw new PairingError('timeout', `the link button of bridge ${bridgeId} was not pressed in time`);
       }
-      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, opts.pollMs ?? 1000);
+        opts.signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      });
     }
   } finally {
     client.close();

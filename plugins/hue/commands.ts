@@ -12,6 +12,21 @@ interface BridgeOut {
   connected: boolean;
 }
 
+interface PairingOut {
+  id: string;
+  state: 'waiting' | 'paired' | 'failed';
+  host: string;
+  port: number;
+  site: string;
+  deadline: string;
+  bridgeId?: string;
+  trust?: 'pinned' | 'root';
+  fingerprint256?: string;
+  error?: { code: string; message: string };
+}
+
+const POLL_MS = 500;
+
 export const hueCommands: CliCommand[] = [
   {
     name: 'hue pair',
@@ -30,17 +45,29 @@ export const hueCommands: CliCommand[] = [
       return null;
     },
     async run({ positionals, values }, io) {
-      io.out('Press the link button on the Hue bridge now: Hearth waits for it (30 s)…');
-      const b = (await call(io, 'POST', '/admin/hue/bridges', {
+      // A pairing job on the hub: it keeps waiting even if this command is interrupted or the hub restarts.
+      const job = await call<PairingOut>(io, 'POST', '/admin/hue/pairings', {
         host: positionals[0],
         site: values.site,
         ...(values.port ? { port: Number(values.port) } : {}),
         ...(values['bridge-id'] ? { bridgeId: values['bridge-id'] } : {}),
-      })) as BridgeOut | null;
-      if (!b) return 1;
-      io.out(`paired bridge ${b.bridgeId} at ${b.host}:${b.port} for site ${b.site}`);
-      if (b.trust === 'pinned') {
-        io.out(`its certificate is not signed by a trusted root: pinned it (SHA-256 ${b.fingerprint256})`);
+      });
+      if (!job) return 1;
+      const seconds = Math.max(0, Math.round((Date.parse(job.deadline) - Date.now()) / 1000));
+      io.out(`Press the link button on the Hue bridge now: Hearth waits for it (${seconds} s)…`);
+      let now: PairingOut | null = job;
+      while (now?.state === 'waiting') {
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        now = await call<PairingOut>(io, 'GET', `/admin/hue/pairings/${encodeURIComponent(job.id)}`);
+      }
+      if (!now) return 1;
+      if (now.state === 'failed') {
+        io.err(`error: ${now.error?.message ?? 'pairing failed'} (${now.error?.code ?? 'pairing_failed'})`);
+        return 1;
+      }
+      io.out(`paired bridge ${now.bridgeId} at ${now.host}:${now.port} for site ${now.site}`);
+      if (now.trust === 'pinned') {
+        io.out(`its certificate is not signed by a trusted root: pinned it (SHA-256 ${now.fingerprint256})`);
       }
       return 0;
     },

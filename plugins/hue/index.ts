@@ -14,6 +14,7 @@ import type { LightingExports } from '../lighting/types.ts';
 import { type BridgeRecord, Bridges, type BridgesDoc, type KeysDoc, migratePlainKeys } from './bridges.ts';
 import { hueCommands } from './commands.ts';
 import { configSchema, type HueConfig } from './config.ts';
+import { Pairings, type PairingsDoc } from './pairings.ts';
 import { mountHueRoutes } from './routes.ts';
 
 const driverId = (bridgeId: string) => `hue-${bridgeId}`;
@@ -100,28 +101,27 @@ export default definePlugin<HueConfig, Record<string, never>>({
       }
     });
 
-    mountHueRoutes(ctx.http.router('admin', { prefix: '/admin/hue' }), {
-      lighting,
-      discover: async () =>
-        (await discoverBridges()).map((b) => ({ ...b, paired: bridges.get(b.bridgeId) !== undefined })),
-      list: () =>
-        bridges.list().map((record) => ({
-          record,
-          connected: running.get(record.bridgeId)?.connection().connected ?? false,
-        })),
-      async pair({ host, port, site, bridgeId }) {
-        const paired = await pairBridge({
+    const pairings = new Pairings(await ctx.store.open<PairingsDoc>('pairings', { jobs: [] }), {
+      timeoutMs: config.pairingTimeoutMs,
+      signal: ctx.signal,
+      bridge: (bridgeId) => bridges.get(bridgeId),
+      onError: (err, job) => log.error({ err, pairing: job.id }, 'Hue pairing failed'),
+      pair: ({ host, port, bridgeId }, deadlineAt, onWaiting) =>
+        pairBridge({
           host,
           port,
           roots,
           pinUnverified: config.pinUnverified,
-          timeoutMs: config.pairingTimeoutMs,
+          deadlineAt,
           devicetype: `hearth#${hostname()}`.slice(0, 40),
           ...(bridgeId ? { bridgeId } : {}),
           signal: ctx.signal,
-          onWaiting: ({ bridgeId: id, pinned, fingerprint256 }) =>
-            log.info({ bridge: id, pinned, fingerprint256 }, 'Hue pairing: waiting for the link button'),
-        });
+          onWaiting: (info) => {
+            log.info(info, 'Hue pairing: waiting for the link button');
+            onWaiting(info);
+          },
+        }),
+      async complete({ host, port, site }, paired) {
         const record: BridgeRecord = {
           bridgeId: paired.bridgeId,
           host,
@@ -143,6 +143,21 @@ export default definePlugin<HueConfig, Record<string, never>>({
         await startBridge(record);
         return record;
       },
+    });
+    // A pairing a restart interrupted waits on until its deadline.
+    pairings.resume();
+
+    mountHueRoutes(ctx.http.router('admin', { prefix: '/admin/hue' }), {
+      lighting,
+      discover: async () =>
+        (await discoverBridges()).map((b) => ({ ...b, paired: bridges.get(b.bridgeId) !== undefined })),
+      list: () =>
+        bridges.list().map((record) => ({
+          record,
+          connected: running.get(record.bridgeId)?.connection().connected ?? false,
+        })),
+      pairings,
+      bridge: (bridgeId) => bridges.get(bridgeId),
       async remove(bridgeId) {
         if (!bridges.get(bridgeId)) return false;
         await stopBridge(bridgeId);

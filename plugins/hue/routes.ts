@@ -3,22 +3,37 @@
  * remove bridges, list and recall a bridge's scenes. No answer ever carries an application key.
  * Errors: `{error, message}`.
  */
-import { type HearthRouter, HttpError, jsonObjectBody, routeParam } from '../../core/sdk.ts';
-import { PairingError } from '../../drivers/hue/pairing.ts';
+import {
+  type HearthRouter,
+  HttpError,
+  jsonObjectBody,
+  type RouteContext,
+  routeParam,
+} from '../../core/sdk.ts';
 import { isBridgeId, normaliseBridgeId } from '../../drivers/hue/tls.ts';
 import type { LightingExports } from '../lighting/types.ts';
 import { type BridgeRecord, publicView } from './bridges.ts';
+import { type PairingFailure, type PairingRequest, type Pairings, pairingView } from './pairings.ts';
 
 export interface HueRouteDeps {
   lighting: LightingExports;
   /** Bridges answering on the LAN (mDNS, a few seconds). */
   discover(): Promise<Array<{ bridgeId: string; host: string; port: number; name: string; paired: boolean }>>;
   list(): Array<{ record: BridgeRecord; connected: boolean }>;
-  pair(req: { host: string; port: number; site: string; bridgeId?: string }): Promise<BridgeRecord>;
+  pairings: Pairings;
+  bridge(bridgeId: string): BridgeRecord | undefined;
   remove(bridgeId: string): Promise<boolean>;
   scenes(bridgeId: string): Array<{ id: string; name: string; group: string | undefined }> | null;
   recall(bridgeId: string, sceneId: string): Promise<void>;
 }
+
+const FAILURE_STATUS: Record<PairingFailure, number> = {
+  link_button_not_pressed: 409,
+  bridge_untrusted: 409,
+  pairing_refused: 409,
+  bridge_unreachable: 502,
+  pairing_failed: 502,
+};
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
 
@@ -42,7 +57,8 @@ export function mountHueRoutes(r: HearthRouter, d: HueRouteDeps): void {
     }
   });
 
-  r.post('/bridges', async (ctx) => {
+  /** The pairing request of a body (400/404 as documented in README.md). */
+  const pairingRequest = (ctx: RouteContext): PairingRequest => {
     const b = body(ctx);
     for (const k of Object.keys(b))
       if (!['host', 'port', 'site', 'bridgeId'].includes(k)) throw bad(`unknown field ${k}`);
@@ -60,25 +76,44 @@ export function mountHueRoutes(r: HearthRouter, d: HueRouteDeps): void {
         throw bad('bridgeId must be 16 hex digits');
       bridgeId = normaliseBridgeId(b.bridgeId);
     }
-    try {
-      const record = await d.pair({
-        host: b.host.replace(/^\[|\]$/g, ''),
-        port,
-        site: site.siteid,
-        ...(bridgeId ? { bridgeId } : {}),
-      });
+    return {
+      host: b.host.replace(/^\[|\]$/g, ''),
+      port,
+      site: site.siteid,
+      ...(bridgeId ? { bridgeId } : {}),
+    };
+  };
+
+  // A pairing job: answers at once; GET it until it is no longer `waiting` (README.md#pairing).
+  r.post('/pairings', async (ctx) => {
+    const job = await d.pairings.start(pairingRequest(ctx));
+    ctx.status = 202;
+    ctx.body = pairingView(job);
+  });
+
+  r.get('/pairings/:id', (ctx) => {
+    const job = d.pairings.get(param(ctx, 'id'));
+    if (!job) throw new HttpError(404, 'not_found', `no pairing ${param(ctx, 'id')}`);
+    ctx.body = pairingView(job);
+  });
+
+  // The same job, answered when it ends: 201 with the bridge, or the job's error.
+  r.post('/bridges', async (ctx) => {
+    const started = await d.pairings.start(pairingRequest(ctx));
+    const job = await d.pairings.settled(started.id);
+    const record = job?.state === 'paired' && job.bridgeId ? d.bridge(job.bridgeId) : undefined;
+    if (record) {
       ctx.status = 201;
       ctx.body = publicView(record, false);
-    } catch (err) {
-      if (!(err instanceof PairingError)) throw err;
-      if (err.code === 'timeout') throw new HttpError(409, 'link_button_not_pressed', err.message);
-      if (err.code === 'unreachable') throw new HttpError(502, 'bridge_unreachable', err.message);
-      throw new HttpError(
-        409,
-        err.code === 'untrusted' ? 'bridge_untrusted' : 'pairing_refused',
-        err.message,
-      );
+      return;
     }
+    if (job?.state !== 'failed' || !job.error)
+      throw new HttpError(
+        503,
+        'pairing_interrupted',
+        'the hub is stopping; the pairing resumes at its next start',
+      );
+    throw new HttpError(FAILURE_STATUS[job.error.code], job.error.code, job.error.message);
   });
 
   r.delete('/bridges/:id', async (ctx) => {

@@ -299,6 +299,74 @@ describe('hue plugin', () => {
     }
   });
 
+  it('pairing is a job a restart reads back: started before the restart, paired after it', async () => {
+    bridge = await SimulatedBridge.start({ coalesceMs: 50 });
+    hub = await startTestHub({
+      plugins: ['lighting', 'hue'],
+      config: { plugins: { hue: { pairingTimeoutMs: 60000 } } },
+    });
+    const started = await hub.admin('POST', '/admin/hue/pairings', {
+      host: bridge.host,
+      port: bridge.port,
+      site: 'Home',
+    });
+    expect(started.status).toBe(202);
+    const job = started.body as { id: string; state: string; prompt: string; deadline: string };
+    expect(job).toMatchObject({ state: 'waiting', prompt: expect.stringMatching(/Press the link button/) });
+    const h = hub;
+    await eventually(async () => {
+      const j = (await h.admin('GET', `/admin/hue/pairings/${job.id}`)).body as { bridgeId?: string };
+      return j.bridgeId === bridge?.bridgeId;
+    }, 'the bridge to answer');
+
+    hub = await h.restart();
+    const again = hub;
+    expect((await again.admin('GET', `/admin/hue/pairings/${job.id}`)).body).toMatchObject({
+      state: 'waiting',
+      deadline: job.deadline,
+    });
+    bridge.pressLinkButton();
+    const done = await eventually(async () => {
+      const j = (await again.admin('GET', `/admin/hue/pairings/${job.id}`)).body as { state: string };
+      return j.state !== 'waiting' ? j : undefined;
+    }, 'the resumed pairing to finish');
+    expect(done).toMatchObject({ state: 'paired', bridgeId: bridge.bridgeId, trust: 'pinned' });
+    await eventually(async () => {
+      const l = await again.admin('GET', '/admin/hue/bridges');
+      return (l.body as Array<{ connected: boolean }>)[0]?.connected;
+    }, 'the paired bridge to connect');
+    expect((await again.admin('GET', '/admin/hue/pairings/nope')).status).toBe(404);
+  });
+
+  it('a pairing whose time ran out while the hub was down fails as link button not pressed', async () => {
+    bridge = await SimulatedBridge.start({ coalesceMs: 50 });
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-hue-pairing-'));
+    try {
+      const past = Date.now() - 60_000;
+      const job = {
+        id: 'interrupted',
+        host: bridge.host,
+        port: bridge.port,
+        site: 'unused',
+        state: 'waiting',
+        startedAt: new Date(past - 30_000).toISOString(),
+        deadline: new Date(past).toISOString(),
+      };
+      writeFileSync(path.join(dir, 'hue.pairings.json'), JSON.stringify({ jobs: [job] }));
+      hub = await startTestHub({ plugins: ['lighting', 'hue'], dataDir: dir });
+      const h = hub;
+      const done = await eventually(async () => {
+        const j = (await h.admin('GET', '/admin/hue/pairings/interrupted')).body as { state: string };
+        return j.state !== 'waiting' ? j : undefined;
+      }, 'the expired pairing to end');
+      expect(done).toMatchObject({ state: 'failed', error: { code: 'link_button_not_pressed' } });
+    } finally {
+      await hub?.stop();
+      hub = null;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the CLI prompts for the link button', async () => {
     const { hub, bridge } = await start();
     bridge.pressLinkButton();
