@@ -3,7 +3,6 @@
  * auth plugin installed a token verifier, `Authorization: Bearer <token>` with the *site id* in the path
  * works too, limited by the token's scopes. Unknown keys, wrong keys and refused tokens all look the same.
  */
-import type { Middleware } from 'koa';
 import { HttpError, type RouteMiddleware } from '../../core/sdk.ts';
 import type { Sites } from './sites.ts';
 import type { SiteTokenVerifier, TokenPresentation } from './types.ts';

@@ -1,7 +1,6 @@
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { MQTT_CONFIRM_MS } from '../../plugins/translation/routes/announce.ts';
 import { fakeLibre } from './fakes/libretranslate.ts';
 import type { FakeUpstream } from './fakes/server.ts';
 import { startTranslation, type TranslationHub } from './harness.ts';
