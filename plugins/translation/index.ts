@@ -21,7 +21,10 @@ import { mountAnnounce } from './routes/announce.ts';
 import { glossaryPairs, mountApi } from './routes/api.ts';
 import { clientAuthenticator } from './routes/client-auth.ts';
 import { mountFallback } from './routes/fallback.ts';
+import { mountStyleRules } from './style-rules/routes.ts';
+import { StyleRuleStore } from './style-rules/store.ts';
 import { NO_ENGINE_MESSAGE, TranslateService } from './translate-service.ts';
+import { mountWrite } from './write/routes.ts';
 
 export default definePlugin<TranslationConfig, Record<string, never>>({
   name: 'translation',
@@ -73,7 +76,12 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       for (const engine of chain?.engines ?? []) engine.glossaryChanged?.(`${account}\t${id}`);
     });
     const memories = await MemoryStore.open(ctx.store);
-    const service = new TranslateService(chain, cache, ledger, ctx.signal, glossaries, memories);
+    const styleRules = await StyleRuleStore.open(ctx.store);
+    // A changed or deleted style rule list retires the upstream copies made from it.
+    styleRules.onChange((account, id) => {
+      for (const engine of chain?.engines ?? []) engine.styleChanged?.(`${account}\t${id}`);
+    });
+    const service = new TranslateService(chain, cache, ledger, ctx.signal, glossaries, memories, styleRules);
     // A notice is logged by the core; logging it here too would say it twice.
     if (!chain) ctx.notices.set('no-engine', NO_ENGINE_MESSAGE);
     ctx.metrics.counterOf('cache_hits', 'Translations answered from the cache', () => cache.hits);
@@ -116,6 +124,8 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
     void documents.prune(docSettings.retentionMs);
     mountGlossaries(router, { authenticate, glossaries, pairs: () => glossaryPairs(chain) });
     mountMemories(router, { authenticate, memories });
+    mountStyleRules(router, { authenticate, styleRules });
+    mountWrite(router, { authenticate, chain, ledger });
     ctx.tryUse('console')?.addPage({
       plugin: 'translation',
       id: 'translation-keys',
@@ -157,7 +167,13 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
         clearInterval(pruneTimer);
         await runner.stop();
         chain?.close();
-        await Promise.all([ledger.flush(), glossaries.flush(), memories.flush(), documents.flush()]);
+        await Promise.all([
+          ledger.flush(),
+          glossaries.flush(),
+          memories.flush(),
+          documents.flush(),
+          styleRules.flush(),
+        ]);
       },
     };
   },

@@ -11,6 +11,8 @@ import type { LoadedMemory, MemoryStore } from './memories/store.ts';
 import { ownValue } from './own.ts';
 import type { TranslateRequest } from './request/types.ts';
 import { SharedCall } from './shared-call.ts';
+import { type ActiveStyle, activeStyle } from './style-rules/active.ts';
+import type { StyleRuleStore } from './style-rules/store.ts';
 import { type PreparedMarkup, prepareMarkup } from './tags/markup.ts';
 
 /** Who is billed: a developer key, a site token's client, or a site (announcements). */
@@ -32,9 +34,14 @@ export const NO_ENGINE_MESSAGE =
   'No translation engine is configured: add one under plugins.translation.engines (see plugins/translation/README.md).';
 
 /** Everything but the text that changes a translation; with the text it is the cache key. */
-function optionsKey(req: TranslateRequest, glossary: ActiveGlossary | null): string {
+function optionsKey(
+  req: TranslateRequest,
+  glossary: ActiveGlossary | null,
+  style: ActiveStyle | null,
+): string {
   return JSON.stringify([
     glossary?.digest ?? null,
+    style?.digest ?? null,
     req.source,
     req.target,
     req.formality,
@@ -52,6 +59,12 @@ function optionsKey(req: TranslateRequest, glossary: ActiveGlossary | null): str
  * memory is a 404), the characters are reserved against the account's limit, cached texts are answered
  * from memory, the rest go to the engine chain in one batch, and usage is recorded once on success.
  */
+/** The glossary and style rule list a request's engine calls apply. */
+interface Applied {
+  glossary: ActiveGlossary | null;
+  style: ActiveStyle | null;
+}
+
 /** A text under way: the shared upstream call and the text's place in its batch. */
 interface InFlight {
   call: SharedCall<CachedTranslation[]>;
@@ -75,6 +88,7 @@ export class TranslateService {
     private readonly signal: AbortSignal,
     private readonly glossaries: GlossaryStore,
     private readonly memories: MemoryStore,
+    private readonly styleRules: StyleRuleStore,
   ) {}
 
   /**
@@ -136,19 +150,23 @@ export class TranslateService {
       req.source,
       req.target,
     );
-    if (req.styleId) throw notFoundError(`Style rule list '${req.styleId}' not found.`);
+    const style = activeStyle(this.styleRules, account.id, req.styleId, req.target);
     const memory = req.translationMemoryId ? await this.memoryFor(req, account) : null;
-    return { glossary, memory };
+    return { glossary, memory, style };
   }
 
   private run(
     req: TranslateRequest,
-    { glossary, memory }: { glossary: ActiveGlossary | null; memory: LoadedMemory | null },
+    {
+      glossary,
+      memory,
+      style,
+    }: { glossary: ActiveGlossary | null; memory: LoadedMemory | null; style: ActiveStyle | null },
     caller: AbortLike,
   ): Promise<CachedTranslation[]> {
     const tags = req.tags;
     const prepared = tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null; // v2: malformed XML → 400
-    return this.withMemory(req, prepared, memory, (r, p) => this.resolve(r, p, glossary, caller));
+    return this.withMemory(req, prepared, memory, (r, p) => this.resolve(r, p, { glossary, style }, caller));
   }
 
   /**
@@ -218,10 +236,10 @@ export class TranslateService {
   private async resolve(
     req: TranslateRequest,
     prepared: PreparedMarkup[] | null,
-    glossary: ActiveGlossary | null,
+    applied: Applied,
     caller: AbortLike,
   ): Promise<CachedTranslation[]> {
-    const prefix = `${optionsKey(req, glossary)}\u0000`;
+    const prefix = `${optionsKey(req, applied.glossary, applied.style)}\u0000`;
     const now = Date.now();
     const results: Array<CachedTranslation | undefined> = [];
     /** Each call this request waits for, with [place in this request, place in the call's batch]. */
@@ -248,7 +266,7 @@ export class TranslateService {
         for (const key of keys) if (this.inFlight.get(key)?.call === call) this.inFlight.delete(key);
       };
       const call: SharedCall<CachedTranslation[]> = new SharedCall(
-        (signal) => this.translateBatch(req, prepared, glossary, missing, prefix, now, signal),
+        (signal) => this.translateBatch(req, prepared, applied, missing, prefix, now, signal),
         forget,
         this.signal,
       );
@@ -281,7 +299,7 @@ export class TranslateService {
   private async translateBatch(
     req: TranslateRequest,
     prepared: PreparedMarkup[] | null,
-    glossary: ActiveGlossary | null,
+    { glossary, style }: Applied,
     missing: number[],
     prefix: string,
     now: number,
@@ -302,6 +320,7 @@ export class TranslateService {
         preserveFormatting: req.preserveFormatting,
         tags: req.tags,
         glossary,
+        style,
         prepared: prepared ? missing.map((i) => prepared[i]!) : null,
       },
       signal,

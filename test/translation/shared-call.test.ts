@@ -45,6 +45,7 @@ function fakeEngine(id: string, opts: { hang?: boolean; timeoutMs?: number } = {
       customInstructions: true,
       qualityModel: true,
       glossary: 'native',
+      styleRules: 'prompt',
     },
     languages: () => Promise.resolve(allPairs(['EN'], ['DE'], ['DE'])),
     translate(j, signal): Promise<EngineResult> {

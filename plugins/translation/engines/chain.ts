@@ -10,6 +10,8 @@ import {
   type Engine,
   type EngineJob,
   type EngineResult,
+  type ImproveJob,
+  type Improvement,
   type LanguageSupport,
   UpstreamError,
 } from './types.ts';
@@ -85,6 +87,7 @@ export class EngineChain {
       if (strictFormality && !(caps.formality && support.formality.has(job.target))) continue;
       if (job.customInstructions.length > 0 && !caps.customInstructions) continue;
       if (job.modelType === 'quality_optimized' && !caps.qualityModel) continue;
+      if (job.style && !caps.styleRules) continue;
       able.push(engine);
     }
     if (able.length === 0) {
@@ -92,15 +95,67 @@ export class EngineChain {
         ? `formality=${job.formality}`
         : job.customInstructions.length > 0
           ? 'custom_instructions'
-          : 'model_type=quality_optimized';
+          : job.modelType === 'quality_optimized'
+            ? 'model_type=quality_optimized'
+            : 'style_id (style rules)';
       throw invalid(`No configured engine serving '${job.target}' can honour '${param}'.`);
     }
     return able;
   }
 
   async translate(job: ChainJob, signal: AbortLike): Promise<ChainAnswer> {
+    const engines = await this.candidates(job);
+    return this.firstAnswer(
+      engines,
+      (engine, s) => this.run(engine, job, s),
+      signal,
+      (failures) => finalError(failures, job),
+    );
+  }
+
+  /**
+   * Rephrase or correct on the first engine that can (DeepL's own endpoints, or an LLM), with the same
+   * failover, bounds and breakers as translation.
+   */
+  async improve(job: ImproveJob, signal: AbortLike): Promise<Improvement[]> {
+    const able: Engine[] = [];
+    for (const engine of this.engines) {
+      if (!engine.improve) continue;
+      if (job.target !== null) {
+        const wanted = job.target.toUpperCase();
+        const { targets } = await engine.languages(routing);
+        if (!targets.has(wanted) && ![...targets].some((t) => rootOf(t) === wanted)) continue;
+      }
+      able.push(engine);
+    }
+    if (able.length === 0) {
+      const into = job.target ? ` in '${job.target}'` : '';
+      throw invalid(`No configured engine can ${job.kind} text${into} (only DeepL and LLM engines can).`);
+    }
+    const { result } = await this.firstAnswer(
+      able,
+      async (engine, s) => {
+        const improvements = await (engine.improve as NonNullable<Engine['improve']>)(job, s);
+        if (improvements.length !== job.texts.length) {
+          throw new UpstreamError('invalid_response', `${engine.id} answered ${improvements.length} texts`);
+        }
+        return improvements;
+      },
+      signal,
+      (failures) => finalError(failures, { source: null, target: job.target ?? 'its own language' }),
+    );
+    return result;
+  }
+
+  /** Tries the engines in order until one answers; `failed` turns the failures into the client's error. */
+  private async firstAnswer<T>(
+    engines: Engine[],
+    run: (engine: Engine, signal: AbortLike) => Promise<T>,
+    signal: AbortLike,
+    failed: (failures: Array<{ engine: string; error: UpstreamError }>) => Error,
+  ): Promise<{ result: T; engine: Engine }> {
     const failures: Array<{ engine: string; error: UpstreamError }> = [];
-    for (const engine of await this.candidates(job)) {
+    for (const engine of engines) {
       const breaker = this.breakers.get(engine.id)!;
       if (!breaker.tryAcquire()) {
         this.observe(engine.id, 'circuit_open');
@@ -111,7 +166,7 @@ export class EngineChain {
         continue;
       }
       try {
-        const result = await this.attempt(engine, job, signal);
+        const result = await this.attempt(engine, (s) => run(engine, s), signal);
         breaker.success();
         this.observe(engine.id, 'ok');
         return { result, engine };
@@ -130,7 +185,7 @@ export class EngineChain {
         if (signal.aborted) break;
       }
     }
-    throw finalError(failures, job);
+    throw failed(failures);
   }
 
   /**
@@ -139,7 +194,11 @@ export class EngineChain {
    * attempt's cancellation stops the engine's upstream calls when the bound passes or the work is
    * withdrawn; the attempt ends then even if an engine were slow to notice.
    */
-  private async attempt(engine: Engine, job: ChainJob, outer: AbortLike): Promise<EngineResult> {
+  private async attempt<T>(
+    engine: Engine,
+    call: (signal: AbortLike) => Promise<T>,
+    outer: AbortLike,
+  ): Promise<T> {
     const cancel = new Cancellation();
     let stop: (reason: unknown) => void = () => {};
     const ended = new Promise<never>((_, reject) => {
@@ -158,7 +217,7 @@ export class EngineChain {
       engine.timeoutMs,
     );
     try {
-      return await Promise.race([this.run(engine, job, cancel), ended]);
+      return await Promise.race([call(cancel), ended]);
     } catch (err) {
       // Once cancelled, the reason is the error (the engine's own "request aborted" says less).
       throw cancel.aborted ? cancel.reason : err;
@@ -185,7 +244,10 @@ export class EngineChain {
   }
 }
 
-function finalError(failures: Array<{ engine: string; error: UpstreamError }>, job: EngineJob) {
+function finalError(
+  failures: Array<{ engine: string; error: UpstreamError }>,
+  job: Pick<EngineJob, 'source' | 'target'>,
+) {
   const summary = failures.map((f) => `${f.engine}: ${f.error.message}`).join('; ');
   const of = (kind: UpstreamError['kind']) => failures.filter((f) => f.error.kind === kind);
   const transient = of('transient');

@@ -1,6 +1,6 @@
 import type { AbortLike } from '../cancellation.ts';
 import { resolveSource, resolveTarget } from '../languages.ts';
-import { DeeplGlossaryMirror } from './deepl-glossaries.ts';
+import { DeeplMirror, GLOSSARY_COPIES, STYLE_COPIES } from './deepl-mirror.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
 import { allPairs, deeplDefaultSupport, LanguageCache } from './language-support.ts';
 import {
@@ -8,6 +8,8 @@ import {
   type EngineConfig,
   type EngineJob,
   type EngineResult,
+  type ImproveJob,
+  type Improvement,
   type LanguageSupport,
   UpstreamError,
 } from './types.ts';
@@ -56,15 +58,18 @@ export function createDeeplEngine(config: EngineConfig): Engine {
     return allPairs(sourceCodes, targetCodes, formal);
   }
   const languages = new LanguageCache(loadLanguages, deeplDefaultSupport);
-  const mirror = new DeeplGlossaryMirror(client, headers, failure);
+  const mirror = new DeeplMirror(GLOSSARY_COPIES, client, headers, failure);
+  const styles = new DeeplMirror(STYLE_COPIES, client, headers, failure);
 
   async function send(job: EngineJob, signal: AbortLike, retried = false): Promise<UpstreamResponse> {
     const body = deeplBody(job);
     if (job.glossary) body.glossary_id = await mirror.idFor(job.glossary);
+    if (job.style) body.style_id = await styles.idFor(job.style);
     const res = await client.request('POST', '/v2/translate', { headers, json: body, signal });
-    // The copy was deleted in the DeepL account meanwhile: make it again, once.
-    if (res.status === 404 && job.glossary && !retried) {
-      mirror.lost(job.glossary.digest);
+    // A copy was deleted in the DeepL account meanwhile: make it again, once.
+    if (res.status === 404 && (job.glossary || job.style) && !retried) {
+      if (job.glossary) mirror.lost(job.glossary.digest);
+      if (job.style) styles.lost(job.style.digest);
       return send(job, signal, true);
     }
     return res;
@@ -80,6 +85,7 @@ export function createDeeplEngine(config: EngineConfig): Engine {
       customInstructions: true,
       qualityModel: true,
       glossary: 'native',
+      styleRules: 'native',
     },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
@@ -109,8 +115,28 @@ export function createDeeplEngine(config: EngineConfig): Engine {
         modelTypeUsed: (list[0]?.model_type_used as EngineResult['modelTypeUsed']) ?? null,
       };
     },
+    async improve(job: ImproveJob, signal: AbortLike): Promise<Improvement[]> {
+      const body: Record<string, unknown> = { text: job.texts };
+      if (job.target) body.target_lang = job.target;
+      if (job.writingStyle) body.writing_style = job.writingStyle;
+      if (job.tone) body.tone = job.tone;
+      const res = await client.request('POST', `/v2/write/${job.kind}`, { headers, json: body, signal });
+      if (res.status !== 200) throw failure(res);
+      const list = (jsonBody(res, 'DeepL') as { improvements?: unknown }).improvements;
+      if (!Array.isArray(list) || list.some((t) => typeof (t as { text?: unknown })?.text !== 'string')) {
+        throw new UpstreamError('invalid_response', 'DeepL answered with a malformed improvement list');
+      }
+      return (list as Array<{ text: string; detected_source_language?: unknown }>).map((t) => ({
+        text: t.text,
+        detectedSource:
+          typeof t.detected_source_language === 'string' ? t.detected_source_language.toLowerCase() : null,
+      }));
+    },
     glossaryChanged: (ref) => mirror.changed(ref),
-    cleanupGlossaries: () => mirror.cleanup(),
+    styleChanged: (ref) => styles.changed(ref),
+    cleanupGlossaries: async () => {
+      await Promise.all([mirror.cleanup(), styles.cleanup()]);
+    },
     close: () => client.close(),
   };
 }

@@ -127,6 +127,7 @@ export function createLibreEngine(config: EngineConfig): Engine {
       customInstructions: false,
       qualityModel: false,
       glossary: 'placeholders',
+      styleRules: null,
     },
     languages: (opts) => (opts?.maxWaitMs === undefined ? languages.get() : languages.within(opts.maxWaitMs)),
     async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {

@@ -1,5 +1,31 @@
-import { languageName } from '../languages.ts';
+import { languageName, rootOf } from '../languages.ts';
 import type { EngineJob } from './types.ts';
+
+const words = (id: string) => id.replaceAll('_', ' ');
+
+/**
+ * A style rule list as prompt lines (docs/translation.md#style-rules): each configured rule as
+ * "category, option: choice", then each custom instruction. An instruction for one source language says
+ * so, unless the request's source is known to be another (then it is left out).
+ */
+function styleLines(job: EngineJob): string[] {
+  const style = job.style;
+  if (!style) return [];
+  const lines: string[] = [];
+  for (const [category, options] of Object.entries(style.configuredRules)) {
+    for (const [option, choice] of Object.entries(options)) {
+      lines.push(`- ${words(category)}, ${words(option)}: ${words(choice)}`);
+    }
+  }
+  const source = job.source ? rootOf(job.source).toLowerCase() : null;
+  for (const i of style.instructions) {
+    const from = i.source_language ? rootOf(i.source_language.toUpperCase()).toLowerCase() : null;
+    if (from && source && from !== source) continue;
+    const only = from ? ` (only for text written in ${languageName(from.toUpperCase())})` : '';
+    lines.push(`- ${i.label}: ${i.prompt}${only}`);
+  }
+  return lines.length > 0 ? ['Apply this style guide to every translation:', ...lines] : [];
+}
 
 const FORMALITY_RULES = new Map<string, string>([
   ['more', 'Use a formal register (polite forms of address).'],
@@ -32,6 +58,7 @@ export function systemPrompt(job: EngineJob): string {
   if (job.customInstructions.length > 0) {
     lines.push('Follow these instructions:', ...job.customInstructions.map((i) => `- ${i}`));
   }
+  if (job.style) lines.push(...styleLines(job));
   if (job.glossaryTerms && job.glossaryTerms.length > 0) {
     // Prompt constraints for a glossary (docs/translation.md#glossaries-on-every-engine); the answer is checked.
     lines.push(

@@ -1,9 +1,18 @@
 import type { AbortLike } from '../cancellation.ts';
 import { resolveSource, rootOf, SOURCE_LANGUAGES, TARGET_LANGUAGES } from '../languages.ts';
 import { clip, jsonBody, UpstreamClient, type UpstreamResponse } from './http-client.ts';
+import { improvePrompt } from './improve-prompt.ts';
 import { allPairs } from './language-support.ts';
 import { systemPrompt } from './openai-prompt.ts';
-import { type Engine, type EngineConfig, type EngineJob, type EngineResult, UpstreamError } from './types.ts';
+import {
+  type Engine,
+  type EngineConfig,
+  type EngineJob,
+  type EngineResult,
+  type ImproveJob,
+  type Improvement,
+  UpstreamError,
+} from './types.ts';
 
 /**
  * An OpenAI-compatible chat endpoint (Ollama's `/v1/chat/completions` and others, docs/translation.md#openai-compatible-chat-and-ollama). Asks for
@@ -38,6 +47,25 @@ export function createOpenAiEngine(config: EngineConfig): Engine {
     return new UpstreamError('rejected', `the chat endpoint rejected the request${said}`);
   }
 
+  /** One chat call: the instructions as the system message, the texts as JSON; the answer's content. */
+  async function chat(system: string, texts: string[], signal: AbortLike): Promise<unknown> {
+    const body = {
+      model: config.model,
+      temperature: 0,
+      response_format: { type: 'json_object' },
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: JSON.stringify({ texts }) },
+      ],
+    };
+    const res = await client.request('POST', '/chat/completions', { headers, json: body, signal });
+    if (res.status !== 200) throw failure(res);
+    const answer = jsonBody(res, 'the chat endpoint') as {
+      choices?: Array<{ message?: { content?: unknown } }>;
+    };
+    return answer.choices?.[0]?.message?.content;
+  }
+
   return {
     id: config.id,
     type: 'openai',
@@ -48,25 +76,14 @@ export function createOpenAiEngine(config: EngineConfig): Engine {
       customInstructions: true,
       qualityModel: false,
       glossary: 'prompt',
+      styleRules: 'prompt',
     },
     languages: () => Promise.resolve(support),
     async translate(job: EngineJob, signal: AbortLike): Promise<EngineResult> {
-      const body = {
-        model: config.model,
-        temperature: 0,
-        response_format: { type: 'json_object' },
-        messages: [
-          { role: 'system', content: systemPrompt(job) },
-          { role: 'user', content: JSON.stringify({ texts: job.texts }) },
-        ],
-      };
-      const res = await client.request('POST', '/chat/completions', { headers, json: body, signal });
-      if (res.status !== 200) throw failure(res);
-      const answer = jsonBody(res, 'the chat endpoint') as {
-        choices?: Array<{ message?: { content?: unknown } }>;
-      };
-      const content = answer.choices?.[0]?.message?.content;
-      return parseContent(content, job);
+      return parseContent(await chat(systemPrompt(job), job.texts, signal), job);
+    },
+    async improve(job: ImproveJob, signal: AbortLike): Promise<Improvement[]> {
+      return parseImprovements(await chat(improvePrompt(job), job.texts, signal), job);
     },
     close: () => client.close(),
   };
@@ -104,4 +121,27 @@ function parseContent(content: unknown, job: EngineJob): EngineResult {
     }),
     modelTypeUsed: null,
   };
+}
+
+/** The model's `{"improvements": […]}`, one string per input, else a misbehaving upstream. */
+function parseImprovements(content: unknown, job: ImproveJob): Improvement[] {
+  let parsed: { improvements?: unknown; detected_source_languages?: unknown };
+  try {
+    parsed = JSON.parse(String(content)) as typeof parsed;
+  } catch {
+    throw new UpstreamError('invalid_response', 'the model did not answer with JSON');
+  }
+  const list = parsed.improvements;
+  if (!Array.isArray(list) || list.some((t) => typeof t !== 'string') || list.length !== job.texts.length) {
+    throw new UpstreamError(
+      'invalid_response',
+      `the model did not answer with ${job.texts.length} improved strings ("improvements")`,
+    );
+  }
+  const detected = Array.isArray(parsed.detected_source_languages) ? parsed.detected_source_languages : [];
+  return (list as string[]).map((text, i) => {
+    const code = detected[i];
+    const known = typeof code === 'string' ? resolveSource(rootOf(code)) : null;
+    return { text, detectedSource: known ? known.toLowerCase() : null };
+  });
 }

@@ -2,6 +2,7 @@ import type { AbortLike } from '../cancellation.ts';
 import type { ActiveGlossary } from '../glossaries/active.ts';
 import type { Terms } from '../glossaries/enforce.ts';
 import type { Formality, ModelType, SplitSentences, TagOptions } from '../request/types.ts';
+import type { ActiveStyle } from '../style-rules/active.ts';
 
 /** What one engine call carries. Codes are DeepL's, upper-cased; the engine maps them to its own. */
 export interface EngineJob {
@@ -22,6 +23,24 @@ export interface EngineJob {
   glossaryTerms?: Terms;
   /** The texts are HTML with glossary placeholders (LibreTranslate's `format: html`). */
   html?: boolean;
+  /** The request's style rule list (`style_id`): DeepL gets an upstream copy, an LLM the rules in its prompt. */
+  style?: ActiveStyle | null;
+}
+
+/** A rephrase or correct call (docs/translation.md#rephrase-and-correct). */
+export interface ImproveJob {
+  kind: 'rephrase' | 'correct';
+  texts: string[];
+  /** As the API spells it (`en-US`); null = keep each text's language. */
+  target: string | null;
+  writingStyle: string | null;
+  tone: string | null;
+}
+
+export interface Improvement {
+  text: string;
+  /** Lower-case code (`en`), or null when the engine could not tell. */
+  detectedSource: string | null;
 }
 
 export interface EngineTranslation {
@@ -45,6 +64,8 @@ export interface EngineCapabilities {
   qualityModel: boolean;
   /** How glossaries are honoured: upstream glossaries, placeholders kept through HTML, or the prompt. */
   glossary: 'native' | 'placeholders' | 'prompt';
+  /** How style rule lists are honoured; null = cannot (the chain skips the engine for `style_id`). */
+  styleRules: 'native' | 'prompt' | null;
 }
 
 /** Languages an engine serves, as DeepL codes. */
@@ -69,9 +90,13 @@ export interface Engine {
    */
   languages(opts?: { maxWaitMs?: number }): Promise<LanguageSupport>;
   translate(job: EngineJob, signal: AbortLike): Promise<EngineResult>;
+  /** Rephrase or correct; absent when the engine cannot (the chain skips it). */
+  improve?(job: ImproveJob, signal: AbortLike): Promise<Improvement[]>;
   /** A local glossary changed or went (`account\tglossary id`): upstream copies made from it are retired. */
   glossaryChanged?(ref: string): void;
-  /** Deletes upstream glossary copies an earlier run left behind (called once at start). */
+  /** A local style rule list changed or went (`account\tstyle id`): upstream copies made from it are retired. */
+  styleChanged?(ref: string): void;
+  /** Deletes upstream glossary and style rule copies an earlier run left behind (called once at start). */
   cleanupGlossaries?(): Promise<void>;
   close(): void;
 }

@@ -11,7 +11,7 @@ import type { ApiRequest } from './client-auth.ts';
 import { clientGone } from './client-gone.ts';
 
 /** docs/translation.md#transport-and-authentication: the optional `X-DeepL-Reporting-Tag` header, at most 100 characters. */
-function reportingTag(value: string): string {
+export function reportingTag(value: string): string {
   if ([...value].length > 100)
     throw invalid("Value for 'X-DeepL-Reporting-Tag' not supported (at most 100 characters).");
   return value;

@@ -1,10 +1,15 @@
 import { bodyOf, type FakeRequest, FakeUpstream, shout } from './server.ts';
 
 /** The real DeepL API's surface as Hearth uses it (docs/translation.md), on loopback. */
-export function fakeDeepl(
-  key = 'upstream-secret-key:fx',
-): Promise<FakeUpstream & { glossaries: Map<string, FakeGlossary>; documents: Map<string, FakeDocument> }> {
+export function fakeDeepl(key = 'upstream-secret-key:fx'): Promise<
+  FakeUpstream & {
+    glossaries: Map<string, FakeGlossary>;
+    documents: Map<string, FakeDocument>;
+    styleRules: Map<string, Record<string, unknown>>;
+  }
+> {
   const glossaries = new Map<string, FakeGlossary>();
+  const styleRules = new Map<string, Record<string, unknown>>();
   const documents = new Map<string, FakeDocument>();
   let made = 0;
   const fake = new FakeUpstream((req) => {
@@ -96,8 +101,48 @@ export function fakeDeepl(
       d.downloads++;
       return { status: 200, body: d.content.toUpperCase() };
     }
+    // v3 style rules, as much as Hearth's upstream copies use.
+    if (req.path === '/v3/style_rules' && req.method === 'POST') {
+      const body = bodyOf(req);
+      const id = `style-${++made}`;
+      styleRules.set(id, body);
+      return { status: 201, body: { style_id: id, ...body, version: 1 } };
+    }
+    if (req.path.startsWith('/v3/style_rules') && req.method === 'GET') {
+      return {
+        status: 200,
+        body: { style_rules: [...styleRules].map(([style_id, r]) => ({ style_id, name: r.name })) },
+      };
+    }
+    if (req.path.startsWith('/v3/style_rules/') && req.method === 'DELETE') {
+      const id = decodeURIComponent(req.path.slice('/v3/style_rules/'.length));
+      return styleRules.delete(id)
+        ? { status: 204, body: '' }
+        : { status: 404, body: { message: 'Not found' } };
+    }
+    // Write: the answer names what shaped it, so tests can see the style or tone arrived.
+    if ((req.path === '/v2/write/rephrase' || req.path === '/v2/write/correct') && req.method === 'POST') {
+      const body = bodyOf(req);
+      if (body.writing_style && body.tone)
+        return { status: 400, body: { message: 'Both writing_style and tone set' } };
+      const how = req.path.endsWith('correct')
+        ? 'corrected'
+        : String(body.writing_style ?? body.tone ?? 'rephrased');
+      return {
+        status: 200,
+        body: {
+          improvements: (([] as unknown[]).concat(body.text ?? []) as string[]).map((t) => ({
+            detected_source_language: 'en',
+            target_language: body.target_lang ?? 'en-US',
+            text: `${t.replace(/teh/g, 'the')} [${how}]`,
+          })),
+        },
+      };
+    }
     if (req.path === '/v2/translate' && req.method === 'POST') {
       const body = bodyOf(req);
+      if (body.style_id !== undefined && !styleRules.has(String(body.style_id)))
+        return { status: 404, body: { message: 'Style rule list not found' } };
       const glossary = typeof body.glossary_id === 'string' ? glossaries.get(body.glossary_id) : undefined;
       if (body.glossary_id !== undefined && !glossary)
         return { status: 404, body: { message: 'Glossary not found' } };
@@ -130,7 +175,7 @@ export function fakeDeepl(
     }
     return { status: 404, body: { message: 'Not found' } };
   });
-  return Object.assign(fake, { glossaries, documents }).start();
+  return Object.assign(fake, { glossaries, documents, styleRules }).start();
 }
 
 export interface FakeGlossary {

@@ -19,19 +19,31 @@ export function fakeOpenAi(
       return { status: 404, body: { error: { message: "model 'missing' not found" } } };
     const user = body.messages.find((m) => m.role === 'user');
     const texts = (JSON.parse(user?.content ?? '{}') as { texts: string[] }).texts;
+    const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+    // Rephrase or correct: a well-behaved model fixes the typo and follows the style line it was given.
+    const improving = system.startsWith('You are a writing assistant.')
+      ? {
+          improvements: texts.map((t) => {
+            const style = /Use an? ([a-z ]+) (?:writing style|tone)\./.exec(system)?.[1] ?? 'plain';
+            return `${t.replace(/teh/g, 'the')} [${style}]`;
+          }),
+          detected_source_languages: texts.map(() => 'en'),
+        }
+      : undefined;
     const terms = opts.ignoreGlossary
       ? []
       : promptGlossary(body.messages.find((m) => m.role === 'system')?.content ?? '');
-    const answer = opts.answer?.(texts) ?? {
-      translations: texts.map((t) => {
-        let out = t;
-        terms.forEach(([s], i) => {
-          out = out.split(s).join(`\uE000${i}\uE000`);
-        });
-        return shout(out).replace(/\uE000(\d+)\uE000/g, (_m, i: string) => terms[Number(i)]?.[1] ?? '');
-      }),
-      detected_source_languages: texts.map(() => 'en'),
-    };
+    const answer = opts.answer?.(texts) ??
+      improving ?? {
+        translations: texts.map((t) => {
+          let out = t;
+          terms.forEach(([s], i) => {
+            out = out.split(s).join(`\uE000${i}\uE000`);
+          });
+          return shout(out).replace(/\uE000(\d+)\uE000/g, (_m, i: string) => terms[Number(i)]?.[1] ?? '');
+        }),
+        detected_source_languages: texts.map(() => 'en'),
+      };
     return {
       status: 200,
       body: {
