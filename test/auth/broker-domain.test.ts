@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { rawMember } from '../../plugins/auth/broker/raw-json.ts';
 import { decodeIssuance, encodeIssuance } from '../../plugins/auth/state/issuance-codec.ts';
 import type { Issuance } from '../../plugins/auth/state/model.ts';
+import { checkUpstreamUrl, UpstreamError } from '../../plugins/auth/upstream/http.ts';
 
 describe('rawMember: the source text of one member', () => {
   test('finds the value as written, whatever it holds', () => {
@@ -58,5 +59,26 @@ describe('issuance codec: brokered tokens', () => {
       agent_chain: ['c1'],
     });
     expect(decodeIssuance(`${minted}\tsomething-else`)).toBeNull();
+  });
+});
+
+describe('upstream URLs', () => {
+  test('https anywhere, http only on loopback, nothing else', () => {
+    for (const ok of [
+      'https://id.example.net/auth',
+      'http://127.0.0.1:8080/token',
+      'http://[::1]/x',
+      'http://localhost:1/',
+    ])
+      expect(checkUpstreamUrl(ok).href, ok).toBe(new URL(ok).href);
+    for (const bad of [
+      'http://id.example.net/auth',
+      'http://192.168.1.2/token',
+      'ftp://127.0.0.1/',
+      'javascript:alert(1)',
+      'not a url',
+      42,
+    ])
+      expect(() => checkUpstreamUrl(bad), String(bad)).toThrow(UpstreamError);
   });
 });
