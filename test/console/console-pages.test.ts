@@ -115,7 +115,7 @@ describe('console pages for running the hub', () => {
     await page.getByLabel('Character limit of Announcer (empty: no limit)').fill('5000');
     await page.getByRole('button', { name: 'Set the limit of Announcer' }).click();
     await page.locator('tr', { hasText: 'Announcer' }).getByText('5000', { exact: true }).waitFor();
-    await page.getByRole('img', { name: /^Characters per day: 0 in \d+ days/ }).waitFor();
+    await page.getByRole('img', { name: /^Characters per day by key: 0 in \d+ days/ }).waitFor();
     await page.getByText('No tagged translations in this time.').waitFor();
     expect(await axeViolations(page)).toEqual([]);
   });
@@ -174,5 +174,17 @@ describe('console pages for running the hub', () => {
       await page.locator('#page-body h2, #page-body caption, #page-body p').first().waitFor();
       expect(await axeViolations(page), name).toEqual([]);
     }
+  });
+
+  it('rotates the admin key from the Status page: the new key is shown once and the old one stops', async () => {
+    await page.getByRole('link', { name: 'Status' }).click();
+    await page.getByRole('button', { name: 'Rotate the admin key' }).click();
+    const key = await page.locator('#new-admin-key .secret').innerText();
+    expect(key).not.toBe(t.adminKey);
+    const asKey = (k: string) =>
+      fetch(`${t.adminUrl}/admin/sites`, { headers: { authorization: `Bearer ${k}` } }).then((r) => r.status);
+    expect(await asKey(t.adminKey)).toBe(401);
+    expect(await asKey(key)).toBe(200);
+    expect(await axeViolations(page)).toEqual([]);
   });
 });

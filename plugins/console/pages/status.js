@@ -43,4 +43,40 @@ export async function render(root, api) {
       ),
     ),
   );
+  // Rotating the admin key ends every console session (this one too) at its next call: the new key is
+  // shown once, here, and is needed to sign in again.
+  const shown = h('div', { id: 'new-admin-key' });
+  root.append(
+    h('h3', {}, 'Admin key'),
+    h(
+      'p',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            if (
+              !confirm(
+                'Rotate the admin key? Every console session and every script using the old key stops.',
+              )
+            )
+              return;
+            try {
+              const { key } = await api.send('POST', '/admin-key/rotate');
+              shown.replaceChildren(
+                h('p', {}, 'The new admin key, shown only now. Keep it; you need it to sign in again:'),
+                h('p', { class: 'secret' }, key),
+              );
+              api.say('The admin key was rotated; the new key is shown below.');
+            } catch (err) {
+              api.say(err.message, true);
+            }
+          },
+        },
+        'Rotate the admin key',
+      ),
+    ),
+    shown,
+  );
 }

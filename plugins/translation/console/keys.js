@@ -184,7 +184,10 @@ const svg = (tag, attrs = {}, ...children) => {
   return node;
 };
 
-/** Bars of characters per day (all keys), one per day of the range; each bar names its day and keys. */
+// Bar colours per key, told apart by shade and by order (the legend lists keys bottom to top).
+const PALETTE = ['#1f6fb5', '#c15c17', '#2e7d32', '#8e24aa', '#6d4c41', '#00838f'];
+
+/** Stacked bars: characters per day, one segment per key; each segment names its day, key and count. */
 function usageChart(rows, start, end) {
   const days = [];
   for (
@@ -193,35 +196,53 @@ function usageChart(rows, start, end) {
     t += 86_400_000
   )
     days.push(new Date(t).toISOString().slice(0, 10));
-  const perDay = new Map(days.map((d) => [d, { total: 0, keys: [] }]));
+  const keys = [...new Set(rows.map((r) => r.api_key_label ?? r.api_key ?? ''))];
+  const perDay = new Map(days.map((d) => [d, new Map()]));
   for (const r of rows) {
     const d = perDay.get(r.usage_date.slice(0, 10));
-    if (!d) continue;
-    d.total += r.usage.total_characters;
-    d.keys.push(`${r.api_key_label ?? ''} ${r.usage.total_characters}`);
+    const key = r.api_key_label ?? r.api_key ?? '';
+    if (d) d.set(key, (d.get(key) ?? 0) + r.usage.total_characters);
   }
-  const max = Math.max(1, ...[...perDay.values()].map((d) => d.total));
+  const totals = [...perDay.values()].map((m) => [...m.values()].reduce((a, b) => a + b, 0));
+  const max = Math.max(1, ...totals);
+  const total = totals.reduce((a, b) => a + b, 0);
   const w = 600;
   const hgt = 140;
   const bw = w / days.length;
-  const total = [...perDay.values()].reduce((a, d) => a + d.total, 0);
   const chart = svg('svg', {
     viewBox: `0 0 ${w} ${hgt + 16}`,
     class: 'chart',
     role: 'img',
-    'aria-label': `Characters per day: ${total} in ${days.length} days, most on one day ${max === 1 && total === 0 ? 0 : max}`,
+    'aria-label': `Characters per day by key: ${total} in ${days.length} days${keys.length ? ` from ${keys.length} keys` : ''}, most on one day ${total ? max : 0}`,
   });
   days.forEach((d, i) => {
-    const { total: v, keys } = perDay.get(d);
-    const barH = (v / max) * (hgt - 4);
-    chart.append(
-      svg(
-        'rect',
-        { class: 'bar', x: i * bw + 1, y: hgt - barH, width: Math.max(1, bw - 2), height: barH },
-        svg('title', {}, `${d}: ${v} characters${keys.length ? ` (${keys.join(', ')})` : ''}`),
-      ),
-    );
+    let y = hgt;
+    keys.forEach((key, k) => {
+      const v = perDay.get(d).get(key) ?? 0;
+      if (!v) return;
+      const barH = (v / max) * (hgt - 4);
+      y -= barH;
+      chart.append(
+        svg(
+          'rect',
+          { x: i * bw + 1, y, width: Math.max(1, bw - 2), height: barH, fill: PALETTE[k % PALETTE.length] },
+          svg('title', {}, `${d}, ${key}: ${v} characters`),
+        ),
+      );
+    });
     if (i % 7 === 0) chart.append(svg('text', { x: i * bw, y: hgt + 13, class: 'tick' }, d.slice(5)));
   });
-  return chart;
+  const legend = document.createElement('ul');
+  legend.className = 'legend';
+  keys.forEach((key, k) => {
+    const li = document.createElement('li');
+    const dot = document.createElement('span');
+    dot.className = 'dot';
+    dot.style.setProperty('--dot', PALETTE[k % PALETTE.length]);
+    li.append(dot, key);
+    legend.append(li);
+  });
+  const figure = document.createElement('div');
+  figure.append(chart, legend);
+  return figure;
 }
