@@ -37,7 +37,8 @@ it('pairs a bridge from the console: the link button prompt, then the bridge in 
   await page.getByLabel('Bridge address').fill(bridge.host);
   await page.getByLabel('Port').fill(String(bridge.port));
   await page.getByRole('button', { name: 'Pair' }).click();
-  await page.locator('#hue-status', { hasText: 'Press the link button' }).waitFor();
+  // The prompt counts down to the pairing's deadline.
+  await page.locator('#hue-status', { hasText: /Press the link button.*\(\d+ s left\)/ }).waitFor();
   bridge.pressLinkButton();
   await page.locator('#hue-status', { hasText: `Paired bridge ${bridge.bridgeId}` }).waitFor();
   await page.locator(`tr[data-bridge="${bridge.bridgeId}"]`).waitFor();

@@ -56,21 +56,28 @@ export async function render(root, api) {
   const site = h('input', { id: 'hue-site', name: 'site', required: true, maxlength: 100, value: 'Home' });
   const pairButton = h('button', { type: 'submit' }, 'Pair');
 
+  // Pairing is a job on the hub: it keeps waiting if this page is closed or the hub restarts.
   async function pair(e) {
     e.preventDefault();
     pairButton.disabled = true;
-    const prompt = `Press the link button on the Hue bridge at ${host.value} now. Waiting for it…`;
-    status.textContent = prompt;
-    api.say(prompt);
     try {
-      const b = await api.send('POST', '/hue/bridges', {
+      let job = await api.send('POST', '/hue/pairings', {
         host: host.value,
         port: Number(port.value),
         site: site.value,
       });
-      const how = b.trust === 'pinned' ? ` Its certificate was pinned (SHA-256 ${b.fingerprint256}).` : '';
-      status.textContent = `Paired bridge ${b.bridgeId}.${how}`;
-      api.say(`Paired bridge ${b.bridgeId}.`);
+      api.say(`Press the link button on the Hue bridge at ${job.host} now.`);
+      while (job.state === 'waiting') {
+        const left = Math.max(0, Math.round((Date.parse(job.deadline) - Date.now()) / 1000));
+        status.textContent = `Press the link button on the Hue bridge at ${job.host} now. Waiting for it (${left} s left)…`;
+        await new Promise((r) => setTimeout(r, 1000));
+        job = await api.send('GET', `/hue/pairings/${encodeURIComponent(job.id)}`);
+      }
+      if (job.state === 'failed') throw new Error(job.error?.message ?? 'pairing failed');
+      const how =
+        job.trust === 'pinned' ? ` Its certificate was pinned (SHA-256 ${job.fingerprint256}).` : '';
+      status.textContent = `Paired bridge ${job.bridgeId}.${how}`;
+      api.say(`Paired bridge ${job.bridgeId}.`);
       await load();
     } catch (err) {
       status.textContent = err.message;
