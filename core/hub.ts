@@ -238,7 +238,7 @@ export class Hub {
       keyFile: this.config.secrets.keyFile,
       credentialsDir: process.env.CREDENTIALS_DIRECTORY,
       log: this.rootLog.child({ name: 'secrets' }),
-      onValue: (value) => this.redactor.addValue(value),
+      onValue: (value, lifetime) => this.redactor.addValue(value, lifetime),
       onProblem: (text) => this.notices.forOwner('core').set('secrets_unreadable', text),
     });
   }

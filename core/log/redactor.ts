@@ -30,19 +30,58 @@ const SEGMENT_END = /[\s"'<>`\\]/;
 /** A JSON string literal in a serialised log line. */
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
+/**
+ * How many short-lived values (tokens a plugin seals or opens, one per grant and refresh) are kept for
+ * scrubbing: the most recently used ones, so the set stays bounded on a hub that runs for months.
+ */
+export const RECENT_VALUES_MAX = 1000;
+
 export class Redactor {
+  /** Values for the life of the process: keys, passwords, configured and stored secrets. */
   private readonly values = new Set<string>();
+  /** Short-lived values, most recently used last. */
+  private readonly recent = new Set<string>();
   private readonly paths: RegExp[] = [];
   private valuePattern: RegExp | null = null;
+  /** The pattern is rebuilt on the next scrub, not on every addition. */
+  private stale = false;
 
-  addValue(secret: string): void {
+  /**
+   * Scrubs `secret` from every later log line. `recent` marks a value that matters only while in use
+   * (a sealed upstream token): only the RECENT_VALUES_MAX most recently added ones are kept.
+   */
+  addValue(secret: string, lifetime: 'process' | 'recent' = 'process'): void {
     // Very short values would scrub ordinary words; they are not secrets worth the name anyway.
     if (secret.length < 6 || this.values.has(secret)) return;
-    this.values.add(secret);
-    // The value may also travel percent-encoded (in a URL or a form body).
-    const spellings = [...this.values].flatMap((v) => [v, encodeURIComponent(v)]);
-    const escaped = [...new Set(spellings)].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    this.valuePattern = new RegExp(escaped.join('|'), 'g');
+    if (lifetime === 'process') {
+      this.recent.delete(secret);
+      this.values.add(secret);
+    } else {
+      if (this.recent.delete(secret)) {
+        this.recent.add(secret); // now the most recent; the pattern is unchanged
+        return;
+      }
+      this.recent.add(secret);
+      if (this.recent.size > RECENT_VALUES_MAX)
+        this.recent.delete(this.recent.values().next().value as string);
+    }
+    this.stale = true;
+  }
+
+  /** How many values are scrubbed (for tests and the bound above). */
+  valueCount(): number {
+    return this.values.size + this.recent.size;
+  }
+
+  private pattern(): RegExp | null {
+    if (this.stale) {
+      this.stale = false;
+      // A value may also travel percent-encoded (in a URL or a form body).
+      const spellings = [...this.values, ...this.recent].flatMap((v) => [v, encodeURIComponent(v)]);
+      const escaped = [...new Set(spellings)].sort((a, b) => b.length - a.length).map(escapeRegExp);
+      this.valuePattern = escaped.length > 0 ? new RegExp(escaped.join('|'), 'g') : null;
+    }
+    return this.valuePattern;
   }
 
   /** `pattern`'s first capture group is a secret (or the whole match when it has none). */
@@ -76,7 +115,8 @@ export class Redactor {
 
   private scrubSpelling(text: string): string {
     let out = text;
-    if (this.valuePattern) out = out.replace(this.valuePattern, REDACTED);
+    const values = this.pattern();
+    if (values) out = out.replace(values, REDACTED);
     // Built-in patterns first: they know every spelling of a URL, a plugin's pattern may know only one.
     for (const re of builtinPatterns) out = out.replace(re, REDACTED);
     for (const re of this.paths) out = redactCaptured(out, re);

@@ -29,8 +29,11 @@ interface SecretsFile {
 
 export interface VaultOptions extends KeySource {
   log: Logger;
-  /** Every value read or stored is passed here (log redaction). */
-  onValue: (value: string) => void;
+  /**
+   * Every value read or stored is passed here (log redaction): stored secrets for the life of the
+   * process, values sealed into or opened from plugin records as `recent` (there may be one per grant).
+   */
+  onValue: (value: string, lifetime: 'process' | 'recent') => void;
   /** Called with a problem text while some stored secrets cannot be opened, null when all can. */
   onProblem: (text: string | null) => void;
 }
@@ -77,7 +80,7 @@ export class SecretVault {
       try {
         const value = open(this.storeKey, sealed, full);
         this.plain.set(full, value);
-        this.opts.onValue(value);
+        this.opts.onValue(value, 'process');
       } catch (err) {
         if (!(err instanceof SecretUnavailableError)) throw err;
         unreadable.push(full);
@@ -109,12 +112,12 @@ export class SecretVault {
           .map((k) => k.slice(prefix.length))
           .sort(),
       seal: (value, context) => {
-        this.opts.onValue(value);
+        this.opts.onValue(value, 'recent');
         return seal(this.recordKey, value, `${prefix}${context}`);
       },
       open: (sealed, context) => {
         const value = open(this.recordKey, sealed, `${prefix}${context}`);
-        this.opts.onValue(value);
+        this.opts.onValue(value, 'recent');
         return value;
       },
     };
@@ -122,7 +125,7 @@ export class SecretVault {
 
   private set(full: string, value: string): Promise<void> {
     if (typeof value !== 'string') throw new TypeError('a secret value is a string');
-    this.opts.onValue(value);
+    this.opts.onValue(value, 'process');
     this.plain.set(full, value);
     this.entries[full] = seal(this.storeKey, value, full);
     return this.save();

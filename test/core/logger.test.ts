@@ -3,7 +3,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../core/log/logger.ts';
 import { LogOutput } from '../../core/log/output.ts';
-import { Redactor } from '../../core/log/redactor.ts';
+import { RECENT_VALUES_MAX, Redactor } from '../../core/log/redactor.ts';
 import { definePlugin } from '../../core/plugin/types.ts';
 import { startTestHub } from '../helpers/hub.ts';
 
@@ -124,6 +124,21 @@ describe('redaction keeps log lines valid JSON', () => {
     expect(t.logs.filter((l) => 'raw' in l)).toEqual([]);
     expect(requests.map((l) => l.url)).toContain('/site/[REDACTED]');
     expect(JSON.stringify(t.logs)).not.toContain(SITE_KEY);
+  });
+
+  it('regression: short-lived values (sealed upstream tokens) stay bounded, long-lived ones are never dropped', () => {
+    const r = new Redactor();
+    r.addValue('hue-application-key-0001');
+    for (let i = 0; i < RECENT_VALUES_MAX + 500; i++) r.addValue(`upstream-token-${i}`, 'recent');
+    expect(r.valueCount()).toBe(RECENT_VALUES_MAX + 1);
+    const line = (msg: string) => JSON.parse(r.scrubJsonLine(`${JSON.stringify({ msg })}\n`)).msg;
+    expect(line('key hue-application-key-0001')).toBe('key [REDACTED]');
+    expect(line(`newest upstream-token-${RECENT_VALUES_MAX + 499}`)).toBe('newest [REDACTED]');
+    // The oldest short-lived ones made room; the one used again most recently stayed.
+    r.addValue('upstream-token-600', 'recent');
+    r.addValue('upstream-token-extra', 'recent');
+    expect(line('upstream-token-600')).toBe('[REDACTED]');
+    expect(line('upstream-token-3 ')).toBe('upstream-token-3 ');
   });
 
   it('a plugin path pattern that would run past the string never breaks the line', () => {
