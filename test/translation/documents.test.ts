@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as deepl from 'deepl-node';
@@ -194,6 +194,34 @@ describe('documents: the job API', () => {
     expect(badTarget).toEqual({ status: 400, body: { message: "Value for 'target_lang' not supported." } });
     const noFile = await h.call('POST', '/v2/document', { key: secret, form: 'target_lang=DE' });
     expect(noFile.status).toBe(400);
+    // Multipart without a file part, with the file as a plain field, without a name, and cut short.
+    const form = (parts: FormData) =>
+      fetch(`${h.t.url}/v2/document`, {
+        method: 'POST',
+        headers: { authorization: `DeepL-Auth-Key ${secret}` },
+        body: parts,
+      });
+    const textOnly = new FormData();
+    textOnly.append('target_lang', 'DE');
+    textOnly.append('file', 'not a file');
+    expect((await form(textOnly)).status).toBe(400);
+    const nameless = new FormData();
+    nameless.append('target_lang', 'DE');
+    nameless.append('file', new Blob(['Hi']), '');
+    const namelessRes = await form(nameless);
+    expect(namelessRes.status).toBe(400);
+    const cut = await fetch(`${h.t.url}/v2/document`, {
+      method: 'POST',
+      headers: {
+        authorization: `DeepL-Auth-Key ${secret}`,
+        'content-type': 'multipart/form-data; boundary=XYZ',
+      },
+      body: '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nHel',
+    });
+    expect(cut.status).toBe(400);
+    expect(await cut.json()).toEqual({ message: expect.any(String) });
+    // Nothing of the refused uploads stays on disk.
+    expect(readdirSync(join(h.t.dataDir, 'translation', 'documents', 'incoming'))).toEqual([]);
     // deepl-node reports the refusal as an error with the message.
     const dir = tempDir();
     await expect(

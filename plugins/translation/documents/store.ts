@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DocStore, PluginStore } from '../../../core/sdk.ts';
 import { keyedRecord, ownChild, ownValue, setOwn } from '../own.ts';
@@ -144,7 +144,8 @@ export class DocumentStore {
 
   /** Files no job refers to (left by a crash mid-upload or mid-write) are deleted. */
   async sweep(): Promise<void> {
-    for (const name of await readdir(this.incoming)) await removeFile(join(this.incoming, name));
+    await rm(this.incoming, { recursive: true, force: true });
+    await mkdir(this.incoming, { recursive: true });
     for (const name of await readdir(this.dir)) {
       const id = /^([0-9A-F]{32})\.(in|out)$/.exec(name)?.[1];
       if (name === 'incoming') continue;

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { RouteContext } from '../../../core/sdk.ts';
 import { invalid, tooLarge } from '../errors.ts';
 import { removeFile } from './files.ts';
@@ -39,6 +40,16 @@ export async function readUpload(ctx: RouteContext, incoming: string, maxBytes: 
     ctx.req.resume();
     throw tooLarge(maxBytes);
   }
+  // Each upload in a directory of its own, removed whatever happens (formidable may leave a part behind).
+  const dir = await mkdtemp(join(incoming, 'up-'));
+  try {
+    return await parseInto(ctx, dir, maxBytes);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function parseInto(ctx: RouteContext, incoming: string, maxBytes: number): Promise<Upload> {
   koaBodyModule ??= import('koa-body');
   const { koaBody } = await koaBodyModule;
   const parse = koaBody({
