@@ -8,6 +8,7 @@ import { type DocStore, fsyncDir, type PluginStore, VERSION } from '../../../cor
 import { notFoundError } from '../errors.ts';
 import { keyedRecord, ownValue, setOwn } from '../own.ts';
 import { MatchIndex } from './fuzzy.ts';
+import { LoadedCache } from './loaded-cache.ts';
 import { TMX_FOOTER, TmxReader, tmxHeader, tmxUnit } from './tmx.ts';
 
 export interface MemoryInfo {
@@ -59,6 +60,18 @@ export interface LoadedMemory {
 export const URL_LIFETIME_MS = 60 * 60 * 1000;
 /** Memories kept loaded for lookups (each holds its segments and their index). */
 const LOADED = 8;
+/** Characters of segment text kept loaded (≈ 32 MiB; with their indexes roughly three times that). */
+const LOADED_CHARS = 16 * 1024 * 1024;
+
+/** The characters a loaded memory holds: its sources and translations. */
+function loadedChars(memory: LoadedMemory): number {
+  let n = 0;
+  for (const s of memory.segments) {
+    n += s.source.length;
+    for (const t of Object.values(s.targets)) n += t.length;
+  }
+  return n;
+}
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -76,7 +89,7 @@ export function memoryLanguage(code: string): string {
  */
 export class MemoryStore {
   private readonly docs = new Map<string, Promise<DocStore<{ memories: Record<string, MemoryInfo> }>>>();
-  private readonly loaded = new Map<string, Promise<LoadedMemory>>();
+  private readonly loaded = new LoadedCache<LoadedMemory>(LOADED, LOADED_CHARS, loadedChars);
 
   private constructor(
     private readonly store: PluginStore,
@@ -160,8 +173,6 @@ export class MemoryStore {
         return { info, segments, index: new MatchIndex(segments.map((s) => s.source)) };
       })();
       this.loaded.set(id, loading);
-      loading.catch(() => this.loaded.delete(id));
-      while (this.loaded.size > LOADED) this.loaded.delete(this.loaded.keys().next().value as string);
     }
     return loading;
   }
