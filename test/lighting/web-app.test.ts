@@ -161,6 +161,25 @@ describe('the household app: rooms first, on a phone and on a wall tablet', () =
   });
 });
 
+describe('history', () => {
+  it('draws each light as a timeline row and adds a change made while the view is open', async () => {
+    const { context, page } = await open(TABLET);
+    await page.getByRole('link', { name: 'History' }).click();
+    const chart = page.getByRole('img', { name: /^Timeline of 4 lights and 0 sensors, Last 24 hours$/ });
+    await chart.waitFor();
+    const rows = await chart.locator('text').allTextContents();
+    for (const name of ['Desk', 'Hall', 'Porch', 'Lamp']) expect(rows).toContain(name);
+    const before = await chart.locator('rect.on').count();
+    await h.call('PUT', '/light/state', { _id: lamp._id, on: true, bri: 90 });
+    await expect.poll(() => chart.locator('rect.on').count(), { timeout: 15_000 }).toBeGreaterThan(before);
+    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    await page.getByRole('img', { name: /Last 7 days$/ }).waitFor();
+    expect(await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('installable and available offline', () => {
   it('links a manifest that starts at this site, with PNG icons of 192 and 512 px', async () => {
     const { context, page } = await open();

@@ -156,6 +156,16 @@ export function historyView(app, root) {
     );
   }
 
+  // While the view is shown, new changes appear: one reload a few seconds after the last one (a dragged
+  // dimmer is one reload, and the hub merges its steps into one entry anyway).
+  let again;
+  const soon = () => {
+    if (root.hidden) return;
+    clearTimeout(again);
+    again = setTimeout(load, 3000);
+  };
+  for (const name of ['setLightState', 'eventSourceKey']) app.events.addEventListener(name, soon);
+
   return {
     open: load,
     render() {},
