@@ -1,11 +1,16 @@
 /**
  * Which glossary source terms occur in a text, in one pass over the text whatever the glossary's size
  * (an Aho–Corasick automaton over the lower-cased terms). Built once per merged glossary and kept with it.
+ *
+ * The trie keeps each node's children as a linked list (most nodes have one or two); the root's children,
+ * visited at almost every step of a scan, are in a map.
  */
-
 export class TermFinder {
-  /** Trie edges, keyed `node · 65536 + UTF-16 unit` (one map instead of one per node). */
-  private readonly edges = new Map<number, number>();
+  private readonly rootChildren = new Map<number, number>();
+  /** Per node: its UTF-16 unit, first child and next sibling (−1 = none). */
+  private readonly unit: number[] = [-1];
+  private readonly firstChild: number[] = [-1];
+  private readonly nextSibling: number[] = [-1];
   /** Per node: the longest proper suffix that is also a trie node. */
   private readonly fail: number[] = [0];
   /** Per node: the term ending exactly here (−1 if none), and the nearest suffix node where one ends. */
@@ -23,15 +28,9 @@ export class TermFinder {
       }
       let node = 0;
       for (let i = 0; i < t.length; i++) {
-        const key = node * 65536 + t.charCodeAt(i);
-        let child = this.edges.get(key);
-        if (child === undefined) {
-          child = this.fail.length;
-          this.fail.push(0);
-          this.term.push(-1);
-          this.nextOutput.push(-1);
-          this.edges.set(key, child);
-        }
+        const unit = t.charCodeAt(i);
+        let child = this.child(node, unit);
+        if (child === -1) child = this.add(node, unit);
         node = child;
       }
       // The first of equal terms answers for all of them (callers keep the first entry anyway).
@@ -40,30 +39,49 @@ export class TermFinder {
     this.link();
   }
 
+  private child(node: number, unit: number): number {
+    if (node === 0) return this.rootChildren.get(unit) ?? -1;
+    for (let c = this.firstChild[node] as number; c !== -1; c = this.nextSibling[c] as number) {
+      if (this.unit[c] === unit) return c;
+    }
+    return -1;
+  }
+
+  private add(parent: number, unit: number): number {
+    const node = this.unit.length;
+    this.unit.push(unit);
+    this.firstChild.push(-1);
+    this.nextSibling.push(this.firstChild[parent] as number);
+    this.firstChild[parent] = node;
+    this.fail.push(0);
+    this.term.push(-1);
+    this.nextOutput.push(-1);
+    if (parent === 0) this.rootChildren.set(unit, node);
+    return node;
+  }
+
+  /** The state after reading `unit` in state `node` (following failure links). */
+  private step(node: number, unit: number): number {
+    let at = node;
+    for (;;) {
+      const next = this.child(at, unit);
+      if (next !== -1) return next;
+      if (at === 0) return 0;
+      at = this.fail[at] as number;
+    }
+  }
+
   /** Breadth-first: a node's failure link is found from its parent's. */
   private link(): void {
-    const children = new Map<number, [number, number][]>();
-    for (const [key, child] of this.edges) {
-      const parent = Math.floor(key / 65536);
-      const list = children.get(parent);
-      if (list) list.push([key % 65536, child]);
-      else children.set(parent, [[key % 65536, child]]);
-    }
     const queue: number[] = [];
-    for (const [, child] of children.get(0) ?? []) queue.push(child);
+    for (let c = this.firstChild[0] as number; c !== -1; c = this.nextSibling[c] as number) queue.push(c);
     for (let at = 0; at < queue.length; at++) {
       const node = queue[at] as number;
-      for (const [unit, child] of children.get(node) ?? []) {
-        let f = this.fail[node] as number;
-        let target = this.edges.get(f * 65536 + unit);
-        while (target === undefined && f !== 0) {
-          f = this.fail[f] as number;
-          target = this.edges.get(f * 65536 + unit);
-        }
-        const fail = target ?? 0;
-        this.fail[child] = fail;
-        this.nextOutput[child] = this.term[fail] !== -1 ? fail : (this.nextOutput[fail] as number);
-        queue.push(child);
+      for (let c = this.firstChild[node] as number; c !== -1; c = this.nextSibling[c] as number) {
+        const fail = this.step(this.fail[node] as number, this.unit[c] as number);
+        this.fail[c] = fail;
+        this.nextOutput[c] = this.term[fail] !== -1 ? fail : (this.nextOutput[fail] as number);
+        queue.push(c);
       }
     }
   }
@@ -73,13 +91,7 @@ export class TermFinder {
     if (this.emptyTerm !== -1) found[this.emptyTerm] = 1;
     let node = 0;
     for (let i = 0; i < text.length; i++) {
-      const unit = text.charCodeAt(i);
-      let next = this.edges.get(node * 65536 + unit);
-      while (next === undefined && node !== 0) {
-        node = this.fail[node] as number;
-        next = this.edges.get(node * 65536 + unit);
-      }
-      node = next ?? 0;
+      node = this.step(node, text.charCodeAt(i));
       for (let out = this.term[node] !== -1 ? node : (this.nextOutput[node] as number); out !== -1; ) {
         found[this.term[out] as number] = 1;
         out = this.nextOutput[out] as number;
