@@ -582,6 +582,29 @@ export function setupView(app, root) {
         heading('h-buttons', 'buttons'),
         el(
           'ul',
+          { class: 'rows', id: 'sensors' },
+          ...state.sensors.map((sensor) =>
+            el(
+              'li',
+              { 'data-setup-sensor': sensor._id },
+              el(
+                'label',
+                { class: 'field grow' },
+                t('name'),
+                el('input', {
+                  type: 'text',
+                  value: sensor.name,
+                  maxlength: 64,
+                  'data-focus': `sensor-name-${sensor._id}`,
+                  onchange: (e) =>
+                    save(call('PUT', '/sensor', { _id: sensor._id, name: e.target.value.trim() })),
+                }),
+              ),
+            ),
+          ),
+        ),
+        el(
+          'ul',
           { class: 'rows', id: 'bindings' },
           ...orEmpty(
             bound.map(({ sensor, event, a }) =>
