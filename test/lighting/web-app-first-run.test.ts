@@ -156,7 +156,9 @@ for (const [size, viewport] of [
       const sensorName = page.locator('#sensors').getByLabel('Name');
       await sensorName.fill('Door button');
       await sensorName.press('Enter');
-      await page.locator('#bindings li', { hasText: 'Door button: button 1 pressed → Scene Evening' }).waitFor();
+      await page
+        .locator('#bindings li', { hasText: 'Door button: button 1 pressed → Scene Evening' })
+        .waitFor();
       // The lamp off, then the button brings the scene back.
       await radio.setState('bulb-1', { on: false, bri: 0 });
       await expect.poll(async () => (await fetchJson(`${apiOf(link)}/light`))[0].on).toBe(false);
