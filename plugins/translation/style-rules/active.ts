@@ -15,6 +15,9 @@ export interface ActiveStyle {
   instructions: CustomInstruction[];
 }
 
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 256;
+
 /**
  * Resolves `style_id` for a target: unknown (or another account's) → 404; a list made for a root language
  * serves that language and all its variants, a list made for a variant serves only that variant (spec);
@@ -27,7 +30,7 @@ export function activeStyle(
   target: string,
 ): ActiveStyle | null {
   if (!styleId) return null;
-  const list = store.get(account, styleId);
+  const list = store.peek(account, styleId);
   const language = list.language.toUpperCase();
   const fits = language.includes('-') ? target === language : rootOf(target) === language;
   if (!fits) {
@@ -35,9 +38,17 @@ export function activeStyle(
       `Style rule list '${styleId}' is for language '${list.language}', which does not match target_lang '${target}'.`,
     );
   }
+  // The digest of a version is computed once (a list may hold 200 instructions of 300 characters).
+  const key = `${account}\t${styleId}\t${list.version}`;
+  const known = digests.get(key);
+  const digest = known ?? styleDigest(list);
+  if (!known) {
+    if (digests.size >= MAX_DIGESTS) digests.delete(digests.keys().next().value as string);
+    digests.set(key, digest);
+  }
   return {
     styleId,
-    digest: styleDigest(list),
+    digest,
     refs: [`${account}\t${styleId}`],
     language: list.language,
     configuredRules: list.configured_rules,

@@ -46,7 +46,7 @@ export function styleRuleInfo(list: StyleRuleList, detailed = true) {
 }
 
 /** A digest of what shapes a translation (language, rules, instructions), for cache keys and upstream copies. */
-export function styleDigest(list: StyleRuleList): string {
+export function styleDigest(list: Readonly<StyleRuleList>): string {
   return createHash('sha256')
     .update(JSON.stringify([list.language, list.configured_rules, list.custom_instructions]))
     .digest('hex');
@@ -80,9 +80,18 @@ export class StyleRuleStore {
 
   /** Another account's list is as unknown as a missing one. */
   get(account: string, id: string): StyleRuleList {
+    return strip(this.find(account, id));
+  }
+
+  /** The stored list itself, not a copy (read-only: for the translate path, which only reads it). */
+  peek(account: string, id: string): Readonly<StyleRuleList> {
+    return this.find(account, id);
+  }
+
+  private find(account: string, id: string): Stored {
     const found = ownValue(this.doc.data.lists, id);
     if (!found || found.account !== account) throw notFoundError(`Style rule list '${id}' not found.`);
-    return strip(found);
+    return found;
   }
 
   async create(
