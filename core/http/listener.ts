@@ -6,6 +6,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Availability, alwaysServed, unavailable } from './availability.ts';
 import { HttpError } from './errors.ts';
+import { compressAssets } from './middleware/compress.ts';
 import { frame } from './middleware/frame.ts';
 import { allowedMethods } from './router.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -65,6 +66,7 @@ export class Listener {
     // Errors are answered by frame(); Koa's own handler would print them to stderr.
     app.silent = true;
     app.use(frame(log, opts.observe));
+    app.use(compressAssets());
     if (guard) app.use(guard);
     app.use(async (ctx, next) => {
       const phase = this.availability.phase;
