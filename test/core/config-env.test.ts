@@ -12,6 +12,8 @@ const samples: Record<string, unknown> = {
   'http.bodyLimit': '2mb',
   plugins: { lighting: { reconcileMs: 1234 } },
   'plugins.lighting.subdefBase': 'ff:80:01:00',
+  'plugins.auth.oidc.providers[].id': 'corp-idp',
+  'plugins.auth.oidc.providers[].issuer': 'https://idp.example.com',
 };
 
 /** A valid value of `schema` that differs from its default, so seeing it proves the variable was read. */
