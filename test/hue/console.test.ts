@@ -1,12 +1,15 @@
 /**
  * The Hue bridges page of the operator console in a real browser: pairing asks the operator to press the
  * link button, waits for it, and lists the paired bridge; the application key never reaches the page.
+ * Then, at a desktop and a phone viewport: a bridge's scenes listed and one recalled on the bridge,
+ * pairing a paired bridge again, and a bad bridge id answered with the API's error and nothing changed.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { SimulatedBridge } from './helpers.ts';
+import { ids, SimulatedBridge } from './helpers.ts';
 
 let t: TestHub;
 let browser: Browser;
@@ -47,3 +50,113 @@ it('pairs a bridge from the console: the link button prompt, then the bridge in 
   expect(bodies.join('\n')).not.toContain(appKey);
   expect(await page.content()).not.toContain(appKey);
 }, 60_000);
+
+interface BridgeView {
+  bridgeId: string;
+  connected: boolean;
+  pairedAt: string;
+}
+
+const bridges = async () => (await t.admin('GET', '/admin/hue/bridges')).body as BridgeView[];
+
+/** A signed-in console on the Hue page at `viewport`, collecting every answer body it receives. */
+async function huePage(viewport: { width: number; height: number }) {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  page.setDefaultTimeout(15_000);
+  const bodies: string[] = [];
+  page.on('response', async (r) => bodies.push(await r.text().catch(() => '')));
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${t.adminUrl}/admin/ui/#bridges`);
+  await page.getByLabel('Admin key').fill(t.adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator(`tr[data-bridge="${bridge.bridgeId}"]`).waitFor();
+  return { page, bodies };
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const say = (page: Page, text: string | RegExp) => page.locator('#say', { hasText: text }).waitFor();
+
+describe.each([
+  ['desktop', { width: 1280, height: 800 }],
+  ['phone', { width: 390, height: 844 }],
+])('the Hue page at a %s viewport', (_name, viewport) => {
+  it("lists a bridge's scenes and recalls one on the bridge", async () => {
+    await until(async () => ((await bridges())[0]?.connected ? true : undefined));
+    // The lights show something else than the scene first, so the recall visibly changes them.
+    bridge.change(ids.light(1), { on: { on: false }, dimming: { brightness: 90 } });
+    const { page } = await huePage(viewport);
+    const puts = bridge.stats.scenePuts;
+    await page.getByRole('button', { name: `Scenes of bridge ${bridge.bridgeId}` }).click();
+    const row = page.locator(`tr[data-scene="${ids.scene}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/Relax\s+\S+/);
+    await say(page, `scenes on bridge ${bridge.bridgeId}`);
+    expect(await axeViolations(page)).toEqual([]);
+    const name = (await row.getByRole('button').getAttribute('aria-label')) as string;
+    expect(name).toMatch(/^Recall .*Relax$/);
+    await row.getByRole('button', { name }).click();
+    await say(page, `Recalled ${name.slice('Recall '.length)} on bridge ${bridge.bridgeId}.`);
+    expect(bridge.stats.scenePuts).toBe(puts + 1);
+    expect(bridge.light(1)).toMatchObject({ on: { on: true }, dimming: { brightness: 40 } });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('pairs a paired bridge again: the link button prompt, then a new key for the same bridge', async () => {
+    const { page, bodies } = await huePage(viewport);
+    const before = (await bridges())[0] as BridgeView;
+    const keys = bridge.keys().length;
+    bridge.closeLinkButton();
+    const again = page.getByRole('button', { name: `Pair bridge ${bridge.bridgeId} again` });
+    await again.click();
+    await page
+      .locator('#hue-status', { hasText: `Press the link button on the Hue bridge ${bridge.bridgeId}` })
+      .waitFor();
+    // Still waiting for the press: nothing paired yet, the button held until the answer.
+    expect(await again.isDisabled()).toBe(true);
+    expect(bridge.keys()).toHaveLength(keys);
+    expect(await axeViolations(page)).toEqual([]);
+    bridge.pressLinkButton();
+    await page.locator('#hue-status', { hasText: `Paired bridge ${bridge.bridgeId} again.` }).waitFor();
+    expect(bridge.keys()).toHaveLength(keys + 1);
+    const after = await bridges();
+    expect(after).toHaveLength(1);
+    expect(after[0]?.bridgeId).toBe(bridge.bridgeId);
+    expect(Date.parse(after[0]?.pairedAt as string)).toBeGreaterThan(Date.parse(before.pairedAt));
+    const appKey = bridge.keys().at(-1) as string;
+    expect(bodies.join('\n')).not.toContain(appKey);
+    expect(await page.content()).not.toContain(appKey);
+    await page.context().close();
+  }, 60_000);
+
+  it("a bad bridge id shows the API's error and pairs nothing", async () => {
+    const { page } = await huePage(viewport);
+    const before = await bridges();
+    const keys = bridge.keys().length;
+    await page.getByLabel('Bridge address').fill(bridge.host);
+    await page.getByLabel('Port').fill(String(bridge.port));
+    await page.getByLabel('Bridge id (optional)').fill('not-a-bridge');
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await page.locator('#hue-status', { hasText: 'bridgeId must be 16 hex digits' }).waitFor();
+    await page.locator('#say.bad', { hasText: 'bridgeId must be 16 hex digits' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    const answer = await t.admin('POST', '/admin/hue/pairings', {
+      host: bridge.host,
+      site: 'Home',
+      bridgeId: 'not-a-bridge',
+    });
+    expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await bridges()).toEqual(before);
+    expect(bridge.keys()).toHaveLength(keys);
+    await page.context().close();
+  }, 60_000);
+});

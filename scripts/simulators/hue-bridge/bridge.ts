@@ -110,6 +110,10 @@ export class SimulatedBridge {
   pressLinkButton(): void {
     this.#linkUntil = Date.now() + 30_000;
   }
+  /** The link button's 30 s are over: the next pairing waits for a press again. */
+  closeLinkButton(): void {
+    this.#linkUntil = 0;
+  }
 
   resource(id: string): Resource | undefined {
     return this.#resources.get(id);
