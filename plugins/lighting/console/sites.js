@@ -1,5 +1,5 @@
-// Console page of the lighting plugin: sites (list, create, rename, rotate the key, delete) and a QR code
-// of a site's link, shown only right after the key was made (the hub keeps only its hash).
+// Console page of the lighting plugin: sites (list, create, rename in place, rotate the key, delete) and a
+// QR code of a site's link, shown only right after the key was made (the hub keeps only its hash).
 export async function render(root, api) {
   const { h } = api;
   const table = h('tbody');
@@ -20,6 +20,51 @@ export async function render(root, api) {
     api.say(`${what}: ${site.name}. Its link is shown below.`);
   }
 
+  /** Turns a site's name cell into a form; the API's answer (or its error) decides what happens next. */
+  function rename(cell, s) {
+    const input = h('input', {
+      value: s.name,
+      required: true,
+      maxlength: 100,
+      'aria-label': `New name of ${s.name}`,
+    });
+    cell.replaceChildren(
+      h(
+        'form',
+        {
+          class: 'inline',
+          onsubmit: async (e) => {
+            e.preventDefault();
+            try {
+              const site = await api.send('PATCH', `/sites/${s.siteid}`, { name: input.value });
+              api.say(`Renamed ${s.name} to ${site.name}.`);
+              await load();
+            } catch (err) {
+              api.say(err.message, true);
+              input.focus();
+            }
+          },
+        },
+        input,
+        h('button', { type: 'submit', 'aria-label': `Save the name of ${s.name}` }, 'Save'),
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Keep the name ${s.name}`,
+            onclick: () => {
+              cell.replaceChildren(s.name);
+              api.say(`${s.name} unchanged.`);
+            },
+          },
+          'Cancel',
+        ),
+      ),
+    );
+    input.focus();
+    input.select();
+  }
+
   async function load() {
     const sites = await api.get('/sites');
     table.replaceChildren(
@@ -27,11 +72,21 @@ export async function render(root, api) {
         h(
           'tr',
           { 'data-site': s.siteid },
-          h('td', {}, s.name),
+          h('td', { class: 'site-name' }, s.name),
           h('td', {}, `${s.lights} lights, ${s.scenes} scenes, ${s.groups} groups, ${s.sensors} sensors`),
           h(
             'td',
             {},
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Rename ${s.name}`,
+                onclick: (e) => rename(e.target.closest('tr').querySelector('.site-name'), s),
+              },
+              'Rename',
+            ),
+            ' ',
             h(
               'button',
               {

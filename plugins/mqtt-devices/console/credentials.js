@@ -1,4 +1,5 @@
-// Console page of the MQTT plugin: the broker's credentials (per-device, per-site and operator), create and delete.
+// Console page of the MQTT plugin: the broker's credentials (per-site, per-device with topic filters, and
+// operator), create and delete. A password the hub made is shown once; one the operator typed is not echoed.
 export async function render(root, api) {
   const { h } = api;
   const rows = h('tbody');
@@ -53,6 +54,29 @@ export async function render(root, api) {
     { id: 'mqtt-site' },
     sites.map((s) => h('option', { value: s.siteid }, s.name)),
   );
+  const topics = h('input', { id: 'mqtt-topics', 'aria-describedby': 'mqtt-topics-help' });
+  const password = h('input', {
+    id: 'mqtt-password',
+    type: 'password',
+    autocomplete: 'new-password',
+    minlength: 12,
+    'aria-describedby': 'mqtt-password-help',
+  });
+  // An operator credential sees the whole bus: it has no site and no topic filters.
+  const access = h(
+    'select',
+    {
+      id: 'mqtt-access',
+      onchange: () => {
+        const operator = access.value !== 'site';
+        site.disabled = operator;
+        topics.disabled = operator;
+      },
+    },
+    h('option', { value: 'site' }, "a site's devices"),
+    h('option', { value: 'read' }, 'operator, read only'),
+    h('option', { value: 'readwrite' }, 'operator, read and write'),
+  );
   root.append(
     h(
       'table',
@@ -71,30 +95,55 @@ export async function render(root, api) {
         onsubmit: async (e) => {
           e.preventDefault();
           try {
-            const c = await api.send('POST', '/mqtt/credentials', {
-              username: username.value,
-              site: site.value,
-            });
+            const body = { username: username.value };
+            if (access.value === 'site') {
+              body.site = site.value;
+              if (topics.value.trim()) body.topics = topics.value.trim().split(/\s+/);
+            } else body.operator = access.value;
+            const chosen = password.value !== '';
+            if (chosen) body.password = password.value;
+            const c = await api.send('POST', '/mqtt/credentials', body);
             username.value = '';
-            shown.replaceChildren(
-              h('h3', {}, `Created ${c.username}`),
-              h('p', {}, 'Its password is shown only now:'),
-              h('p', { class: 'secret' }, c.password),
-            );
-            api.say(`Created ${c.username}; its password is shown below.`);
+            topics.value = '';
+            password.value = '';
+            if (chosen) {
+              shown.replaceChildren(
+                h('h3', {}, `Created ${c.username}`),
+                h('p', {}, 'With the password you chose.'),
+              );
+              api.say(`Created ${c.username} with the password you chose.`);
+            } else {
+              shown.replaceChildren(
+                h('h3', {}, `Created ${c.username}`),
+                h('p', {}, 'Its password is shown only now:'),
+                h('p', { class: 'secret' }, c.password),
+              );
+              api.say(`Created ${c.username}; its password is shown below.`);
+            }
             await load();
           } catch (err) {
             api.say(err.message, true);
           }
         },
       },
-      h('h3', {}, 'New device credential'),
+      h('h3', {}, 'New credential'),
       h('label', { for: 'mqtt-username' }, 'User name'),
       username,
+      h('label', { for: 'mqtt-access' }, 'May reach'),
+      access,
       h('label', { for: 'mqtt-site' }, 'Site'),
       site,
-      ' ',
-      h('button', { type: 'submit' }, 'Create'),
+      h('label', { for: 'mqtt-topics' }, 'Topic filters (optional)'),
+      topics,
+      h(
+        'p',
+        { id: 'mqtt-topics-help' },
+        "Narrows the credential to one device's topics, e.g. tasmota/kitchen/#; separated by spaces.",
+      ),
+      h('label', { for: 'mqtt-password' }, 'Password (optional)'),
+      password,
+      h('p', { id: 'mqtt-password-help' }, 'At least 12 characters; left empty, the hub makes one.'),
+      h('p', {}, h('button', { type: 'submit' }, 'Create')),
     ),
     shown,
   );

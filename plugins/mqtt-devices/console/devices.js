@@ -1,5 +1,6 @@
-// Console page of the MQTT plugin: the device registry (found by discovery or registered), with accept,
-// rename, move to another site and delete, and the broker's retained messages with clearing.
+// Console page of the MQTT plugin: the device registry (found by discovery or registered), with
+// registering by hand, accept, rename, move to another site and delete, and the broker's retained
+// messages with clearing (one topic, or every topic a filter matches).
 export async function render(root, api) {
   const { h } = api;
   const rows = h('tbody');
@@ -9,12 +10,46 @@ export async function render(root, api) {
 
   async function change(method, path, body, done) {
     try {
-      await api.send(method, path, body);
-      api.say(done);
+      const res = await api.send(method, path, body);
+      api.say(typeof done === 'function' ? done(res) : done);
     } catch (err) {
       api.say(err.message, true);
     }
     await load();
+  }
+
+  /** Turns a device's name cell into a form (an empty name clears it). */
+  function rename(cell, d, label) {
+    const input = h('input', { value: d.name ?? '', 'aria-label': `New name of ${label}` });
+    cell.replaceChildren(
+      h(
+        'form',
+        {
+          class: 'inline',
+          onsubmit: (e) => {
+            e.preventDefault();
+            change(
+              'PATCH',
+              `/mqtt/devices/${encodeURIComponent(d.protocolid)}`,
+              { name: input.value },
+              (res) => `${label} renamed to ${res.name || res.protocolid}.`,
+            );
+          },
+        },
+        input,
+        h('button', { type: 'submit', 'aria-label': `Save the name of ${label}` }, 'Save'),
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Keep the name of ${label}`,
+            onclick: () => cell.replaceChildren(d.name ?? ''),
+          },
+          'Cancel',
+        ),
+      ),
+    );
+    input.focus();
   }
 
   function deviceRow(d) {
@@ -38,7 +73,7 @@ export async function render(root, api) {
       'tr',
       { 'data-mqtt-device': d.protocolid },
       h('td', {}, d.protocolid),
-      h('td', {}, d.name ?? ''),
+      h('td', { class: 'device-name' }, d.name ?? ''),
       h('td', {}, `${d.kind} (${d.profile})`),
       h('td', {}, move),
       h('td', {}, d.gone ? 'gone' : d.available ? 'available' : 'offline', d.new ? ', new' : ''),
@@ -56,6 +91,16 @@ export async function render(root, api) {
               'Accept',
             )
           : '',
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Rename ${label}`,
+            onclick: (e) => rename(e.target.closest('tr').querySelector('.device-name'), d, label),
+          },
+          'Rename',
+        ),
         ' ',
         h(
           'button',
@@ -140,6 +185,7 @@ export async function render(root, api) {
       ),
       rows,
     ),
+    registerForm(),
     h(
       'table',
       {},
@@ -151,6 +197,123 @@ export async function render(root, api) {
       ),
       retainedRows,
     ),
+    clearForm(),
   );
   await load();
+
+  /** Registers a device that does not announce itself: `<profile>:<address>`, or a Home Assistant one. */
+  function registerForm() {
+    const id = h('input', {
+      id: 'mqtt-device-id',
+      required: true,
+      placeholder: 'tasmota:kitchen',
+      'aria-describedby': 'mqtt-device-id-help',
+    });
+    const site = h(
+      'select',
+      { id: 'mqtt-device-site' },
+      sites.map((s) => h('option', { value: s.siteid }, s.name)),
+    );
+    const kind = h(
+      'select',
+      { id: 'mqtt-device-kind' },
+      h('option', { value: '' }, 'as the profile says'),
+      ['dimmable', 'binary', 'sensor'].map((k) => h('option', { value: k }, k)),
+    );
+    const name = h('input', { id: 'mqtt-device-name', maxlength: 100 });
+    const events = h('input', { id: 'mqtt-device-events', 'aria-describedby': 'mqtt-device-events-help' });
+    const ha = h('textarea', {
+      id: 'mqtt-device-ha',
+      rows: 4,
+      cols: 40,
+      'aria-describedby': 'mqtt-device-ha-help',
+    });
+    return h(
+      'form',
+      {
+        onsubmit: async (e) => {
+          e.preventDefault();
+          const body = { mqttid: id.value.trim(), site: site.value };
+          if (kind.value) body.kind = kind.value;
+          if (name.value) body.name = name.value;
+          if (events.value.trim()) body.events = events.value.trim().split(/\s+/);
+          if (ha.value.trim()) {
+            try {
+              body.ha = JSON.parse(ha.value);
+            } catch {
+              return api.say('The Home Assistant topics are not valid JSON.', true);
+            }
+            body.profile = 'ha-json';
+            body.address = body.mqttid.replace(/^ha:/, '');
+          }
+          try {
+            const d = await api.send('POST', '/mqtt/devices', body);
+            id.value = '';
+            name.value = '';
+            events.value = '';
+            ha.value = '';
+            api.say(`Registered ${d.name ?? d.protocolid} on ${siteName(d.site)}.`);
+            await load();
+          } catch (err) {
+            api.say(err.message, true);
+          }
+        },
+      },
+      h('h3', {}, 'Register a device'),
+      h('label', { for: 'mqtt-device-id' }, 'Device id'),
+      id,
+      h(
+        'p',
+        { id: 'mqtt-device-id-help' },
+        '<profile>:<address>, e.g. tasmota:kitchen, shelly1:shelly1-AB12, zigbee2mqtt:hall-lamp; ha:<id> with topics below.',
+      ),
+      h('label', { for: 'mqtt-device-site' }, 'Site'),
+      site,
+      h('label', { for: 'mqtt-device-kind' }, 'Kind'),
+      kind,
+      h('label', { for: 'mqtt-device-name' }, 'Name (optional)'),
+      name,
+      h('label', { for: 'mqtt-device-events' }, 'Events (optional)'),
+      events,
+      h('p', { id: 'mqtt-device-events-help' }, "A sensor's event names, separated by spaces."),
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Home Assistant device that does not announce itself'),
+        h('label', { for: 'mqtt-device-ha' }, 'Home Assistant topics (JSON)'),
+        ha,
+        h(
+          'p',
+          { id: 'mqtt-device-ha-help' },
+          'For example {"commandTopic": "den/lamp/set", "stateTopic": "den/lamp"}; see the plugin README.',
+        ),
+      ),
+      h('p', {}, h('button', { type: 'submit' }, 'Register')),
+    );
+  }
+
+  /** Clears every retained message a topic filter matches, after asking. */
+  function clearForm() {
+    const filter = h('input', { id: 'retained-filter', required: true, placeholder: 'tasmota/#' });
+    return h(
+      'form',
+      {
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (!confirm(`Clear every retained message matching ${filter.value}?`)) return;
+          change(
+            'DELETE',
+            `/mqtt/retained?filter=${encodeURIComponent(filter.value)}`,
+            undefined,
+            (res) => `Cleared ${res.cleared} retained messages matching ${filter.value}.`,
+          );
+        },
+      },
+      h('h3', {}, 'Clear retained messages'),
+      h('label', { for: 'retained-filter' }, 'Topic filter'),
+      filter,
+      ' ',
+      h('button', { type: 'submit' }, 'Clear matching'),
+    );
+  }
 }

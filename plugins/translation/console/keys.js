@@ -1,5 +1,5 @@
-// Console page of the translation plugin: developer keys (create, deactivate, character limits), usage by
-// key and day as a chart and a table, and usage by custom tag, for the last 30 days.
+// Console page of the translation plugin: developer keys (create, rename, deactivate, character limits),
+// usage by key and day as a chart and a table, and usage by custom tag, for the last 30 days.
 export async function render(root, api) {
   const { h } = api;
   const keys = h('tbody');
@@ -14,7 +14,7 @@ export async function render(root, api) {
         h(
           'tr',
           { 'data-key': k.key_id },
-          h('td', {}, k.label),
+          h('td', { class: 'key-label' }, k.label),
           h('td', {}, k.creation_time?.slice(0, 10) ?? ''),
           h('td', {}, k.is_deactivated ? 'deactivated' : 'active'),
           h('td', {}, k.usage_limits?.characters == null ? 'unlimited' : String(k.usage_limits.characters)),
@@ -22,6 +22,16 @@ export async function render(root, api) {
           h(
             'td',
             {},
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Rename key ${k.label}`,
+                onclick: (e) => rename(e.target.closest('tr').querySelector('.key-label'), k),
+              },
+              'Rename',
+            ),
+            ' ',
             k.is_deactivated
               ? ''
               : h(
@@ -68,6 +78,45 @@ export async function render(root, api) {
         ),
       ),
     );
+  }
+
+  /** Turns a key's label cell into a form; the label is only a name, the key itself stays the same. */
+  function rename(cell, k) {
+    const input = h('input', { value: k.label, required: true, 'aria-label': `New label of ${k.label}` });
+    cell.replaceChildren(
+      h(
+        'form',
+        {
+          class: 'inline',
+          onsubmit: async (e) => {
+            e.preventDefault();
+            try {
+              const renamed = await api.own.send('PUT', '/developer-keys/label', {
+                key_id: k.key_id,
+                label: input.value,
+              });
+              api.say(`Renamed key ${k.label} to ${renamed.label}.`);
+              await load();
+            } catch (err) {
+              api.say(err.message, true);
+              input.focus();
+            }
+          },
+        },
+        input,
+        h('button', { type: 'submit', 'aria-label': `Save the label of ${k.label}` }, 'Save'),
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Keep the label ${k.label}`,
+            onclick: () => cell.replaceChildren(k.label),
+          },
+          'Cancel',
+        ),
+      ),
+    );
+    input.focus();
   }
 
   const chart = h('div', { id: 'usage-chart' });
