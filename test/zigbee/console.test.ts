@@ -1,12 +1,23 @@
 /**
  * The Zigbee page of the operator console in a real browser: the stick's status, permit-join with its
- * countdown, and a simulated device joining meanwhile; the network key never reaches the page.
+ * countdown, and a simulated device joining meanwhile; the network key never reaches the page. Then, at
+ * a desktop and a phone viewport: a device removed (the stick sends it the leave request), the network
+ * backup downloaded (the API's answer), a file that is no backup refused, and a backup restored onto the
+ * stick.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type SimDeviceName,
+  startZnpSimulator,
+  type ZnpSimulator,
+} from '../../scripts/simulators/znp-coordinator/index.ts';
+import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { IEEE } from './sim-helpers.ts';
 
 let t: TestHub;
 let browser: Browser;
@@ -47,4 +58,202 @@ it('opens joining from the console with a countdown, and a device joins meanwhil
   await page.locator('#zigbee-countdown', { hasText: 'Joining is closed.' }).waitFor();
   const key = sim.coordinator.nv.get(0x62)?.toString('hex') ?? 'missing';
   expect(bodies.join('\n')).not.toContain(key);
+}, 60_000);
+
+// biome-ignore lint/suspicious/noExplicitAny: backups and answers are JSON read field by field
+type Json = any;
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const api = async (method: string, path: string, body?: unknown) =>
+  (await t.admin(method, `/admin/zigbee${path}`, body)).body as Json;
+
+/** Waits for the driver to be up again (after a restore it restarts on the restored network). */
+const connected = () => until(async () => ((await api('GET', '/status')).connected ? true : undefined));
+
+/** Every write the page sent, as `METHOD path`: a question answered "no" must leave none. */
+const writes = new WeakMap<Page, string[]>();
+const sent = (page: Page, what: string) => (writes.get(page) ?? []).filter((w) => w.startsWith(what));
+
+/** A signed-in console on the Zigbee page at `viewport`. Dialogs are answered by each test. */
+async function zigbeePage(viewport: { width: number; height: number }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  page.setDefaultTimeout(15_000);
+  const mine: string[] = [];
+  writes.set(page, mine);
+  page.on('request', (r) => {
+    if (r.method() !== 'GET' && r.url().includes('/admin/ui/api/'))
+      mine.push(`${r.method()} ${new URL(r.url()).pathname}`);
+  });
+  await page.goto(`${t.adminUrl}/admin/ui/#zigbee`);
+  await page.getByLabel('Admin key').fill(t.adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#zigbee-status', { hasText: 'connected: true' }).waitFor();
+  return page;
+}
+
+const say = (page: Page, text: string) => page.locator('#say', { hasText: text }).waitFor();
+
+describe.each([
+  ['desktop', { width: 1280, height: 800 }, 'plug', 0x2345],
+  ['phone', { width: 390, height: 844 }, 'dimmableBulb', 0x3456],
+] as const)('the Zigbee page at a %s viewport', (_name, viewport, device: SimDeviceName, panId) => {
+  const ieee = IEEE[device as keyof typeof IEEE];
+
+  it('lists the devices and removes one: asked first, the leave request reaches the stick', async () => {
+    await connected();
+    await api('POST', '/permit-join', { seconds: 60 });
+    expect(sim.coordinator.join(device)).toBe(true);
+    await until(async () =>
+      ((await api('GET', '/devices')) as Json[]).some((d) => d.ieee === ieee && d.interviewed)
+        ? true
+        : undefined,
+    );
+    await api('POST', '/permit-join', { seconds: 0 });
+    const page = await zigbeePage(viewport);
+    const row = page.locator(`tr[data-ieee="${ieee}"]`);
+    await row.waitFor();
+    const model = ((await api('GET', '/devices')) as Json[]).find((d) => d.ieee === ieee).model;
+    expect(await row.innerText()).toContain(model);
+    expect(await axeViolations(page)).toEqual([]);
+    const remove = row.getByRole('button', { name: `Remove ${model} (${ieee})` });
+
+    // Answering "no" to the question changes nothing.
+    page.once('dialog', (d) => void d.dismiss());
+    await remove.click();
+    expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).toContain(ieee);
+    expect(sim.coordinator.log.some((m) => m.name === 'zdoMgmtLeaveReq')).toBe(false);
+
+    let question = '';
+    page.once('dialog', (d) => {
+      question = d.message();
+      void d.accept();
+    });
+    await remove.click();
+    await say(page, `Removed ${model} (${ieee}): it left the network.`);
+    expect(sent(page, 'DELETE')).toEqual([`DELETE /admin/ui/api/zigbee/devices/${ieee}`]);
+    expect(question).toMatch(/asks it to leave and forgets it even if it does not answer/);
+    const leave = sim.coordinator.log.filter((m) => m.name === 'zdoMgmtLeaveReq');
+    expect(leave.map((m) => m.fields.deviceIeee)).toEqual([ieee]);
+    sim.coordinator.log.length = 0;
+    expect(sim.coordinator.devices.get(device)?.joined).toBe(false);
+    expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).not.toContain(ieee);
+    await page.locator(`tr[data-ieee="${ieee}"]`).waitFor({ state: 'detached' });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('downloads the network backup: the file is what the API answers', async () => {
+    const page = await zigbeePage(viewport);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download the Zigbee network backup' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('hearth-zigbee-backup.json');
+    const file = JSON.parse(await readFile((await download.path()) as string, 'utf8'));
+    expect(file).toMatchObject({ format: 'hearth-zigbee-backup', version: 2 });
+    expect(file.network.networkKey).toBe(sim.coordinator.nv.get(0x62)?.toString('hex'));
+    expect(file).toEqual(await api('GET', '/backup'));
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it("a file that is no backup shows the API's error and changes nothing", async () => {
+    const page = await zigbeePage(viewport);
+    const before = await api('GET', '/backup');
+    const stickPan = sim.coordinator.panId;
+    await page.getByLabel('Zigbee backup (.json)').setInputFiles({
+      name: 'notes.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({ format: 'something-else', network: before.network })),
+    });
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Restore the Zigbee network' }).click();
+    await page.locator('#say.bad', { hasText: 'Restore failed: not a Hearth Zigbee backup' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await api('GET', '/backup')).toEqual(before);
+    expect(sim.coordinator.panId).toBe(stickPan);
+    expect((await api('GET', '/status')).connected).toBe(true);
+    await page.context().close();
+  }, 60_000);
+
+  it('restores a backup: asked first, then the stick carries the restored network', async () => {
+    const page = await zigbeePage(viewport);
+    const backup = await api('GET', '/backup');
+    expect(backup.network.panId).not.toBe(panId);
+    // The same network under another PAN id: the stick must be set up again for it.
+    const { stick: _stick, ...rest } = backup;
+    const restored = { ...rest, network: { ...backup.network, panId } };
+    await page.getByLabel('Zigbee backup (.json)').setInputFiles({
+      name: 'hearth-zigbee-backup.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(restored)),
+    });
+    // Answering "no" leaves the network alone.
+    page.once('dialog', (d) => void d.dismiss());
+    await page.getByRole('button', { name: 'Restore the Zigbee network' }).click();
+    expect((await api('GET', '/backup')).network.panId).toBe(backup.network.panId);
+
+    let question = '';
+    page.once('dialog', (d) => {
+      question = d.message();
+      void d.accept();
+    });
+    await page.getByRole('button', { name: 'Restore the Zigbee network' }).click();
+    await say(page, `Restored the Zigbee network with ${backup.devices.length} devices.`);
+    expect(sent(page, 'POST')).toEqual(['POST /admin/ui/api/zigbee/restore']);
+    expect(question).toMatch(/Replace the Zigbee network/);
+    await connected();
+    expect(sim.coordinator.panId).toBe(panId);
+    const stored = JSON.parse(await readFile(join(t.dataDir, 'zigbee.network.json'), 'utf8'));
+    expect(JSON.stringify(stored)).toContain(`"panId":${panId}`);
+    expect((await api('GET', '/backup')).network).toMatchObject({
+      panId,
+      extendedPanId: backup.network.extendedPanId,
+      networkKey: backup.network.networkKey,
+    });
+    await page.getByRole('button', { name: 'Refresh status and devices' }).click();
+    await page.locator('#zigbee-status', { hasText: `panId: ${panId}` }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});
+
+it('removes a device that does not answer anyway, and says it should be reset', async () => {
+  await connected();
+  await api('POST', '/permit-join', { seconds: 60 });
+  expect(sim.coordinator.join('colourBulb')).toBe(true);
+  const ieee = IEEE.colourBulb;
+  await until(async () =>
+    ((await api('GET', '/devices')) as Json[]).some((d) => d.ieee === ieee && d.interviewed)
+      ? true
+      : undefined,
+  );
+  await api('POST', '/permit-join', { seconds: 0 });
+  // The bulb is out of reach: the leave request goes out and no answer comes back.
+  sim.coordinator.faults.noRoute.add('colourBulb');
+  sim.coordinator.faults.noRouteSticky = true;
+  const page = await zigbeePage({ width: 1280, height: 800 });
+  page.once('dialog', (d) => void d.accept());
+  const model = ((await api('GET', '/devices')) as Json[]).find((d) => d.ieee === ieee).model;
+  await page.getByRole('button', { name: `Remove ${model} (${ieee})` }).click();
+  await page
+    .locator('#say', {
+      hasText: `Removed ${model} (${ieee}), but it did not answer the leave request: reset it before pairing it again.`,
+    })
+    .waitFor({ timeout: 30_000 });
+  expect(sim.coordinator.log.some((m) => m.name === 'zdoMgmtLeaveReq' && m.fields.deviceIeee === ieee)).toBe(
+    true,
+  );
+  expect(sim.coordinator.devices.get('colourBulb')?.joined).toBe(true);
+  expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).not.toContain(ieee);
+  await page.context().close();
 }, 60_000);

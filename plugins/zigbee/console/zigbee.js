@@ -1,9 +1,16 @@
-// Zigbee: the stick's status and pairing (permit-join) with a countdown of the time joining stays open.
+// Zigbee: the stick's status and pairing (permit-join) with a countdown of the time joining stays open,
+// the devices in the network with removal, and the network's backup (download) and restore (upload).
 export async function render(root, api) {
   const { h } = api;
   const status = h('pre', { id: 'zigbee-status' }, '…');
   const seconds = h('input', { id: 'zigbee-seconds', type: 'number', min: '1', max: '254', value: '120' });
   const countdown = h('p', { id: 'zigbee-countdown' }, '');
+  const devices = h('tbody', { id: 'zigbee-devices' });
+  const file = h('input', {
+    id: 'zigbee-restore-file',
+    type: 'file',
+    accept: '.json,application/json',
+  });
   let timer = null;
   const show = (left) => {
     clearInterval(timer);
@@ -37,6 +44,84 @@ export async function render(root, api) {
       api.say(`Permit-join failed: ${err.message}`, true);
     }
   };
+
+  // The leave request is sent; the device is forgotten whether or not it answers (README: removing).
+  const remove = async (d, name) => {
+    if (
+      !confirm(
+        `Remove ${name} from the Zigbee network? The hub asks it to leave and forgets it even if it does ` +
+          'not answer. Its light or sensor stays in the site until you delete it there.',
+      )
+    )
+      return;
+    try {
+      const r = await api.send('DELETE', `/zigbee/devices/${encodeURIComponent(d.ieee)}`);
+      api.say(
+        r.confirmed
+          ? `Removed ${name}: it left the network.`
+          : `Removed ${name}, but it did not answer the leave request: reset it before pairing it again.`,
+      );
+    } catch (err) {
+      api.say(`Removing ${name} failed: ${err.message}`, true);
+    }
+    await Promise.all([loadDevices(), refresh()]);
+  };
+
+  const loadDevices = async () => {
+    let list;
+    try {
+      list = await api.get('/zigbee/devices');
+    } catch (err) {
+      devices.replaceChildren(h('tr', {}, h('td', { colspan: '5' }, `Devices unavailable: ${err.message}`)));
+      return;
+    }
+    if (list.length === 0) {
+      devices.replaceChildren(h('tr', {}, h('td', { colspan: '5' }, 'No device has joined yet.')));
+      return;
+    }
+    devices.replaceChildren(
+      ...list.map((d) => {
+        const name = d.model ? `${d.model} (${d.ieee})` : d.ieee;
+        return h(
+          'tr',
+          { 'data-ieee': d.ieee },
+          h('td', {}, d.ieee),
+          h('td', {}, `0x${d.nwk.toString(16).padStart(4, '0')}`),
+          h('td', {}, [d.manufacturer, d.model].filter(Boolean).join(' ') || 'unknown'),
+          h('td', {}, d.interviewed ? 'yes' : 'not yet'),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              { type: 'button', 'aria-label': `Remove ${name}`, onclick: () => remove(d, name) },
+              'Remove',
+            ),
+          ),
+        );
+      }),
+    );
+  };
+
+  const restore = async () => {
+    const f = file.files?.[0];
+    if (!f) return api.say('Choose a Zigbee backup file first.', true);
+    if (
+      !confirm(
+        "Replace the Zigbee network and device table with the backup's? The stick is set up again for it " +
+          'and the Zigbee driver restarts.',
+      )
+    )
+      return;
+    try {
+      const r = await api.upload('/zigbee/restore', f, 'application/json');
+      api.say(`Restored the Zigbee network with ${r.devices} devices.`);
+    } catch (err) {
+      api.say(`Restore failed: ${err.message}`, true);
+    }
+    await Promise.all([loadDevices(), refresh()]);
+  };
+
   root.append(
     status,
     h('h3', {}, 'Pair devices'),
@@ -54,6 +139,54 @@ export async function render(root, api) {
       h('button', { type: 'button', id: 'zigbee-close', onclick: () => permit(0) }, 'Close joining'),
     ),
     countdown,
+    h(
+      'table',
+      {},
+      h('caption', {}, 'Devices in the network'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'IEEE address'),
+          h('th', { scope: 'col' }, 'Network address'),
+          h('th', { scope: 'col' }, 'Device'),
+          h('th', { scope: 'col' }, 'Interviewed'),
+          h('th', { scope: 'col' }, 'Actions'),
+        ),
+      ),
+      devices,
+    ),
+    h(
+      'p',
+      {},
+      h(
+        'button',
+        { type: 'button', onclick: () => Promise.all([loadDevices(), refresh()]) },
+        'Refresh status and devices',
+      ),
+    ),
+    h('h3', {}, 'Backup'),
+    h(
+      'p',
+      {},
+      'The backup holds the network key and the device table: keep it somewhere safe. Restoring it ' +
+        'moves the network to a replacement stick without pairing every device again.',
+    ),
+    h(
+      'p',
+      {},
+      h(
+        'a',
+        { href: api.href('/zigbee/backup'), download: 'hearth-zigbee-backup.json' },
+        'Download the Zigbee network backup',
+      ),
+    ),
+    h('h3', {}, 'Restore'),
+    h('label', { for: 'zigbee-restore-file' }, 'Zigbee backup (.json)'),
+    file,
+    h('p', {}, h('button', { type: 'button', onclick: restore }, 'Restore the Zigbee network')),
   );
-  await refresh();
+  await Promise.all([refresh(), loadDevices()]);
 }
