@@ -11,6 +11,7 @@
 export type { Bus, EventName, HearthEvents, Listener } from './bus/events.ts';
 export type { ConfigOf } from './config/derive.ts';
 export { HearthError, isKernelError, type KernelErrorCode } from './errors.ts';
+export { relayOnly } from './http/availability.ts';
 export { badRequest, HttpError, notFound } from './http/errors.ts';
 export {
   jsonObjectBody,

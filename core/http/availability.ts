@@ -62,3 +62,20 @@ export class Availability {
     return drained;
   }
 }
+
+const RELAY = Symbol('hearth.relay');
+
+/** Gives a counted request's state the way to stop counting (listener.ts; see `relayOnly`). */
+export function setRelay(state: object, stopCounting: () => void): void {
+  (state as Record<symbol, unknown>)[RELAY] = stopCounting;
+}
+
+/**
+ * Declares the request a pure relay: it only forwards to another request on a listener (the console's
+ * proxy to the admin API), which is counted itself. It then no longer counts as in flight, so a restore
+ * it forwards does not wait its own relay out for the whole shutdown grace.
+ */
+export function relayOnly(state: object): void {
+  const stop = (state as Record<symbol, unknown>)[RELAY];
+  if (typeof stop === 'function') stop();
+}

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { Availability, alwaysServed, unavailable } from './availability.ts';
+import { Availability, alwaysServed, setRelay, unavailable } from './availability.ts';
 import { HttpError } from './errors.ts';
 import { compressAssets } from './middleware/compress.ts';
 import { frame } from './middleware/frame.ts';
@@ -77,10 +77,17 @@ export class Listener {
       }
       // Counted, so a restore can wait for the requests already inside to finish.
       this.availability.enter();
+      let counted = true;
+      const leave = () => {
+        if (!counted) return;
+        counted = false;
+        this.availability.leave();
+      };
+      setRelay(ctx.state, leave);
       try {
         await this.dispatch(ctx, ctx.path, next, 0);
       } finally {
-        this.availability.leave();
+        leave();
       }
     });
     app.use((ctx) => {

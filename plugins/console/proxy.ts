@@ -5,11 +5,15 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Context } from 'koa';
+import { relayOnly } from '../../core/sdk.ts';
 
 const PASSED_REQUEST = ['content-type', 'content-length', 'accept'];
 const PASSED_RESPONSE = ['content-type', 'content-disposition', 'retry-after'];
 
 export function forward(ctx: Context, base: string, authorization: string, path: string): Promise<void> {
+  // The forwarded request is counted on its own listener; counting this one too would make a restore
+  // sent from the console wait for itself until the shutdown grace ran out.
+  relayOnly(ctx.state);
   const target = new URL(path + (ctx.querystring ? `?${ctx.querystring}` : ''), base);
   const headers: Record<string, string> = { authorization };
   for (const h of PASSED_REQUEST) {
