@@ -1,5 +1,6 @@
 // Console page of the authorization server: tokens issued per hour (an inline SVG chart), issuances with
-// filters (and revocation), and the audit log with filters.
+// filters (details and revocation), the live access tokens (revocable one by one) and the audit log with
+// filters.
 const SVG = 'http://www.w3.org/2000/svg';
 
 /** A bar chart of hourly counts as an SVG element (attributes only: the console's CSP allows no inline style). */
@@ -152,6 +153,16 @@ export async function render(root, api) {
           h(
             'td',
             {},
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Details of token ${i.jti}`,
+                onclick: run('Details', () => showIssuance(i)),
+              },
+              'Details',
+            ),
+            ' ',
             i.revoked_at || Date.parse(i.expires_at) < Date.now()
               ? ''
               : h(
@@ -176,6 +187,100 @@ export async function render(root, api) {
   const searchIssuances = run('Issuances', async () => {
     api.say(`${await loadIssuances()} issuances.`);
   });
+  // One issuance as the API stores it (GET /issuances/:id): every field, including the exchange chain.
+  const issuanceDetail = h('div', { id: 'issuance-detail' });
+  async function showIssuance(i) {
+    const full = await api.get(`/issuances/${encodeURIComponent(i.id)}`);
+    // The exchange chain reads as a path; every other list (scopes) as a space-separated set.
+    const text = (k, v) =>
+      Array.isArray(v) ? v.join(k === 'agent_chain' ? ' → ' : ' ') || '—' : v === '' ? '—' : String(v);
+    issuanceDetail.replaceChildren(
+      h('h4', {}, `Token ${full.jti}`),
+      h(
+        'dl',
+        {},
+        Object.entries(full).flatMap(([k, v]) => [h('dt', {}, k), h('dd', { class: 'secret' }, text(k, v))]),
+      ),
+    );
+    api.say(`Details of ${full.jti} shown below the issuances.`);
+  }
+
+  // Live access tokens (GET /tokens: unexpired, unrevoked), a page at a time.
+  const PAGE = 50;
+  const tClient = h('input', { id: 'tok-client' });
+  const tUser = h('input', { id: 'tok-user' });
+  const tokenRows = h('tbody');
+  const tokenCount = h('p', { id: 'token-count' });
+  let tokenOffset = 0;
+  const prev = h('button', { type: 'button' }, 'Previous tokens');
+  const next = h('button', { type: 'button' }, 'Next tokens');
+  async function loadTokens() {
+    const q = new URLSearchParams({ limit: String(PAGE), offset: String(tokenOffset) });
+    if (tClient.value) q.set('client_id', tClient.value);
+    if (tUser.value) q.set('user_id', tUser.value);
+    const r = await api.get(`/tokens?${q}`);
+    if (r.tokens.length === 0 && tokenOffset > 0) {
+      // The last page emptied (revoked or expired): show the one before.
+      tokenOffset = Math.max(0, tokenOffset - PAGE);
+      return loadTokens();
+    }
+    tokenRows.replaceChildren(
+      ...r.tokens.map((t) =>
+        h(
+          'tr',
+          { 'data-token': t.jti },
+          h('td', { class: 'secret' }, t.jti),
+          h('td', {}, when(t.issued_at)),
+          h('td', {}, when(t.expires_at)),
+          h('td', {}, t.client_id),
+          h('td', {}, t.subject_user_id || '—'),
+          h('td', {}, t.resource_id),
+          h('td', {}, t.scopes.join(' ')),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Revoke live token ${t.jti}`,
+                onclick: run('Revoke', async () => {
+                  if (!confirm(`Revoke token ${t.jti} of ${t.client_id}?`)) return;
+                  const x = await api.send('DELETE', `/tokens/${encodeURIComponent(t.jti)}`);
+                  await loadTokens();
+                  api.say(`Revoked ${t.jti} (${x.revoked} with what was exchanged from it).`);
+                }),
+              },
+              'Revoke',
+            ),
+          ),
+        ),
+      ),
+    );
+    const first = r.tokens.length ? tokenOffset + 1 : 0;
+    tokenCount.textContent = `Tokens ${first}–${tokenOffset + r.tokens.length} of ${r.count} live.`;
+    prev.disabled = tokenOffset === 0;
+    next.disabled = tokenOffset + r.tokens.length >= r.count;
+    return r.count;
+  }
+  const searchTokens = run('Live tokens', async () => {
+    tokenOffset = 0;
+    api.say(`${await loadTokens()} live tokens.`);
+  });
+  prev.addEventListener(
+    'click',
+    run('Previous tokens', async () => {
+      tokenOffset = Math.max(0, tokenOffset - PAGE);
+      await loadTokens();
+    }),
+  );
+  next.addEventListener(
+    'click',
+    run('Next tokens', async () => {
+      tokenOffset += PAGE;
+      await loadTokens();
+    }),
+  );
 
   // Audit
   const aAction = h('input', { id: 'audit-action', placeholder: 'token.issued' });
@@ -230,6 +335,24 @@ export async function render(root, api) {
       ['Issued (UTC)', 'Client', 'User', 'Resource', 'Scopes', 'Type', 'Exchange', 'State', 'Actions'],
       issuanceRows,
     ),
+    issuanceDetail,
+    h(
+      'form',
+      { onsubmit: searchTokens },
+      h('h3', {}, 'Live access tokens'),
+      h('label', { for: 'tok-client' }, 'Of client (ID, optional)'),
+      tClient,
+      h('label', { for: 'tok-user' }, 'Of user (ID, optional)'),
+      tUser,
+      h('p', {}, h('button', { type: 'submit' }, 'Show live tokens')),
+    ),
+    table(
+      'Live access tokens',
+      ['Token ID (jti)', 'Issued (UTC)', 'Expires (UTC)', 'Client', 'User', 'Resource', 'Scopes', 'Actions'],
+      tokenRows,
+    ),
+    tokenCount,
+    h('p', {}, prev, ' ', next),
     h(
       'form',
       { onsubmit: searchAudit },
@@ -246,5 +369,6 @@ export async function render(root, api) {
     ),
     table('Audit events', ['When (UTC)', 'Action', 'Actor', 'Client', 'Address', 'Detail'], auditRows),
   );
+  await loadTokens();
   await searchAudit();
 }
