@@ -121,13 +121,15 @@ export async function render(root, api) {
   /** What the user holds now: access tokens (revocable one by one) and browser sessions. */
   async function showDetail(user) {
     const path = `/users/${encodeURIComponent(user.id)}`;
-    const [u, t, s, clients] = await Promise.all([
+    const [u, t, s, clients, resources] = await Promise.all([
       api.get(path),
       api.get(`${path}/tokens?limit=1000`),
       api.get(`${path}/sessions`),
       api.get('/clients?limit=1000'),
+      api.get('/resources'),
     ]);
     const clientName = (id) => clients.find((c) => c.id === id)?.name ?? id;
+    const resourceName = (id) => resources.find((r) => r.id === id)?.display_name ?? id;
     const now = Date.now();
     const state = (x) =>
       x.revoked_at ? `revoked ${when(x.revoked_at)}` : Date.parse(x.expires_at) <= now ? 'expired' : 'live';
@@ -149,7 +151,7 @@ export async function render(root, api) {
               { 'data-token': x.jti },
               h('td', {}, when(x.issued_at)),
               h('td', {}, clientName(x.client_id)),
-              h('td', {}, x.resource_id),
+              h('td', {}, resourceName(x.resource_id)),
               h('td', {}, x.scopes.join(' ')),
               h('td', {}, when(x.expires_at)),
               h('td', {}, state(x)),
