@@ -95,11 +95,16 @@ describe.each([
     bridge.change(ids.light(1), { on: { on: false }, dimming: { brightness: 90 } });
     const { page } = await huePage(viewport);
     const puts = bridge.stats.scenePuts;
+    // The pinned certificate's fingerprint reads whole, though it may wrap at its colons.
+    const { fingerprint256 } = (await bridges())[0] as BridgeView & { fingerprint256: string };
+    expect(await page.locator(`tr[data-bridge="${bridge.bridgeId}"]`).innerText()).toContain(
+      `pinned certificate (SHA-256 ${fingerprint256})`,
+    );
     await page.getByRole('button', { name: `Scenes of bridge ${bridge.bridgeId}` }).click();
     const row = page.locator(`tr[data-scene="${ids.scene}"]`);
     await row.waitFor();
     expect(await row.innerText()).toMatch(/Relax\s+\S+/);
-    await say(page, `scenes on bridge ${bridge.bridgeId}`);
+    await say(page, `1 scene on bridge ${bridge.bridgeId}.`);
     expect(await axeViolations(page)).toEqual([]);
     const name = (await row.getByRole('button').getAttribute('aria-label')) as string;
     expect(name).toMatch(/^Recall .*Relax$/);

@@ -9,6 +9,9 @@ export async function render(root, api) {
   const scenesTitle = h('h3', { id: 'hue-scenes-title', tabindex: '-1' }, 'Bridge scenes');
   const scenes = h('div', { id: 'hue-scenes' }, h('p', {}, 'Choose a connected bridge’s scenes above.'));
 
+  // A fingerprint may wrap after each colon, so a phone does not scroll sideways for it.
+  const breakable = (hex) => hex.split(':').flatMap((part, i) => (i === 0 ? [part] : [':', h('wbr'), part]));
+
   /** Shows an error both on the page and in the live region. */
   const fail = (err) => {
     status.textContent = err.message;
@@ -101,7 +104,7 @@ export async function render(root, api) {
               ),
             ),
       );
-      api.say(`${list.length} scenes on bridge ${bridgeId}.`);
+      api.say(`${list.length === 1 ? '1 scene' : `${list.length} scenes`} on bridge ${bridgeId}.`);
       scenesTitle.focus();
     } catch (err) {
       api.say(`Scenes unavailable: ${err.message}`, true);
@@ -121,15 +124,15 @@ export async function render(root, api) {
         return h(
           'tr',
           { 'data-bridge': b.bridgeId },
-          h('td', {}, b.bridgeId),
-          h('td', {}, `${b.host}:${b.port}`),
-          h('td', {}, b.connected ? 'connected' : 'not connected'),
+          h('td', {}, b.bridgeId, h('br'), `${b.host}:${b.port}`),
           h(
             'td',
             {},
-            b.trust === 'pinned'
-              ? `pinned certificate (SHA-256 ${b.fingerprint256})`
-              : 'verified by a trusted root',
+            b.connected ? 'connected' : 'not connected',
+            h('br'),
+            ...(b.trust === 'pinned'
+              ? ['pinned certificate (SHA-256 ', ...breakable(b.fingerprint256), ')']
+              : ['verified by a trusted root']),
           ),
           h(
             'td',
@@ -225,10 +228,8 @@ export async function render(root, api) {
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, 'Bridge id'),
-          h('th', { scope: 'col' }, 'Address'),
-          h('th', { scope: 'col' }, 'Link'),
-          h('th', { scope: 'col' }, 'Trust'),
+          h('th', { scope: 'col' }, 'Bridge and address'),
+          h('th', { scope: 'col' }, 'Link and trust'),
           h('th', { scope: 'col' }, 'Actions'),
         ),
       ),

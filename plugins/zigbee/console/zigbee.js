@@ -2,7 +2,7 @@
 // the devices in the network with removal, and the network's backup (download) and restore (upload).
 export async function render(root, api) {
   const { h } = api;
-  const status = h('pre', { id: 'zigbee-status' }, '…');
+  const status = h('ul', { id: 'zigbee-status' }, h('li', {}, '…'));
   const seconds = h('input', { id: 'zigbee-seconds', type: 'number', min: '1', max: '254', value: '120' });
   const countdown = h('p', { id: 'zigbee-countdown' }, '');
   const devices = h('tbody', { id: 'zigbee-devices' });
@@ -27,12 +27,20 @@ export async function render(root, api) {
   const refresh = async () => {
     try {
       const s = await api.get('/zigbee/status');
-      status.textContent = Object.entries(s)
-        .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`)
-        .join('\n');
+      status.replaceChildren(
+        ...Object.entries(s).map(([k, v]) => {
+          const value =
+            v !== null && typeof v === 'object'
+              ? Object.entries(v)
+                  .map(([a, b]) => `${a} ${typeof b === 'object' ? JSON.stringify(b) : b}`)
+                  .join(', ')
+              : v;
+          return h('li', {}, `${k}: ${value}`);
+        }),
+      );
       show(Number(s.permitJoinSeconds ?? 0));
     } catch (err) {
-      status.textContent = `Status unavailable: ${err.message}`;
+      status.replaceChildren(h('li', {}, `Status unavailable: ${err.message}`));
     }
   };
   const permit = async (n) => {
@@ -72,11 +80,11 @@ export async function render(root, api) {
     try {
       list = await api.get('/zigbee/devices');
     } catch (err) {
-      devices.replaceChildren(h('tr', {}, h('td', { colspan: '5' }, `Devices unavailable: ${err.message}`)));
+      devices.replaceChildren(h('tr', {}, h('td', { colspan: '3' }, `Devices unavailable: ${err.message}`)));
       return;
     }
     if (list.length === 0) {
-      devices.replaceChildren(h('tr', {}, h('td', { colspan: '5' }, 'No device has joined yet.')));
+      devices.replaceChildren(h('tr', {}, h('td', { colspan: '3' }, 'No device has joined yet.')));
       return;
     }
     devices.replaceChildren(
@@ -85,10 +93,22 @@ export async function render(root, api) {
         return h(
           'tr',
           { 'data-ieee': d.ieee },
-          h('td', {}, d.ieee),
-          h('td', {}, `0x${d.nwk.toString(16).padStart(4, '0')}`),
-          h('td', {}, [d.manufacturer, d.model].filter(Boolean).join(' ') || 'unknown'),
-          h('td', {}, d.interviewed ? 'yes' : 'not yet'),
+          h(
+            'td',
+            {},
+            [d.manufacturer, d.model].filter(Boolean).join(' ') || 'unknown device',
+            d.interviewed ? null : [h('br'), 'interview pending'],
+          ),
+          // The IEEE address may wrap in its middle: a phone keeps the table within its width.
+          h(
+            'td',
+            {},
+            d.ieee.slice(0, 10),
+            h('wbr'),
+            d.ieee.slice(10),
+            h('br'),
+            `network 0x${d.nwk.toString(16).padStart(4, '0')}`,
+          ),
           h(
             'td',
             {},
@@ -149,10 +169,8 @@ export async function render(root, api) {
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, 'IEEE address'),
-          h('th', { scope: 'col' }, 'Network address'),
           h('th', { scope: 'col' }, 'Device'),
-          h('th', { scope: 'col' }, 'Interviewed'),
+          h('th', { scope: 'col' }, 'Addresses'),
           h('th', { scope: 'col' }, 'Actions'),
         ),
       ),
