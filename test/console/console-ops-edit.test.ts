@@ -95,6 +95,12 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     await row.getByRole('button', { name: `Rename Home ${vp.name}` }).waitFor();
     expect(((await t.admin('GET', `/admin/sites/${site.siteid}`)).body as Site).name).toBe(`Home ${vp.name}`);
     expect(await axeViolations(page)).toEqual([]);
+
+    // Deleted elsewhere while the page showed it: the API's 404 is said, and the list catches up.
+    expect((await t.admin('DELETE', `/admin/sites/${site.siteid}`)).status).toBe(204);
+    await row.getByRole('button', { name: `Delete Home ${vp.name}` }).click();
+    await saidBad(`no site with id ${site.siteid}`);
+    await row.waitFor({ state: 'detached' });
   });
 
   it('registers an MQTT device by hand and renames it; a bad id shows the API error and adds nothing', async () => {

@@ -67,6 +67,8 @@ beforeAll(async () => {
   upstream = await fakeDeepl('k');
   h = await startTranslation({
     engines: [{ type: 'deepl', url: upstream.url, apiKey: 'k' }],
+    // One custom tag a page: the page's "Show more custom tags" is needed for the second.
+    translation: { analyticsPageSize: 1 },
     plugins: ['console'],
   });
   kitchen = await h.createKey('Kitchen');
@@ -169,12 +171,19 @@ describe('translation usage in the console', () => {
       ]),
     );
     expect(await usageRows()).toHaveLength(4);
-    const tags = await page
-      .getByRole('table', { name: 'Characters by custom tag, last 30 days' })
-      .locator('tbody tr')
-      .allInnerTexts();
+    const tags = () =>
+      page
+        .getByRole('table', { name: 'Characters by custom tag, last 30 days' })
+        .locator('tbody tr')
+        .allInnerTexts();
     const tagged = (tag: string) => chars('yesterday', undefined, tag) + chars('today', undefined, tag);
-    expect(tags.sort()).toEqual([`doorbell\t${tagged('doorbell')}`, `menu\t${tagged('menu')}`]);
+    // Tags come sorted by name, a page at a time.
+    expect(await tags()).toEqual([`doorbell\t${tagged('doorbell')}`]);
+    await page.getByRole('button', { name: 'Show more custom tags' }).click();
+    await page.locator('#say', { hasText: '2 custom tags shown.' }).waitFor();
+    expect(await tags()).toEqual([`doorbell\t${tagged('doorbell')}`, `menu\t${tagged('menu')}`]);
+    expect(await page.getByRole('button', { name: 'Show more custom tags' }).isVisible()).toBe(false);
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('renames a key in place: its past usage carries the new label; the key keeps working', async () => {

@@ -94,8 +94,12 @@ export async function render(root, api) {
                 'aria-label': `Rotate the key of ${s.name}`,
                 onclick: async () => {
                   if (!confirm(`Rotate the key of ${s.name}? Every phone needs the new link.`)) return;
-                  const site = await api.send('POST', `/sites/${s.siteid}/rotate-key`);
-                  await showLink({ ...s, ...site }, 'New key');
+                  try {
+                    const site = await api.send('POST', `/sites/${s.siteid}/rotate-key`);
+                    await showLink({ ...s, ...site }, 'New key');
+                  } catch (err) {
+                    api.say(err.message, true);
+                  }
                 },
               },
               'Rotate key',
@@ -108,8 +112,12 @@ export async function render(root, api) {
                 'aria-label': `Delete ${s.name}`,
                 onclick: async () => {
                   if (!confirm(`Delete ${s.name} and all its lights, scenes and schedules?`)) return;
-                  await api.send('DELETE', `/sites/${s.siteid}`);
-                  api.say(`Deleted ${s.name}.`);
+                  try {
+                    await api.send('DELETE', `/sites/${s.siteid}`);
+                    api.say(`Deleted ${s.name}.`);
+                  } catch (err) {
+                    api.say(err.message, true);
+                  }
                   await load();
                 },
               },

@@ -30,8 +30,12 @@ export async function render(root, api) {
                     !confirm(`Delete the MQTT credential ${c.username}? Devices using it are disconnected.`)
                   )
                     return;
-                  await api.send('DELETE', `/mqtt/credentials/${encodeURIComponent(c.username)}`);
-                  api.say(`Deleted ${c.username}.`);
+                  try {
+                    await api.send('DELETE', `/mqtt/credentials/${encodeURIComponent(c.username)}`);
+                    api.say(`Deleted ${c.username}.`);
+                  } catch (err) {
+                    api.say(err.message, true);
+                  }
                   await load();
                 },
               },

@@ -41,8 +41,12 @@ export async function render(root, api) {
                     'aria-label': `Deactivate key ${k.label}`,
                     onclick: async () => {
                       if (!confirm(`Deactivate ${k.label}? This cannot be undone.`)) return;
-                      await api.own.send('PUT', '/developer-keys/deactivate', { key_id: k.key_id });
-                      api.say(`Deactivated ${k.label}.`);
+                      try {
+                        await api.own.send('PUT', '/developer-keys/deactivate', { key_id: k.key_id });
+                        api.say(`Deactivated ${k.label}.`);
+                      } catch (err) {
+                        api.say(err.message, true);
+                      }
                       await load();
                     },
                   },
@@ -58,15 +62,9 @@ export async function render(root, api) {
       await api.own.get(`/analytics?start_date=${day(start)}&end_date=${day(end)}&group_by=key_and_day`)
     ).usage_report;
     chart.replaceChildren(usageChart(report.key_and_day_usages ?? [], start, end));
-    const tags = (await api.own.get(`/analytics/custom-tags?start_date=${day(start)}&end_date=${day(end)}`))
-      .custom_tag_usage_report.usage;
-    tagRows.replaceChildren(
-      ...(tags.length
-        ? tags.map((u) =>
-            h('tr', {}, h('td', {}, u.custom_tag), h('td', {}, String(u.breakdown.total_characters))),
-          )
-        : [h('tr', {}, h('td', { colspan: 2 }, 'No tagged translations in this time.'))]),
-    );
+    tagRange = `start_date=${day(start)}&end_date=${day(end)}`;
+    tagRows.replaceChildren();
+    await loadTags(0);
     usage.replaceChildren(
       ...(report.key_and_day_usages ?? []).map((u) =>
         h(
@@ -121,6 +119,33 @@ export async function render(root, api) {
 
   const chart = h('div', { id: 'usage-chart' });
   const tagRows = h('tbody');
+  let tagRange = '';
+  // The tag report comes in pages (the plugin's analyticsPageSize): further pages on request.
+  const moreTags = h('button', { type: 'button', hidden: true }, 'Show more custom tags');
+
+  async function loadTags(pageNo) {
+    const report = (await api.own.get(`/analytics/custom-tags?${tagRange}&page=${pageNo}`))
+      .custom_tag_usage_report;
+    const tags = report.usage;
+    tagRows.append(
+      ...(tags.length
+        ? tags.map((u) =>
+            h('tr', {}, h('td', {}, u.custom_tag), h('td', {}, String(u.breakdown.total_characters))),
+          )
+        : pageNo === 0
+          ? [h('tr', {}, h('td', { colspan: 2 }, 'No tagged translations in this time.'))]
+          : []),
+    );
+    moreTags.hidden = report.next_page == null;
+    moreTags.onclick = async () => {
+      try {
+        await loadTags(report.next_page);
+        api.say(`${tagRows.children.length} custom tags shown.`);
+      } catch (err) {
+        api.say(err.message, true);
+      }
+    };
+  }
 
   /** A key's character limit: a number, or empty for no limit. */
   function limitForm(k) {
@@ -221,6 +246,7 @@ export async function render(root, api) {
       h('thead', {}, h('tr', {}, ...['Custom tag', 'Characters'].map((t) => h('th', { scope: 'col' }, t)))),
       tagRows,
     ),
+    h('p', {}, moreTags),
   );
   await load();
 }
