@@ -282,8 +282,14 @@ describe.each([
     await said(`Ended 1 session(s) of ${cam.email}.`);
     await page.locator('#user-detail', { hasText: 'has no browser session' }).waitFor();
     expect(await sessions()).toEqual([]);
-    // Ending sessions leaves the tokens apps hold.
+    // Ending sessions leaves the tokens apps hold; signing out everywhere ends them, and the view follows.
     expect(await liveJtis(`user_id=${cam.id}`)).toEqual([jtis[1]]);
+    await page.locator(`#user-detail tr[data-token="${jtis[1]}"] td`, { hasText: 'live' }).waitFor();
+    await page.getByRole('button', { name: `Sign ${cam.email} out everywhere` }).click();
+    // Counted with the refresh tokens the two sign-ins left.
+    await said(new RegExp(`^${cam.email.replaceAll('.', '\\.')}: \\d+ tokens revoked, 0 sessions ended\\.$`));
+    await page.locator(`#user-detail tr[data-token="${jtis[1]}"] td`, { hasText: 'revoked' }).waitFor();
+    expect(await liveJtis(`user_id=${cam.id}`)).toEqual([]);
     expect(await axeViolations(page)).toEqual([]);
   });
 
@@ -313,6 +319,28 @@ describe.each([
     const left = await liveJtis(`client_id=${meter.client_id}`);
     expect(left).toHaveLength(2);
     expect(left).not.toContain(jti);
+
+    // More live tokens than one page: 50 a page, Next and Previous.
+    const busy = await adminClient(h, {
+      client_name: `Busy ${view}`,
+      scope: 'lights:read',
+      resources: [site],
+    });
+    for (let n = 0; n < 52; n++) await ccToken(busy.client_id, busy.client_secret!);
+    await page.getByLabel('Of client (ID, optional)').fill(busy.client_id);
+    await page.getByRole('button', { name: 'Show live tokens' }).click();
+    await said(/^52 live tokens/);
+    await page.locator('#token-count', { hasText: 'Tokens 1–50 of 52 live.' }).waitFor();
+    expect(await rows.count()).toBe(50);
+    expect(await page.getByRole('button', { name: 'Previous tokens' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Next tokens' }).click();
+    await page.locator('#token-count', { hasText: 'Tokens 51–52 of 52 live.' }).waitFor();
+    const lastPage = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-token')));
+    const all = await liveJtis(`client_id=${busy.client_id}&limit=1000`);
+    expect(lastPage).toEqual(all.slice(50));
+    expect(await page.getByRole('button', { name: 'Next tokens' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous tokens' }).click();
+    await page.locator('#token-count', { hasText: 'Tokens 1–50 of 52 live.' }).waitFor();
 
     await page.getByLabel('Client ID').first().fill(meter.client_id);
     await page.getByRole('button', { name: 'Find issuances' }).click();

@@ -92,6 +92,8 @@ export async function render(root, api) {
       ),
       body,
     );
+  /** The user whose tokens and sessions are shown (refreshed when they are signed out everywhere). */
+  let detailOf = null;
   /** The open edit form (one at a time): its user and its table row, kept across reloads. */
   let editing = null;
 
@@ -120,6 +122,7 @@ export async function render(root, api) {
 
   /** What the user holds now: access tokens (revocable one by one) and browser sessions. */
   async function showDetail(user) {
+    detailOf = user.id;
     const path = `/users/${encodeURIComponent(user.id)}`;
     const [u, t, s, clients, resources] = await Promise.all([
       api.get(path),
@@ -339,7 +342,9 @@ export async function render(root, api) {
             button('Grants', `Grants of ${u.email}`, () => showGrants(u)),
             button('Tokens and sessions', `Tokens and sessions of ${u.email}`, () => showDetail(u)),
             button('Sign out everywhere', `Sign ${u.email} out everywhere`, async () => {
+              if (!confirm(`Sign ${u.email} out everywhere? Their tokens and browser sessions end.`)) return;
               const r = await api.send('DELETE', `/users/${encodeURIComponent(u.id)}/tokens`);
+              if (detailOf === u.id) await showDetail(u);
               api.say(`${u.email}: ${r.revoked} tokens revoked, ${r.sessions_ended} sessions ended.`);
             }),
             button('Delete', `Delete ${u.email}`, async () => {
