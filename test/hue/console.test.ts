@@ -165,3 +165,20 @@ describe.each([
     await page.context().close();
   }, 60_000);
 });
+
+it('a bridge that is not connected: its scenes say why, and removing it asks first and forgets it', async () => {
+  await bridge.stop();
+  await until(async () => ((await bridges())[0]?.connected === false ? true : undefined));
+  const { page } = await huePage({ width: 390, height: 844 });
+  await page.getByRole('button', { name: `Scenes of bridge ${bridge.bridgeId}` }).click();
+  await page
+    .locator('#say.bad', { hasText: `Scenes unavailable: no connected bridge ${bridge.bridgeId}` })
+    .waitFor();
+  expect((await t.admin('GET', `/admin/hue/bridges/${bridge.bridgeId}/scenes`)).status).toBe(404);
+  await page.getByRole('button', { name: `Remove bridge ${bridge.bridgeId}` }).click();
+  await say(page, `Removed bridge ${bridge.bridgeId}.`);
+  await page.locator(`tr[data-bridge="${bridge.bridgeId}"]`).waitFor({ state: 'detached' });
+  expect(await bridges()).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.context().close();
+}, 60_000);

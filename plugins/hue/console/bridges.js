@@ -161,8 +161,12 @@ export async function render(root, api) {
                     )
                   )
                     return;
-                  await api.send('DELETE', `/hue/bridges/${b.bridgeId}`);
-                  api.say(`Removed bridge ${b.bridgeId}.`);
+                  try {
+                    await api.send('DELETE', `/hue/bridges/${b.bridgeId}`);
+                    api.say(`Removed bridge ${b.bridgeId}.`);
+                  } catch (err) {
+                    api.say(`Removing bridge ${b.bridgeId} failed: ${err.message}`, true);
+                  }
                   await load();
                 },
               },
