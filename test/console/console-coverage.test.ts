@@ -21,6 +21,10 @@ const NOT_A_CONSOLE_ACTION: Record<string, string> = {
     'a machine check of an admin key (the console signs in with POST /admin/ui/session)',
   'GET /metrics':
     'Prometheus exposition with Basic auth; the console reads the same text as GET /admin/metrics',
+  // Reads of what the console already shows from a wider read:
+  'GET /admin/resources/:slug/policy/connect/allowed-return-urls': 'in each resource of GET /admin/resources',
+  'GET /admin/resources/:slug/policy/exchange/allowed-clients': 'in each resource of GET /admin/resources',
+  'GET /admin/resources/:slug/policy/runtime/client-ids': 'in each resource of GET /admin/resources',
 };
 
 let t: TestHub;
@@ -59,13 +63,21 @@ const METHODS = 'GET|HEAD|POST|PUT|PATCH|DELETE';
 /** The admin API calls a page module makes, as far as its source shows them. */
 function callsOf(page: string, source: string): Call[] {
   const calls: Call[] = [];
-  // '/literal' or `/template/${with holes}` (a hole may hold quotes, as in a ternary).
-  const path = String.raw`(?:'(\/[^']*)'|\`(\/(?:\$\{[^}]*\}|[^\`])*)\`)`;
+  // '/literal' or `/template/${with holes}` (a hole may hold quotes, as in a ternary)…
+  const literal = String.raw`'(\/[^']*)'|\`(\/(?:\$\{[^}]*\}|[^\`])*)\``;
+  // …or a name the page gave one: `const path = `/fronting/${…}`;` then `api.send('PATCH', path, …)`.
+  const path = String.raw`(?:${literal}|([A-Za-z_$][\w$]*)\s*[,)])`;
+  const consts = new Map<string, string[]>();
+  for (const m of source.matchAll(
+    new RegExp(String.raw`const\s+([A-Za-z_$][\w$]*)\s*=\s*(?:${literal})\s*;`, 'g'),
+  ))
+    consts.set(m[1] ?? '', [...(consts.get(m[1] ?? '') ?? []), m[2] ?? m[3] ?? '']);
   const add = (method: string, m: RegExpMatchArray, at: number, own: boolean) => {
-    const raw = m[at] ?? m[at + 1];
-    if (raw === undefined) return;
-    const p = raw.replace(/\?(?![^{]*\}).*$/, '');
-    calls.push({ method, path: own ? `own:${p}` : p, page });
+    const raws = m[at + 2] !== undefined ? (consts.get(m[at + 2] ?? '') ?? []) : [m[at] ?? m[at + 1] ?? ''];
+    for (const raw of raws) {
+      const p = raw.replace(/\?(?![^{]*\}).*$/, '');
+      calls.push({ method, path: own ? `own:${p}` : p, page });
+    }
   };
   for (const m of source.matchAll(new RegExp(String.raw`api(\.own)?\.(get|href)\(\s*${path}`, 'g')))
     add('GET', m, 3, m[1] !== undefined);
@@ -78,14 +90,23 @@ function callsOf(page: string, source: string): Call[] {
   return calls;
 }
 
-/** The pattern of a page's path: each `${…}` hole fills one segment or part of one, or, if `wide`, several. */
-function pattern(written: string, wide: boolean): RegExp {
-  const body = written
-    .split(/\$\{[^}]*\}/)
-    .map((s) => s.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'))
-    .join(wide ? '[^/]*(?:/[^/]+)*' : '[^/]*');
-  return new RegExp(`^${body}$`);
+/**
+ * The pattern of a page's path. A hole that encodes its value (`${encodeURIComponent(id)}`) is one segment
+ * or part of one: an encoded value holds no `/`. Any other hole may hold a sub-path (`${LISTS[which]}` is
+ * `connect/allowed-return-urls`), so it spans segments — or none (`/fronting${dryRun ? '?dry_run=true' : ''}`).
+ */
+function pattern(written: string): RegExp {
+  let body = '';
+  let at = 0;
+  for (const hole of written.matchAll(/\$\{([^}]*)\}/g)) {
+    body += escape(written.slice(at, hole.index));
+    body += /^encodeURIComponent\(/.test(hole[1] ?? '') ? '[^/]+' : '[^/]*(?:/[^/]+)*';
+    at = hole.index + hole[0].length;
+  }
+  return new RegExp(`^${body}${escape(written.slice(at))}$`);
 }
+
+const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
 
 /** A route's path with each `:param` filled in, to test a page's path against. */
 const sample = (route: string) =>
@@ -102,23 +123,19 @@ interface Route {
   key: string;
 }
 
-/**
- * The routes a call names. A hole is one segment (`/clients/${id}` is not `/clients/:id/rotate-secret`)
- * unless that names no route of its method at all: then it may span segments, as
- * `/resources/${slug}/policy/${list}` does with a list named `connect/allowed-return-urls`.
- */
+/** The routes a call names. */
 function named(call: Call, routes: Route[]): Route[] {
   const own = call.path.startsWith('own:');
-  const written = own ? call.path.slice(4) : call.path;
-  const candidates = routes.filter((r) => r.method === call.method && r.own === own);
-  const narrow = candidates.filter((r) => pattern(written, false).test(sample(r.path)));
-  return narrow.length > 0 ? narrow : candidates.filter((r) => pattern(written, true).test(sample(r.path)));
+  const written = pattern(own ? call.path.slice(4) : call.path);
+  return routes.filter((r) => r.method === call.method && r.own === own && written.test(sample(r.path)));
 }
 
-/** Reading one item is covered where the page lists them all: `GET /x/:id` by a call of `GET /x`. */
+/** Reading one item is covered where the page lists them all: `GET /x/:id` (or `/x/:a/:b`) by `GET /x`. */
 function readByList(route: Route, covered: Set<string>): boolean {
-  const list = /^(.*)\/:[^/]+$/.exec(route.path)?.[1];
-  return route.method === 'GET' && list !== undefined && covered.has(`GET ${route.own ? 'own:' : ''}${list}`);
+  const list = route.path.replace(/(\/:[^/]+)+$/, '');
+  return (
+    route.method === 'GET' && list !== route.path && covered.has(`GET ${route.own ? 'own:' : ''}${list}`)
+  );
 }
 
 describe('the console offers every admin action', () => {
@@ -181,6 +198,9 @@ describe('the console offers every admin action', () => {
           "api.own.send('PUT', '/developer-keys/label', {})",
           "api.upload('/restore', f, 'application/gzip')",
           "api.href('/backup')",
+          'const path = `/fronting/{{encodeURIComponent(a)}}/{{encodeURIComponent(b)}}`;',
+          "await api.send('PATCH', path, { scope_map })",
+          "api.send('DELETE', unknownName)",
         ].join('\n'),
       ),
     );
@@ -191,11 +211,14 @@ describe('the console offers every admin action', () => {
       js('PATCH /clients/{{encodeURIComponent(c.id)}}'),
       js('DELETE /grants/{{kind}}/{{id}}'),
       'PUT own:/developer-keys/label',
+      js('PATCH /fronting/{{encodeURIComponent(a)}}/{{encodeURIComponent(b)}}'),
     ]);
     const route = (method: string, path: string): Route => ({ method, path, own: false, key: path });
     const routes = [
       route('PATCH', '/clients/:id'),
       route('PATCH', '/clients/:id/enable'),
+      route('DELETE', '/resources/:slug/policy/connect/allowed-return-urls'),
+      route('DELETE', '/resources/:slug/policy/exchange/allowed-clients/:client_id'),
       route('DELETE', '/grants/consent/:id'),
       route('POST', '/resources/:slug/policy/connect/allowed-return-urls'),
       route('GET', '/sites/:id'),
@@ -203,13 +226,27 @@ describe('the console offers every admin action', () => {
     const names = (method: string, path: string) =>
       named({ method, path, page: 'p' }, routes).map((r) => r.path);
     expect(names('PATCH', js('/clients/{{encodeURIComponent(c.id)}}'))).toEqual(['/clients/:id']);
-    expect(names('PATCH', js('/clients/{{id}}/{{verb}}'))).toEqual(['/clients/:id/enable']);
+    expect(names('POST', js('/fronting{{dry ? "?dry_run=true" : ""}}'))).toEqual([]);
+    expect(names('PATCH', js('/clients/{{encodeURIComponent(id)}}/{{verb}}'))).toEqual([
+      '/clients/:id/enable',
+    ]);
+    // An unencoded hole may be a sub-path; an encoded one is one segment.
+    expect(
+      names('DELETE', js('/resources/{{enc(r.slug)}}/policy/{{LISTS[which]}}/{{encodeURIComponent(id)}}')),
+    ).toEqual([
+      // Also the connect list's route: `connect` and `allowed-return-urls` fill the two holes as well.
+      '/resources/:slug/policy/connect/allowed-return-urls',
+      '/resources/:slug/policy/exchange/allowed-clients/:client_id',
+    ]);
+    expect(names('PATCH', js('/clients/{{id}}'))).toEqual(['/clients/:id', '/clients/:id/enable']);
     expect(names('DELETE', js('/grants/{{kind}}/{{id}}'))).toEqual(['/grants/consent/:id']);
     expect(names('POST', js('/resources/{{r.slug}}/policy/{{LISTS[which]}}'))).toEqual([
       '/resources/:slug/policy/connect/allowed-return-urls',
     ]);
     expect(names('GET', '/sites')).toEqual([]);
-    expect(readByList(routes[4] as Route, new Set(['GET /sites']))).toBe(true);
-    expect(readByList(routes[4] as Route, new Set(['GET /clients']))).toBe(false);
+    expect(readByList(route('GET', '/sites/:id'), new Set(['GET /sites']))).toBe(true);
+    expect(readByList(route('GET', '/sites/:id'), new Set(['GET /clients']))).toBe(false);
+    expect(readByList(route('GET', '/fronting/:source/:target'), new Set(['GET /fronting']))).toBe(true);
+    expect(readByList(route('GET', '/users/:id/tokens'), new Set(['GET /users']))).toBe(false);
   });
 });
