@@ -64,7 +64,7 @@ const METHODS = 'GET|HEAD|POST|PUT|PATCH|DELETE';
 function callsOf(page: string, source: string): Call[] {
   const calls: Call[] = [];
   // '/literal' or `/template/${with holes}` (a hole may hold quotes, as in a ternary)…
-  const literal = String.raw`'(\/[^']*)'|\`(\/(?:\$\{[^}]*\}|[^\`])*)\``;
+  const literal = String.raw`'(\/[^']*)'|\`((?:\/|\$\{)(?:\$\{[^}]*\}|[^\`])*)\``;
   // …or a name the page gave one: `const path = `/fronting/${…}`;` then `api.send('PATCH', path, …)`.
   const path = String.raw`(?:${literal}|([A-Za-z_$][\w$]*)\s*[,)])`;
   const consts = new Map<string, string[]>();
@@ -74,7 +74,13 @@ function callsOf(page: string, source: string): Call[] {
     consts.set(m[1] ?? '', [...(consts.get(m[1] ?? '') ?? []), m[2] ?? m[3] ?? '']);
   const add = (method: string, m: RegExpMatchArray, at: number, own: boolean) => {
     const raws = m[at + 2] !== undefined ? (consts.get(m[at + 2] ?? '') ?? []) : [m[at] ?? m[at + 1] ?? ''];
-    for (const raw of raws) {
+    // A template may start from a named path: `${path}/sessions`.
+    const expanded = raws.flatMap((raw) => {
+      const head = /^\$\{([A-Za-z_$][\w$]*)\}/.exec(raw);
+      if (!head) return raw.startsWith('/') ? [raw] : [];
+      return (consts.get(head[1] ?? '') ?? []).map((base) => base + raw.slice(head[0].length));
+    });
+    for (const raw of expanded) {
       const p = raw.replace(/\?(?![^{]*\}).*$/, '');
       calls.push({ method, path: own ? `own:${p}` : p, page });
     }
@@ -201,6 +207,8 @@ describe('the console offers every admin action', () => {
           'const path = `/fronting/{{encodeURIComponent(a)}}/{{encodeURIComponent(b)}}`;',
           "await api.send('PATCH', path, { scope_map })",
           "api.send('DELETE', unknownName)",
+          "api.send('DELETE', `{{path}}/sessions`)",
+          'api.get(`{{unknownName}}/x`)',
         ].join('\n'),
       ),
     );
@@ -212,6 +220,7 @@ describe('the console offers every admin action', () => {
       js('DELETE /grants/{{kind}}/{{id}}'),
       'PUT own:/developer-keys/label',
       js('PATCH /fronting/{{encodeURIComponent(a)}}/{{encodeURIComponent(b)}}'),
+      js('DELETE /fronting/{{encodeURIComponent(a)}}/{{encodeURIComponent(b)}}/sessions'),
     ]);
     const route = (method: string, path: string): Route => ({ method, path, own: false, key: path });
     const routes = [
