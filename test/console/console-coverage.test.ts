@@ -105,14 +105,14 @@ function pattern(written: string): RegExp {
   let body = '';
   let at = 0;
   for (const hole of written.matchAll(/\$\{([^}]*)\}/g)) {
-    body += escape(written.slice(at, hole.index));
+    body += escaped(written.slice(at, hole.index));
     body += /^encodeURIComponent\(/.test(hole[1] ?? '') ? '[^/]+' : '[^/]*(?:/[^/]+)*';
     at = hole.index + hole[0].length;
   }
-  return new RegExp(`^${body}${escape(written.slice(at))}$`);
+  return new RegExp(`^${body}${escaped(written.slice(at))}$`);
 }
 
-const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+const escaped = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
 
 /** A route's path with each `:param` filled in, to test a page's path against. */
 const sample = (route: string) =>
