@@ -100,7 +100,8 @@ export async function render(root, api) {
   const linkRows = h('tbody');
   const resourceEdit = h('div', { id: 'resource-edit' });
   const linkEdit = h('div', { id: 'link-edit' });
-  const linksOf = h('div', { id: 'resource-links', 'aria-live': 'polite' });
+  // Not a live region: opening it moves focus to its heading, which is announced anyway.
+  const linksOf = h('div', { id: 'resource-links' });
   const resourceEditor = editor(resourceEdit);
   const linkEditor = editor(linkEdit);
   const policyResource = h('select', { id: 'policy-resource' });
@@ -323,13 +324,14 @@ export async function render(root, api) {
   }
 
   async function load() {
-    const [resources, links, clients] = await Promise.all([
+    const [resources, links, clients, brokerList] = await Promise.all([
       api.get('/resources'),
       api.get('/fronting'),
       api.get('/clients?limit=1000'),
+      // Broker providers may be missing on a hub without brokering: resources are then minted only.
+      api.get('/broker-providers').catch(() => []),
     ]);
-    // Broker providers may be missing on a hub without brokering: resources are then minted only.
-    brokers = await api.get('/broker-providers').catch(() => []);
+    brokers = brokerList;
     resourceRows.replaceChildren(
       ...resources.map((r) =>
         h(
