@@ -354,6 +354,8 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
     await form.getByLabel(/^Configuration/).fill('{"client_id": "ph", "scopes": "read write"}');
     await button('Save broker provider photos').click();
     await said('Saved broker provider photos.');
+    // The same words each time: the closed form tells that this save is done.
+    await form.locator('form').waitFor({ state: 'detached' });
     expect(await config()).toEqual({
       client_id: 'ph',
       scopes: 'read write',
@@ -367,6 +369,8 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
     await form.getByLabel(/^New client secret/).fill('upstream-secret-2');
     await button('Save broker provider photos').click();
     await said('Saved broker provider photos.');
+    // The same words each time: the closed form tells that this save is done.
+    await form.locator('form').waitFor({ state: 'detached' });
     expect(await config()).toEqual({
       client_id: 'ph',
       scopes: 'read write',
@@ -378,6 +382,8 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
     await form.getByLabel('Remove the stored client secret').check();
     await button('Save broker provider photos').click();
     await said('Saved broker provider photos.');
+    // The same words each time: the closed form tells that this save is done.
+    await form.locator('form').waitFor({ state: 'detached' });
     expect(await config()).toEqual({ client_id: 'ph', scopes: 'read write' });
   });
 
