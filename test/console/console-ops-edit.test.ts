@@ -142,6 +142,20 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     expect(device?.name).toBe(`Side door ${vp.name}`);
     expect(await axeViolations(page)).toEqual([]);
 
+    // One site's devices (GET ?site=): this one on its own site, none on a site without devices.
+    await t.admin('POST', '/admin/sites', { name: `Empty ${vp.name}` });
+    await page.reload();
+    await page.getByLabel('Show the devices of').selectOption({ label: `Garage ${vp.name}` });
+    await said(`Showing the devices of Garage ${vp.name}.`);
+    expect(
+      await page.locator('[data-mqtt-device]').evaluateAll((rows) => rows.map((r) => r.dataset.mqttDevice)),
+    ).toEqual([id]);
+    await page.getByLabel('Show the devices of').selectOption({ label: `Empty ${vp.name}` });
+    await page.getByText(`No MQTT devices on Empty ${vp.name}.`).waitFor();
+    expect(await page.locator('[data-mqtt-device]').count()).toBe(0);
+    await page.getByLabel('Show the devices of').selectOption({ label: 'every site' });
+    await said('Showing every site.');
+
     await row.getByRole('button', { name: `Delete Side door ${vp.name}` }).click();
     await said(`Side door ${vp.name} deleted.`);
     expect(
@@ -232,6 +246,19 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     expect(await retained()).toEqual([`${base}/a`, `${base}/b/1`, `${base}/b/2`]);
 
     await open('MQTT devices');
+    const caption = page.locator('caption', { hasText: 'Retained messages' });
+    await page.getByLabel('Topic filter', { exact: true }).fill(`${base}/b/+`);
+    await page.getByRole('button', { name: 'Show matching' }).click();
+    await said(`2 retained messages match ${base}/b/+.`);
+    expect(await caption.innerText()).toBe(`Retained messages matching ${base}/b/+ (the first 100 by topic)`);
+    expect(await page.getByRole('button', { name: /^Clear the retained message on / }).count()).toBe(2);
+    await page.getByLabel('Topic filter', { exact: true }).fill(`${base}/+x`);
+    await page.getByRole('button', { name: 'Show matching' }).click();
+    await saidBad(`'+' must be a whole level of a filter: ${base}/+x`);
+    expect(await caption.innerText()).toBe(`Retained messages matching ${base}/b/+ (the first 100 by topic)`);
+    await page.getByRole('button', { name: 'Show all' }).click();
+    await said('Showing every retained message.');
+    expect(await caption.innerText()).toBe('Retained messages (the first 100 by topic)');
     await page.getByRole('button', { name: `Clear the retained message on ${base}/a` }).click();
     await said(`Cleared ${base}/a.`);
     expect(await retained()).toEqual([`${base}/b/1`, `${base}/b/2`]);

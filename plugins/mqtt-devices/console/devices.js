@@ -1,6 +1,7 @@
 // Console page of the MQTT plugin: the device registry (found by discovery or registered), with
-// registering by hand, accept, rename, move to another site and delete, and the broker's retained
-// messages with clearing (one topic, or every topic a filter matches).
+// registering by hand, accept, rename, move to another site and delete (all sites or one), and the
+// broker's retained messages, all or those a topic filter matches, with clearing (one topic, or every topic
+// a filter matches).
 export async function render(root, api) {
   const { h } = api;
   const rows = h('tbody');
@@ -118,11 +119,19 @@ export async function render(root, api) {
     );
   }
 
+  // What the two lists show: one site's devices or all; retained messages matching a filter or all.
+  let siteShown = '';
+  let filterShown = '';
+  let retainedCount = 0;
+  const retainedCaption = h('caption', {});
+
   async function load() {
     const [devices, retained] = await Promise.all([
-      api.get('/mqtt/devices'),
-      api.get('/mqtt/retained?limit=100'),
+      api.get(`/mqtt/devices${siteShown ? `?site=${encodeURIComponent(siteShown)}` : ''}`),
+      api.get(`/mqtt/retained?limit=100${filterShown ? `&filter=${encodeURIComponent(filterShown)}` : ''}`),
     ]);
+    retainedCount = retained.length;
+    retainedCaption.textContent = `Retained messages${filterShown ? ` matching ${filterShown}` : ''} (the first 100 by topic)`;
     rows.replaceChildren(
       ...(devices.length
         ? devices.map(deviceRow)
@@ -130,7 +139,13 @@ export async function render(root, api) {
             h(
               'tr',
               {},
-              h('td', { colspan: 6 }, 'No MQTT devices yet. Devices that announce themselves show up here.'),
+              h(
+                'td',
+                { colspan: 6 },
+                siteShown
+                  ? `No MQTT devices on ${siteName(siteShown)}.`
+                  : 'No MQTT devices yet. Devices that announce themselves show up here.',
+              ),
             ),
           ]),
     );
@@ -167,7 +182,25 @@ export async function render(root, api) {
     );
   }
 
+  const siteFilter = h(
+    'select',
+    {
+      id: 'mqtt-devices-of',
+      onchange: async () => {
+        siteShown = siteFilter.value;
+        try {
+          await load();
+          api.say(siteShown ? `Showing the devices of ${siteName(siteShown)}.` : 'Showing every site.');
+        } catch (err) {
+          api.say(err.message, true);
+        }
+      },
+    },
+    h('option', { value: '' }, 'every site'),
+    sites.map((s) => h('option', { value: s.siteid }, s.name)),
+  );
   root.append(
+    h('p', {}, h('label', { for: 'mqtt-devices-of' }, 'Show the devices of'), siteFilter),
     h(
       'table',
       {},
@@ -189,7 +222,7 @@ export async function render(root, api) {
     h(
       'table',
       {},
-      h('caption', {}, 'Retained messages (the first 100 by topic)'),
+      retainedCaption,
       h(
         'thead',
         {},
@@ -292,9 +325,22 @@ export async function render(root, api) {
     );
   }
 
-  /** Clears every retained message a topic filter matches, after asking. */
+  /** Shows the retained messages a topic filter matches, or clears every one of them after asking. */
   function clearForm() {
     const filter = h('input', { id: 'retained-filter', required: true, placeholder: 'tasmota/#' });
+    const show = async (wanted) => {
+      const before = filterShown;
+      filterShown = wanted;
+      try {
+        await load();
+        api.say(
+          wanted ? `${retainedCount} retained messages match ${wanted}.` : 'Showing every retained message.',
+        );
+      } catch (err) {
+        filterShown = before;
+        api.say(err.message, true);
+      }
+    };
     return h(
       'form',
       {
@@ -309,9 +355,17 @@ export async function render(root, api) {
           );
         },
       },
-      h('h3', {}, 'Clear retained messages'),
+      h('h3', {}, 'Retained messages by topic filter'),
       h('label', { for: 'retained-filter' }, 'Topic filter'),
       filter,
+      ' ',
+      h(
+        'button',
+        { type: 'button', onclick: () => (filter.reportValidity() ? show(filter.value) : undefined) },
+        'Show matching',
+      ),
+      ' ',
+      h('button', { type: 'button', onclick: () => show('') }, 'Show all'),
       ' ',
       h('button', { type: 'submit' }, 'Clear matching'),
     );
