@@ -158,7 +158,7 @@ describe('console pages for running the hub', () => {
     await other.getByLabel('Admin key').fill(t.adminKey);
     await other.getByRole('button', { name: 'Sign in' }).click();
     await other.getByRole('link', { name: 'Sites' }).click();
-    await other.getByLabel('Name').waitFor();
+    await other.getByLabel('Name', { exact: true }).waitFor();
     release();
     // The Status page's late answer does not land on the Sites page.
     await new Promise((r) => setTimeout(r, 300));

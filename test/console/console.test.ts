@@ -112,7 +112,7 @@ describe('operator console at /admin/ui/', () => {
 
   it('creates a site and shows its link as a QR code; rotates the key; all through the admin API', async () => {
     await page.getByRole('link', { name: 'Sites' }).click();
-    await page.getByLabel('Name').fill('Cabin');
+    await page.getByLabel('Name', { exact: true }).fill('Cabin');
     await page.getByRole('button', { name: 'Create' }).click();
     const qr = page.getByRole('img', { name: 'QR code of the link to site Cabin' });
     await qr.waitFor();
@@ -176,7 +176,7 @@ describe('operator console at /admin/ui/', () => {
   it('creates an MQTT credential for a site and shows its password once', async () => {
     await page.getByRole('link', { name: 'MQTT credentials' }).click();
     await page.getByLabel('User name').fill('hall-switch');
-    await page.getByLabel('Site').selectOption({ label: 'Cabin' });
+    await page.getByLabel('Site', { exact: true }).selectOption({ label: 'Cabin' });
     await page.getByRole('button', { name: 'Create' }).click();
     await page.locator('tr[data-username="hall-switch"]').waitFor();
     expect(await page.locator('#new-credential .secret').textContent()).toMatch(/.{16,}/);
