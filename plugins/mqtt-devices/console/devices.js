@@ -126,9 +126,11 @@ export async function render(root, api) {
   const retainedCaption = h('caption', {});
 
   async function load() {
+    const bySite = siteShown ? `?site=${encodeURIComponent(siteShown)}` : '';
+    const byFilter = filterShown ? `&filter=${encodeURIComponent(filterShown)}` : '';
     const [devices, retained] = await Promise.all([
-      api.get(`/mqtt/devices${siteShown ? `?site=${encodeURIComponent(siteShown)}` : ''}`),
-      api.get(`/mqtt/retained?limit=100${filterShown ? `&filter=${encodeURIComponent(filterShown)}` : ''}`),
+      api.get(`/mqtt/devices${bySite}`),
+      api.get(`/mqtt/retained?limit=100${byFilter}`),
     ]);
     retainedCount = retained.length;
     retainedCaption.textContent = `Retained messages${filterShown ? ` matching ${filterShown}` : ''} (the first 100 by topic)`;
