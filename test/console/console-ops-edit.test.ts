@@ -1,6 +1,6 @@
 /**
  * The console's controls for admin write routes that had none: renaming a site in place, registering and
- * renaming an MQTT device, clearing retained messages by topic and by filter, MQTT credentials with topic
+ * renaming an MQTT device, accepting a discovered one, clearing retained messages by topic and by filter, MQTT credentials with topic
  * filters, operator access and a chosen password, and renaming a translation developer key. Each effect is
  * checked through the API; each bad input shows the API's own error and changes nothing. Desktop and phone
  * viewports, zero axe-core violations.
@@ -8,6 +8,7 @@
 import mqtt from 'mqtt';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
@@ -161,6 +162,39 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     expect(
       ((await t.admin('GET', '/admin/mqtt/devices')).body as Device[]).some((d) => d.protocolid === id),
     ).toBe(false);
+  });
+
+  it('accepts a device that announced itself (marked new) from the MQTT devices page', async () => {
+    const user = `bulb-${vp.name}`;
+    const password = `bulb-password-${vp.name}`;
+    await t.admin('POST', '/admin/mqtt/credentials', { username: user, operator: 'readwrite', password });
+    const bulb = await startTasmotaBulb({
+      url: t.mqttUrl,
+      username: user,
+      password,
+      topic: `porch_${vp.name}`,
+      discovery: true,
+    });
+    try {
+      const id = `tasmota:porch_${vp.name}`;
+      const found = async () =>
+        ((await t.admin('GET', '/admin/mqtt/devices')).body as Array<Device & { new: boolean }>).find(
+          (d) => d.protocolid === id,
+        );
+      await expect.poll(async () => (await found())?.new, { timeout: 10_000 }).toBe(true);
+      // A fresh load of the console (the page lists devices when it opens).
+      await page.goto(`${t.adminUrl}/admin/ui/`);
+      await open('MQTT devices');
+      const row = page.locator(`[data-mqtt-device="${id}"]`);
+      await row.getByText('new').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await row.getByRole('button', { name: /^Accept / }).click();
+      await said(/ accepted\.$/);
+      expect((await found())?.new).toBe(false);
+      expect(await row.getByRole('button', { name: /^Accept / }).count()).toBe(0);
+    } finally {
+      await bulb.stop();
+    }
   });
 
   it('creates MQTT credentials with topic filters and as an operator; a bad filter shows the API error', async () => {
