@@ -1,9 +1,10 @@
 /**
  * The console's controls for admin write routes that had none: renaming a site in place, registering and
- * renaming an MQTT device, accepting a discovered one, clearing retained messages by topic and by filter, MQTT credentials with topic
- * filters, operator access and a chosen password, and renaming a translation developer key. Each effect is
- * checked through the API; each bad input shows the API's own error and changes nothing. Desktop and phone
- * viewports, zero axe-core violations.
+ * renaming an MQTT device, accepting a discovered one, one site's devices, retained messages shown and
+ * cleared by topic and by filter, MQTT credentials with topic filters, operator access and a chosen
+ * password, and renaming a translation developer key. Each effect is checked through the API; each bad
+ * input shows the API's own error and changes nothing. Desktop and phone viewports, zero axe-core
+ * violations.
  */
 import mqtt from 'mqtt';
 import type { Browser, Page } from 'playwright-core';
