@@ -112,7 +112,11 @@ export async function pairBridge(opts: PairingOptions): Promise<PairingResult> {
       }
       await new Promise<void>((r) => {
         const t = setTimeout(r, opts.pollMs ?? 1000);
-        opts.signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+        const stop = () => {
+          clearTimeout(t);
+          r();
+        };
+        opts.signal?.addEventListener('abort', stop, { once: true });
       });
     }
   } finally {
