@@ -52,6 +52,19 @@ const api = {
   },
 };
 
+/**
+ * A table wider than its box scrolls inside it on a phone or tablet (style.css); such a table takes the
+ * keyboard focus so it can be scrolled without a mouse, and gives it up again once it fits.
+ */
+function markScrollableTables() {
+  for (const table of $('page-body').querySelectorAll('table')) {
+    if (table.scrollWidth > table.clientWidth) table.tabIndex = 0;
+    else if (table.getAttribute('tabindex') === '0') table.removeAttribute('tabindex');
+  }
+}
+new MutationObserver(markScrollableTables).observe($('page-body'), { childList: true, subtree: true });
+window.addEventListener('resize', markScrollableTables);
+
 function showSignIn() {
   $('sign-in').hidden = false;
   $('nav').hidden = true;
