@@ -76,6 +76,26 @@ describe('operator console at /admin/ui/', () => {
     await page.getByLabel('Admin key').fill('wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#say', { hasText: 'wrong' }).waitFor();
+    // The same refusal again is announced again: the live region is emptied, then set to the same words.
+    const message = await page.locator('#say').innerText();
+    await page.evaluate(() => {
+      const region = document.getElementById('say') as HTMLElement & { seen?: string[] };
+      region.seen = [];
+      new MutationObserver(() => region.seen?.push(region.textContent ?? '')).observe(region, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    });
+    await page.getByLabel('Admin key').fill('wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForFunction((text) => {
+      const seen = (document.getElementById('say') as HTMLElement & { seen?: string[] }).seen ?? [];
+      return seen.length >= 2 && seen.at(-1) === text;
+    }, message);
+    expect(
+      await page.evaluate(() => (document.getElementById('say') as HTMLElement & { seen?: string[] }).seen),
+    ).toEqual(['', message]);
     await page.getByLabel('Admin key').fill(t.adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Console pages' }).waitFor();

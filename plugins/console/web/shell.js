@@ -3,10 +3,23 @@
 const $ = (id) => document.getElementById(id);
 let csrf = '';
 
+let said = 0;
+/**
+ * Puts a message in the polite live region. The same text twice in a row is cleared first and set again a
+ * moment later, since a screen reader announces a change, not a rewrite of the same words.
+ */
 function say(text, bad = false) {
   const el = $('say');
-  el.textContent = text;
+  const mine = ++said;
   el.className = bad ? 'bad' : '';
+  if (el.textContent !== text) {
+    el.textContent = text;
+    return;
+  }
+  el.textContent = '';
+  setTimeout(() => {
+    if (mine === said) el.textContent = text;
+  }, 150);
 }
 
 async function call(method, path, body, headers = {}) {
