@@ -199,13 +199,16 @@ describe('translation usage in the console', () => {
       label: string;
     }>;
     expect(keys.find((k) => k.key_id === hall.id)?.label).toBe('Hallway');
-    expect(await usageRows()).toEqual(
-      expect.arrayContaining([
-        `${yesterday}\tHallway\t${chars('yesterday', 'hall')}`,
-        `${today}\tHallway\t${chars('today', 'hall')}`,
-      ]),
-    );
-    expect(await barTitles()).toContain(`${yesterday}, Hallway: ${chars('yesterday', 'hall')} characters`);
+    // The usage tables and chart reload after the key list: wait for them, never for a fixed time.
+    await expect
+      .poll(usageRows)
+      .toEqual(
+        expect.arrayContaining([
+          `${yesterday}\tHallway\t${chars('yesterday', 'hall')}`,
+          `${today}\tHallway\t${chars('today', 'hall')}`,
+        ]),
+      );
+    await expect.poll(barTitles).toContain(`${yesterday}, Hallway: ${chars('yesterday', 'hall')} characters`);
     expect((await barTitles()).some((t) => t.includes('Hall:'))).toBe(false);
     // Only the label changed: the same secret still translates.
     expect((await h.translator(hall.secret).translateText('Hi', 'en', 'de')).billedCharacters).toBe(2);
