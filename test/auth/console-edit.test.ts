@@ -1,6 +1,6 @@
 /**
  * The auth console's in-place edits and revocation views, in a real browser (Debian chromium via
- * playwright-core) at a desktop and a phone viewport: editing a client or a user, a user's tokens and
+ * playwright-core) at a tablet and a phone viewport: editing a client or a user, a user's tokens and
  * browser sessions, the live token list and an issuance's details. Every effect is checked through the
  * admin API (and, for a client, by the authorization endpoint itself); a refused edit shows the API's
  * reason and changes nothing; axe-core finds no WCAG 2.x A/AA violation in any of the new views.
@@ -79,7 +79,7 @@ async function ccToken(id: string, secret: string): Promise<void> {
 }
 
 describe.each([
-  { view: 'desktop', width: 1280, height: 900 },
+  { view: 'tablet', width: 1024, height: 768 },
   { view: 'phone', width: 390, height: 844 },
 ])('auth console edits at the $view viewport ($width×$height)', ({ view, width, height }) => {
   let context: BrowserContext;

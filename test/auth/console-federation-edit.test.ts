@@ -1,6 +1,6 @@
 /**
  * Editing in place on the auth server's console pages (Resources and policies, Identity providers), in a
- * real browser at a desktop and a phone viewport: every edit form is pre-filled, saves through the admin
+ * real browser at a tablet and a phone viewport: every edit form is pre-filled, saves through the admin
  * API (checked there), shows the API's reason for a refused edit and changes nothing then, and axe-core
  * finds no WCAG 2.x A/AA violation in any of the new views.
  */
@@ -36,7 +36,7 @@ interface ResourceView {
 }
 
 const VIEWPORTS = [
-  ['desktop', { width: 1280, height: 900 }],
+  ['tablet', { width: 1024, height: 768 }],
   ['phone', { width: 390, height: 844 }],
 ] as const;
 

@@ -60,7 +60,7 @@ beforeAll(async () => {
       .status,
   ).toBe(201);
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  page = await browser.newPage({ viewport: { width: 1024, height: 768 }, acceptDownloads: true });
   page.setDefaultTimeout(15_000);
   page.on('dialog', (d) => {
     dialogs.push(d.message());

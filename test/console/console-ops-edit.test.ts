@@ -3,7 +3,7 @@
  * renaming an MQTT device, accepting a discovered one, one site's devices, retained messages shown and
  * cleared by topic and by filter, MQTT credentials with topic filters, operator access and a chosen
  * password, and renaming a translation developer key. Each effect is checked through the API; each bad
- * input shows the API's own error and changes nothing. Desktop and phone viewports, zero axe-core
+ * input shows the API's own error and changes nothing. Tablet and phone viewports, zero axe-core
  * violations.
  */
 import mqtt from 'mqtt';
@@ -53,7 +53,7 @@ async function translationAdmin(method: string, path: string, body?: unknown) {
 }
 
 const viewports = [
-  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'tablet', width: 1024, height: 768 },
   { name: 'phone', width: 390, height: 844 },
 ];
 

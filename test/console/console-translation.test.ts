@@ -2,7 +2,7 @@
  * The console's Translation keys page with real usage: deepl-node translates through Hearth (a fake DeepL
  * upstream at the wire) on two developer keys, yesterday and today, some with a reporting tag. The page's
  * bar chart, its by-key-and-day table and the custom-tag table must show exactly the characters billed;
- * renaming a key in place relabels its past usage. Zero axe-core violations, desktop and phone.
+ * renaming a key in place relabels its past usage. Zero axe-core violations, tablet and phone.
  *
  * Usage is recorded by the day of `new Date()` inside the hub (accounting/usage-ledger.ts), and the hub runs
  * in this process: yesterday's translations run with only `Date` faked (vi.useFakeTimers toFake ['Date']),
@@ -82,7 +82,7 @@ beforeAll(async () => {
   }
   await translateAll('today');
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
   page.setDefaultTimeout(10_000);
   await page.goto(`${h.t.adminUrl}/admin/ui/#translation-keys`);
   await page.getByLabel('Admin key').fill(h.t.adminKey);

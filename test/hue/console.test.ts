@@ -1,7 +1,7 @@
 /**
  * The Hue bridges page of the operator console in a real browser: pairing asks the operator to press the
  * link button, waits for it, and lists the paired bridge; the application key never reaches the page.
- * Then, at a desktop and a phone viewport: a bridge's scenes listed and one recalled on the bridge,
+ * Then, at a tablet and a phone viewport: a bridge's scenes listed and one recalled on the bridge,
  * pairing a paired bridge again, and a bad bridge id answered with the API's error and nothing changed.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -86,7 +86,7 @@ async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promi
 const say = (page: Page, text: string | RegExp) => page.locator('#say', { hasText: text }).waitFor();
 
 describe.each([
-  ['desktop', { width: 1280, height: 800 }],
+  ['tablet', { width: 1024, height: 768 }],
   ['phone', { width: 390, height: 844 }],
 ])('the Hue page at a %s viewport', (_name, viewport) => {
   it("lists a bridge's scenes and recalls one on the bridge", async () => {

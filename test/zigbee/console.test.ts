@@ -1,7 +1,7 @@
 /**
  * The Zigbee page of the operator console in a real browser: the stick's status, permit-join with its
  * countdown, and a simulated device joining meanwhile; the network key never reaches the page. Then, at
- * a desktop and a phone viewport: a device removed (the stick sends it the leave request), the network
+ * a tablet and a phone viewport: a device removed (the stick sends it the leave request), the network
  * backup downloaded (the API's answer), a file that is no backup refused, and a backup restored onto the
  * stick.
  */
@@ -103,7 +103,7 @@ async function zigbeePage(viewport: { width: number; height: number }): Promise<
 const say = (page: Page, text: string) => page.locator('#say', { hasText: text }).waitFor();
 
 describe.each([
-  ['desktop', { width: 1280, height: 800 }, 'plug', 0x2345],
+  ['tablet', { width: 1024, height: 768 }, 'plug', 0x2345],
   ['phone', { width: 390, height: 844 }, 'dimmableBulb', 0x3456],
 ] as const)('the Zigbee page at a %s viewport', (_name, viewport, device: SimDeviceName, panId) => {
   const ieee = IEEE[device as keyof typeof IEEE];
@@ -241,7 +241,7 @@ it('removes a device that does not answer anyway, and says it should be reset', 
   // The bulb is out of reach: the leave request goes out and no answer comes back.
   sim.coordinator.faults.noRoute.add('colourBulb');
   sim.coordinator.faults.noRouteSticky = true;
-  const page = await zigbeePage({ width: 1280, height: 800 });
+  const page = await zigbeePage({ width: 1024, height: 768 });
   page.once('dialog', (d) => void d.accept());
   const model = ((await api('GET', '/devices')) as Json[]).find((d) => d.ieee === ieee).model;
   await page.getByRole('button', { name: `Remove ${model} (${ieee})` }).click();
