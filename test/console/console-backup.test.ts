@@ -77,10 +77,10 @@ afterAll(async () => {
 
 describe('backups in the console', () => {
   it('downloads a gzip tar with the manifest and the lighting data', async () => {
-    await page.getByRole('link', { name: 'Download a backup' }).waitFor();
+    await page.getByRole('link', { name: 'Download a backup', exact: true }).waitFor();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('link', { name: 'Download a backup' }).click(),
+      page.getByRole('link', { name: 'Download a backup', exact: true }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^hearth-backup-\d{4}-\d{2}-\d{2}\.tar\.gz$/);
     backupFile = await download.path();
@@ -152,7 +152,7 @@ describe('backups in the console', () => {
     expect(t.logs.filter((l) => String(l.msg).includes('requests still running'))).toEqual([]);
 
     await signIn();
-    await page.getByRole('link', { name: 'Sites' }).click();
+    await page.getByRole('link', { name: 'Sites', exact: true }).click();
     await page.locator(`[data-site="${site.siteid}"]`, { hasText: 'Cottage' }).waitFor();
     expect(await page.locator('[data-site]').count()).toBe(2);
     expect(await axeViolations(page)).toEqual([]);

@@ -64,7 +64,7 @@ afterAll(async () => {
 
 describe('console pages for running the hub', () => {
   it('lists every driver with its connection, and its device registry with what uses each device', async () => {
-    await page.getByRole('link', { name: 'Drivers and devices' }).click();
+    await page.getByRole('link', { name: 'Drivers and devices', exact: true }).click();
     const row = page.locator('[data-driver="radio"]');
     await row.waitFor();
     expect(await row.innerText()).toMatch(/radio\s+test\s+Flat\s+connected/);
@@ -77,7 +77,7 @@ describe('console pages for running the hub', () => {
   });
 
   it('tails the log live, without the site keys or the admin key in it', async () => {
-    await page.getByRole('link', { name: 'Log' }).click();
+    await page.getByRole('link', { name: 'Log', exact: true }).click();
     await page.locator('#log-lines li').first().waitFor();
     // Something happens after the page opened: it shows up without a reload.
     const { factory } = testDriverType();
@@ -95,7 +95,7 @@ describe('console pages for running the hub', () => {
   });
 
   it('draws key metrics as charts, counters as rates', async () => {
-    await page.getByRole('link', { name: 'Metrics' }).click();
+    await page.getByRole('link', { name: 'Metrics', exact: true }).click();
     await page.locator('[data-metric="process_resident_memory_bytes"] svg').waitFor();
     // The second sample, a second later, gives the first rate.
     await page.locator('[data-metric="hearth_http_request_duration_seconds_count"] svg').waitFor();
@@ -108,7 +108,7 @@ describe('console pages for running the hub', () => {
   });
 
   it('sets a developer key’s character limit and shows usage by day as a chart and by custom tag', async () => {
-    await page.getByRole('link', { name: 'Translation keys' }).click();
+    await page.getByRole('link', { name: 'Translation keys', exact: true }).click();
     await page.getByLabel('Label').fill('Announcer');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.locator('#new-key', { hasText: 'Created Announcer' }).waitFor();
@@ -126,7 +126,7 @@ describe('console pages for running the hub', () => {
     expect(
       (await t.admin('POST', '/admin/mqtt/devices', { mqttid: 'tasmota:kitchen', site: flat.siteid })).status,
     ).toBe(201);
-    await page.getByRole('link', { name: 'MQTT devices' }).click();
+    await page.getByRole('link', { name: 'MQTT devices', exact: true }).click();
     const row = page.locator('[data-mqtt-device="tasmota:kitchen"]');
     await row.waitFor();
     await row.getByLabel('Site of tasmota:kitchen').selectOption({ label: 'Cellar' });
@@ -157,7 +157,7 @@ describe('console pages for running the hub', () => {
     await other.goto(`${t.adminUrl}/admin/ui/`);
     await other.getByLabel('Admin key').fill(t.adminKey);
     await other.getByRole('button', { name: 'Sign in' }).click();
-    await other.getByRole('link', { name: 'Sites' }).click();
+    await other.getByRole('link', { name: 'Sites', exact: true }).click();
     await other.getByLabel('Name', { exact: true }).waitFor();
     release();
     // The Status page's late answer does not land on the Sites page.
@@ -177,7 +177,7 @@ describe('console pages for running the hub', () => {
   });
 
   it('rotates the admin key from the Status page: the new key is shown once and the old one stops', async () => {
-    await page.getByRole('link', { name: 'Status' }).click();
+    await page.getByRole('link', { name: 'Status', exact: true }).click();
     await page.getByRole('button', { name: 'Rotate the admin key' }).click();
     const key = await page.locator('#new-admin-key .secret').innerText();
     expect(key).not.toBe(t.adminKey);

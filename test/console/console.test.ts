@@ -104,7 +104,7 @@ describe('operator console at /admin/ui/', () => {
     expect(cookie.value).not.toContain(t.adminKey);
     const before = transferred.length;
     await page.reload();
-    await page.getByRole('link', { name: 'Sites' }).waitFor();
+    await page.getByRole('link', { name: 'Sites', exact: true }).waitFor();
     await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
     const signedIn = transferred.slice(before);
     console.log(
@@ -131,7 +131,7 @@ describe('operator console at /admin/ui/', () => {
   });
 
   it('creates a site and shows its link as a QR code; rotates the key; all through the admin API', async () => {
-    await page.getByRole('link', { name: 'Sites' }).click();
+    await page.getByRole('link', { name: 'Sites', exact: true }).click();
     await page.getByLabel('Name', { exact: true }).fill('Cabin');
     await page.getByRole('button', { name: 'Create' }).click();
     const qr = page.getByRole('img', { name: 'QR code of the link to site Cabin' });
@@ -194,7 +194,7 @@ describe('operator console at /admin/ui/', () => {
   });
 
   it('creates an MQTT credential for a site and shows its password once', async () => {
-    await page.getByRole('link', { name: 'MQTT credentials' }).click();
+    await page.getByRole('link', { name: 'MQTT credentials', exact: true }).click();
     await page.getByLabel('User name').fill('hall-switch');
     await page.getByLabel('Site', { exact: true }).selectOption({ label: 'Cabin' });
     await page.getByRole('button', { name: 'Create' }).click();
@@ -206,7 +206,7 @@ describe('operator console at /admin/ui/', () => {
   });
 
   it("creates a translation developer key through the page's own API (/v2/admin on the main listener) and shows usage", async () => {
-    await page.getByRole('link', { name: 'Translation keys' }).click();
+    await page.getByRole('link', { name: 'Translation keys', exact: true }).click();
     await page.getByLabel('Label').fill('Announcements');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.locator('#new-key .secret').waitFor();
@@ -218,8 +218,10 @@ describe('operator console at /admin/ui/', () => {
   });
 
   it('downloads a backup through the session', async () => {
-    await page.getByRole('link', { name: 'Backups' }).click();
-    const href = await page.getByRole('link', { name: 'Download a backup' }).getAttribute('href');
+    await page.getByRole('link', { name: 'Backups', exact: true }).click();
+    const href = await page
+      .getByRole('link', { name: 'Download a backup', exact: true })
+      .getAttribute('href');
     const gz = await page.evaluate(async (h) => {
       const r = await fetch(h);
       const b = new Uint8Array(await r.arrayBuffer());

@@ -36,7 +36,7 @@ it('pairs a bridge from the console: the link button prompt, then the bridge in 
   await page.goto(`${t.adminUrl}/admin/ui/`);
   await page.getByLabel('Admin key').fill(t.adminKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Hue bridges' }).click();
+  await page.getByRole('link', { name: 'Hue bridges', exact: true }).click();
   await page.getByLabel('Bridge address').fill(bridge.host);
   await page.getByLabel('Port').fill(String(bridge.port));
   await page.getByRole('button', { name: 'Pair' }).click();

@@ -41,8 +41,8 @@ async function createSiteInConsole(name: string): Promise<string> {
   await page.goto(`${t.adminUrl}/admin/ui/`);
   await page.getByLabel('Admin key').fill(t.adminKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Sites' }).click();
-  await page.getByLabel('Name').fill(name);
+  await page.getByRole('link', { name: 'Sites', exact: true }).click();
+  await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByRole('button', { name: 'Create' }).click();
   const link = await page.locator('#site-link a').getAttribute('href');
   await page.close();
@@ -94,7 +94,7 @@ for (const [size, viewport] of [
       await clean(page, 'empty home');
 
       // Pairing: a countdown while it is open; the devices show up live as they join.
-      await page.getByRole('link', { name: 'Set up' }).click();
+      await page.getByRole('link', { name: 'Set up', exact: true }).click();
       await page.getByRole('button', { name: `Search for new Demo${size} devices` }).click();
       await page.locator('#pairing-left', { hasText: /^(60|59|58) s left$/ }).waitFor();
       const fresh = page.locator('#new-devices');
@@ -129,11 +129,11 @@ for (const [size, viewport] of [
       await expect.poll(async () => (await fetchJson(`${apiOf(link)}/light`))[0].name).toBe('Sofa lamp');
 
       // A scene from what the lights show now: the lamp at home first.
-      await page.getByRole('link', { name: 'Home' }).click();
+      await page.getByRole('link', { name: 'Home', exact: true }).click();
       const room = page.locator('section.room', { hasText: 'Living room' });
       await room.getByRole('switch', { name: 'Sofa lamp on' }).click();
       await page.locator(`[data-light="${light._id}"].lit[aria-busy="false"]`).waitFor();
-      await page.getByRole('link', { name: 'Set up' }).click();
+      await page.getByRole('link', { name: 'Set up', exact: true }).click();
       await page.getByLabel('New scene from what the lights show now').fill('Evening');
       await page.getByRole('button', { name: 'Save what the lights show now' }).click();
       await page.locator('#toast', { hasText: 'Scene “Evening” saved.' }).waitFor();
@@ -170,7 +170,7 @@ for (const [size, viewport] of [
       // A schedule on a clock the test drives: the room at 50 % at 07:00.
       const clock = new ManualClock(new Date('2026-01-05T06:58:00').getTime());
       lighting.useScheduleClock(clock);
-      await page.getByRole('link', { name: 'Schedules' }).click();
+      await page.getByRole('link', { name: 'Schedules', exact: true }).click();
       await page.getByText('No schedules yet.').waitFor();
       const view = page.locator('#view-schedules');
       await view.getByLabel('Name').fill('Morning');
@@ -196,7 +196,7 @@ for (const [size, viewport] of [
           timeout: 10_000,
         })
         .toBeGreaterThan(0);
-      await page.getByRole('link', { name: 'History' }).click();
+      await page.getByRole('link', { name: 'History', exact: true }).click();
       const chart = page.getByRole('img', { name: /Timeline of 1 lights and 1 sensors/ });
       await chart.waitFor();
       expect(await chart.locator('rect.on').count()).toBeGreaterThan(0);

@@ -45,7 +45,7 @@ it('opens joining from the console with a countdown, and a device joins meanwhil
   await page.goto(`${t.adminUrl}/admin/ui/#zigbee`);
   await page.getByLabel('Admin key').fill(t.adminKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Zigbee' }).waitFor();
+  await page.getByRole('link', { name: 'Zigbee', exact: true }).waitFor();
   await page.locator('#zigbee-status', { hasText: 'connected: true' }).waitFor();
   await page.getByLabel('Open joining for (seconds)').fill('30');
   await page.getByRole('button', { name: 'Permit join' }).click();
@@ -155,7 +155,7 @@ describe.each([
     const page = await zigbeePage(viewport);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('link', { name: 'Download the Zigbee network backup' }).click(),
+      page.getByRole('link', { name: 'Download the Zigbee network backup', exact: true }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('hearth-zigbee-backup.json');
     const file = JSON.parse(await readFile((await download.path()) as string, 'utf8'));
