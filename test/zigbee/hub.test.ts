@@ -119,6 +119,11 @@ describe('zigbee plugin in the hub', () => {
       return list.length === 1 && list[0].interviewed ? list : undefined;
     });
     expect(devices[0]).toMatchObject({ ieee: '0x000d6f0000000003', manufacturer: 'innr', model: 'SP 120' });
+    // The light is adopted just after the interview: removal is only meaningful once it exists.
+    await until(async () => {
+      const lights = (await h?.site('GET', '/light'))?.body as Json[];
+      return lights.length === 1 ? lights : undefined;
+    });
     const r = await h.t.admin('DELETE', '/admin/zigbee/devices/0x000D6F0000000003');
     expect(r).toMatchObject({ status: 200, body: { removed: true, confirmed: true } });
     expect(sim.coordinator.devices.get('plug')?.joined).toBe(false);
