@@ -73,7 +73,8 @@ beforeAll(async () => {
   await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
   // The shell follows navigation once its first page (Status) has rendered.
   await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
-});
+  // A hub, a browser and a first page: more than the default hook time on a loaded 2-core machine.
+}, 60_000);
 
 afterAll(async () => {
   await browser?.close();
