@@ -207,7 +207,7 @@ describe.each([
     expect(shown).toEqual(suspended);
     await page.getByLabel('Source filter').selectOption('dcr');
     await said('0 clients shown.');
-    expect(await page.locator('tr[data-client]').count()).toBe(0);
+    await expect.poll(() => page.locator('tr[data-client]').count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
   });
 

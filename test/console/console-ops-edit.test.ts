@@ -192,7 +192,8 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
       await row.getByRole('button', { name: /^Accept / }).click();
       await said(/ accepted\.$/);
       expect((await found())?.new).toBe(false);
-      expect(await row.getByRole('button', { name: /^Accept / }).count()).toBe(0);
+      // The list reloads after the announcement: wait for it rather than read it at once.
+      await row.getByRole('button', { name: /^Accept / }).waitFor({ state: 'detached' });
     } finally {
       await bulb.stop();
     }
@@ -285,15 +286,19 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     await page.getByLabel('Topic filter', { exact: true }).fill(`${base}/b/+`);
     await page.getByRole('button', { name: 'Show matching' }).click();
     await said(`2 retained messages match ${base}/b/+.`);
-    expect(await caption.innerText()).toBe(`Retained messages matching ${base}/b/+ (the first 100 by topic)`);
-    expect(await page.getByRole('button', { name: /^Clear the retained message on / }).count()).toBe(2);
+    await expect
+      .poll(() => caption.innerText())
+      .toBe(`Retained messages matching ${base}/b/+ (the first 100 by topic)`);
+    await expect
+      .poll(() => page.getByRole('button', { name: /^Clear the retained message on / }).count())
+      .toBe(2);
     await page.getByLabel('Topic filter', { exact: true }).fill(`${base}/+x`);
     await page.getByRole('button', { name: 'Show matching' }).click();
     await saidBad(`'+' must be a whole level of a filter: ${base}/+x`);
     expect(await caption.innerText()).toBe(`Retained messages matching ${base}/b/+ (the first 100 by topic)`);
     await page.getByRole('button', { name: 'Show all' }).click();
     await said('Showing every retained message.');
-    expect(await caption.innerText()).toBe('Retained messages (the first 100 by topic)');
+    await expect.poll(() => caption.innerText()).toBe('Retained messages (the first 100 by topic)');
     await page.getByRole('button', { name: `Clear the retained message on ${base}/a` }).click();
     await said(`Cleared ${base}/a.`);
     expect(await retained()).toEqual([`${base}/b/1`, `${base}/b/2`]);

@@ -181,8 +181,10 @@ describe('translation usage in the console', () => {
     expect(await tags()).toEqual([`doorbell\t${tagged('doorbell')}`]);
     await page.getByRole('button', { name: 'Show more custom tags' }).click();
     await page.locator('#say', { hasText: '2 custom tags shown.' }).waitFor();
-    expect(await tags()).toEqual([`doorbell\t${tagged('doorbell')}`, `menu\t${tagged('menu')}`]);
-    expect(await page.getByRole('button', { name: 'Show more custom tags' }).isVisible()).toBe(false);
+    await expect.poll(tags).toEqual([`doorbell\t${tagged('doorbell')}`, `menu\t${tagged('menu')}`]);
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Show more custom tags' }).isVisible())
+      .toBe(false);
     expect(await axeViolations(page)).toEqual([]);
   });
 
