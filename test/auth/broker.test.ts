@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { dataFileTexts } from '../helpers/data-files.ts';
 import {
   type AuthHub,
   adminClient,
@@ -73,16 +72,6 @@ async function follow(b: Browser, start: string): Promise<Response> {
   throw new Error('too many redirects');
 }
 
-function dataFiles(dir: string): string {
-  let all = '';
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) all += dataFiles(p);
-    else all += readFileSync(p, 'latin1');
-  }
-  return all;
-}
-
 // Spacing, key order, a number beyond double precision, an escape and a trailing 0: all must survive.
 const CONFIG = `{ "client_id" : "hearth-broker",
   "client_secret":"${BROKER_SECRET}", "scopes": ["openid"],
@@ -142,7 +131,7 @@ describe('broker providers (admin)', () => {
     expect(renamed.status).toBe(200);
     expect(renamed.text).toContain(`"config_data":${config},`);
     expect(renamed.text).toContain('"display_name":"Photos"');
-    expect(dataFiles(h.dataDir)).not.toContain(BROKER_SECRET);
+    for (const f of dataFileTexts(h.dataDir)) expect(f.text, f.name).not.toContain(BROKER_SECRET);
     expect((await adminRaw('GET', `/admin/broker-providers/${providerId}`)).text).toContain(
       `"config_data":${config},`,
     );
@@ -444,7 +433,9 @@ describe('connect, connections and broker grants', () => {
     expect(JSON.stringify(careless)).not.toContain(stored);
     const logs = JSON.stringify(h.logs);
     const responses = seen.join('\n');
-    const files = dataFiles(h.dataDir);
+    const files = dataFileTexts(h.dataDir)
+      .map((f) => f.text)
+      .join('\n');
     for (const t of [...up.issuedTokens, BROKER_SECRET]) {
       expect(logs.includes(t)).toBe(false);
       expect(files.includes(t)).toBe(false);

@@ -3,11 +3,12 @@
  * timeout, pinned certificate), the key kept secret, lights switched from the site API, a change made in
  * the Hue app reaching the site API, and a Hue dimmer switch button running a Hearth action.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hueCommands } from '../../plugins/hue/commands.ts';
+import { dataFileTexts } from '../helpers/data-files.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { ids, SimulatedBridge } from './helpers.ts';
 
@@ -70,9 +71,7 @@ describe('hue plugin', () => {
     const appKey = bridge.keys().at(-1) as string;
     expect(appKey).toMatch(/^[0-9a-f]{40}$/);
     // Kept by the secrets facility, encrypted: in no data file in plain text.
-    for (const f of readdirSync(hub.dataDir, { recursive: true, withFileTypes: true }))
-      if (f.isFile())
-        expect(readFileSync(path.join(f.parentPath, f.name), 'utf8'), f.name).not.toContain(appKey);
+    for (const f of dataFileTexts(hub.dataDir)) expect(f.text, f.name).not.toContain(appKey);
     const list = await eventually(async () => {
       const l = await hub.admin('GET', '/admin/hue/bridges');
       return (l.body as Array<{ connected: boolean }>)[0]?.connected ? l : undefined;
@@ -281,9 +280,7 @@ describe('hue plugin', () => {
         const l = await h.admin('GET', '/admin/hue/bridges');
         return (l.body as Array<{ connected: boolean }>)[0]?.connected;
       }, 'the bridge to connect with the moved key');
-      for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
-        if (f.isFile())
-          expect(readFileSync(path.join(f.parentPath, f.name), 'utf8'), f.name).not.toContain(appKey);
+      for (const f of dataFileTexts(dir)) expect(f.text, f.name).not.toContain(appKey);
       expect(JSON.stringify(h.logs)).not.toContain(appKey);
       // And from the secrets store alone after a restart.
       hub = await h.restart();
