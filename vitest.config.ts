@@ -8,8 +8,9 @@ const live = ['test/lighting/latency.test.ts', 'test/lighting/key-timing.test.ts
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A guard against hangs, not a speed target: browser suites on a loaded 2-core CI machine need room.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     projects: [
       {

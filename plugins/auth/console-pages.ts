@@ -6,7 +6,9 @@ const PAGES = [
   { id: 'auth-clients', title: 'OAuth clients', file: 'clients.js' },
   { id: 'auth-users', title: 'Users', file: 'users.js' },
   { id: 'auth-resources', title: 'Resources and policies', file: 'resources.js' },
+  { id: 'auth-fronting', title: 'Fronting links', file: 'fronting.js' },
   { id: 'auth-federation', title: 'Identity providers', file: 'federation.js' },
+  { id: 'auth-providers', title: 'Upstream providers', file: 'providers.js' },
   { id: 'auth-activity', title: 'Tokens and audit', file: 'activity.js' },
   { id: 'auth-server', title: 'Auth server', file: 'server.js' },
 ];

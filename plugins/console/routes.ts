@@ -15,6 +15,7 @@ export const CONSOLE_CSP =
 const STATIC: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'shell.js': 'text/javascript; charset=utf-8',
+  'kit.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 
@@ -85,6 +86,7 @@ export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
     ctx.path === '/admin/ui/' ? serve(ctx, 'index.html') : ctx.redirect('/admin/ui/'),
   );
   r.get('/admin/ui/shell.js', (ctx) => serve(ctx, 'shell.js'));
+  r.get('/admin/ui/kit.js', (ctx) => serve(ctx, 'kit.js'));
   r.get('/admin/ui/style.css', (ctx) => serve(ctx, 'style.css'));
 
   r.get('/admin/ui/session', (ctx) => {

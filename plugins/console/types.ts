@@ -3,8 +3,9 @@
  * `ctx.tryUse('console')?.addPage({...})` in its `start`; no plugin edits another's pages.
  *
  * A page is one ES module served by the console at `/admin/ui/pages/<id>.js`. It exports
- * `render(root, api)`: `root` is the page's empty `<section>`, `api` the console's helpers (see
- * web/shell.js: `get`, `send`, `upload`, `qr`, `h`, `say`). Admin API paths are given without `/admin`
+ * `render(root, api)`: `root` is the page's empty `<section>`, `api` the console's helpers (web/shell.js:
+ * `get`, `send`, `upload`, `qr`, `h`, `say`; web/kit.js: `run`, `button`, `table`, `label`, `checkbox`,
+ * `textarea`, `saveCancel`, `editor`, `rename`, `words`). Admin API paths are given without `/admin`
  * (`api.get('/sites')` calls `GET /admin/sites`).
  */
 export interface ConsolePage {

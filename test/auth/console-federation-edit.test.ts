@@ -234,6 +234,8 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
     await button('Close the fronting links of notes').click();
     await links.locator('section').waitFor({ state: 'detached' });
 
+    // The links themselves are edited on their own page.
+    await open('Fronting links', 'New fronting link');
     const name = `the link notes to ${siteSlug}`;
     await button(`Edit ${name}`).click();
     const map = page.locator('#link-edit').getByLabel(/^Scope map/);
@@ -334,7 +336,7 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
     });
     const config = async () =>
       (await get<{ config_data: Record<string, unknown> }>(`/broker-providers/${made.id}`)).config_data;
-    await open('Identity providers', 'New identity provider');
+    await open('Upstream providers', 'New broker provider');
     await button('Edit broker provider photos').click();
     const form = page.locator('#broker-edit');
     const shown = await form.getByLabel(/^Configuration/).inputValue();
@@ -392,7 +394,7 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
       (await get<Array<{ id: string; has_client_secret: boolean }>>('/oidc/providers')).find(
         (p) => p.id === 'home',
       )!.has_client_secret;
-    await open('Identity providers', 'New identity provider');
+    await open('Upstream providers', 'Upstream sign-in providers');
     const row = page.locator('tr[data-oidc="home"]');
     await row.getByText('not set').waitFor();
     expect(await axeViolations(page)).toEqual([]);

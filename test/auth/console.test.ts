@@ -89,7 +89,9 @@ describe('auth server pages of the operator console', () => {
         'OAuth clients',
         'Users',
         'Resources and policies',
+        'Fronting links',
         'Identity providers',
+        'Upstream providers',
         'Tokens and audit',
         'Auth server',
       ]),
@@ -185,6 +187,7 @@ describe('auth server pages of the operator console', () => {
     const siteSlug = (
       (await h.admin('GET', '/admin/resources')).body as Array<{ slug: string; uri: string }>
     ).find((r) => r.uri === site)!.slug;
+    await open('Fronting links', 'New fronting link');
     await page.getByLabel('Source resource').selectOption('calendar');
     await page.getByLabel('Target resource').selectOption(siteSlug);
     await page.getByLabel(/Scope map/).fill('calendar:read=lights:read');
@@ -206,7 +209,7 @@ describe('auth server pages of the operator console', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 
-  it('identity providers: adds one with a policy and a subject mapping; broker providers show what exists', async () => {
+  it('identity providers: adds one with a policy and a subject mapping; the upstream providers page shows the broker providers', async () => {
     await open('Identity providers', 'New identity provider');
     await page.getByLabel('Provider name').fill('Work IdP');
     await page.getByLabel('Issuer URL').fill('https://idp.example');
@@ -233,6 +236,7 @@ describe('auth server pages of the operator console', () => {
     }>;
     expect(mappings.map((m) => m.idp_subject)).toEqual(['emp-42']);
     // Broker providers: a table when the admin API has them, otherwise a sentence saying so.
+    await open('Upstream providers', 'Broker providers');
     const brokers = await h.admin('GET', '/admin/broker-providers');
     if (brokers.status === 200) {
       await page.getByRole('table', { name: 'Broker providers' }).waitFor();

@@ -91,6 +91,12 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     expect(((await t.admin('GET', `/admin/sites/${site.siteid}`)).body as Site).name).toBe(`Flat ${vp.name}`);
     expect(await axeViolations(page)).toEqual([]);
 
+    // Cancel puts the old name back and sends nothing.
+    await row.getByRole('button', { name: `Keep the name of Flat ${vp.name}` }).click();
+    await said(`Flat ${vp.name} unchanged.`);
+    expect(await row.locator('.site-name').innerText()).toBe(`Flat ${vp.name}`);
+    await row.getByRole('button', { name: `Rename Flat ${vp.name}` }).click();
+
     await row.getByLabel(`New name of Flat ${vp.name}`).fill(`Home ${vp.name}`);
     await row.getByRole('button', { name: `Save the name of Flat ${vp.name}` }).click();
     await said(`Renamed Flat ${vp.name} to Home ${vp.name}.`);
@@ -134,7 +140,7 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     await row.getByLabel(`New name of Door ${vp.name}`).fill('x'.repeat(101));
     await row.getByRole('button', { name: `Save the name of Door ${vp.name}` }).click();
     await saidBad('name must be a string');
-    await row.getByRole('button', { name: `Rename Door ${vp.name}` }).click();
+    // The refused name stays in the form, so it can be corrected there.
     await row.getByLabel(`New name of Door ${vp.name}`).fill(`Side door ${vp.name}`);
     await row.getByRole('button', { name: `Save the name of Door ${vp.name}` }).click();
     await said(`Door ${vp.name} renamed to Side door ${vp.name}.`);

@@ -48,31 +48,7 @@ function hourlyChart(hours, labelId) {
 }
 
 export async function render(root, api) {
-  const { h } = api;
-  const run = (what, fn) => async (e) => {
-    e?.preventDefault?.();
-    try {
-      await fn();
-    } catch (err) {
-      api.say(`${what}: ${err.message}`, true);
-    }
-  };
-  const table = (caption, heads, body) =>
-    h(
-      'table',
-      {},
-      h('caption', {}, caption),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          heads.map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      body,
-    );
+  const { h, run, table } = api;
   const when = (iso) => (iso ? iso.slice(0, 19).replace('T', ' ') : '');
   const sinceIso = (hours) => new Date(Date.now() - Number(hours) * 3_600_000).toISOString();
   const sinceSelect = (id) =>

@@ -98,32 +98,12 @@ function clientEditor(api, c, resources, { saved, cancelled }) {
       `Fixed at registration: authentication ${c.token_endpoint_auth_method}, application type `,
       `${c.application_type}, agent ${c.agent ? 'yes' : 'no'}.`,
     ),
-    h(
-      'p',
-      {},
-      h('button', { type: 'submit', 'aria-label': `Save ${c.name}` }, 'Save'),
-      ' ',
-      h(
-        'button',
-        { type: 'button', 'aria-label': `Cancel editing ${c.name}`, onclick: () => cancelled() },
-        'Cancel',
-      ),
-    ),
+    api.saveCancel(c.name, cancelled),
   );
 }
 
 export async function render(root, api) {
-  const { h } = api;
-  const run = (what, fn) => async (e) => {
-    e?.preventDefault?.();
-    try {
-      await fn();
-    } catch (err) {
-      api.say(`${what}: ${err.message}`, true);
-    }
-  };
-  const button = (text, label, fn) =>
-    h('button', { type: 'button', 'aria-label': label, onclick: run(text, fn) }, text);
+  const { h, run, button, table } = api;
   const rows = h('tbody');
   const shown = h('div', { id: 'new-client' });
   const resources = await api.get('/resources');
@@ -305,21 +285,9 @@ export async function render(root, api) {
       h('label', { for: 'filter-source' }, 'Source filter'),
       showSource,
     ),
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Clients'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['Name', 'Client ID', 'Source', 'Status', 'Grant types', 'Scope ceiling', 'Actions'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
+    table(
+      'Clients',
+      ['Name', 'Client ID', 'Source', 'Status', 'Grant types', 'Scope ceiling', 'Actions'],
       rows,
     ),
     h(

@@ -1,45 +1,13 @@
 // Console page of the authorization server: protected resources with their exchange, runtime and connect
-// policies, and the fronting links that map one resource's scopes to another's (token exchange). Every row
-// can be edited in place: "Edit" opens a pre-filled form under its table; a refused save changes nothing.
+// policies, and which fronting links name each one (the links themselves have a page of their own). Every
+// row can be edited in place: "Edit" opens a pre-filled form under its table; a refused save changes nothing.
 export async function render(root, api) {
-  const { h } = api;
-  const run = (what, fn) => async (e) => {
-    e?.preventDefault?.();
-    try {
-      await fn();
-    } catch (err) {
-      api.say(`${what}: ${err.message}`, true);
-    }
-  };
-  const button = (text, label, fn) =>
-    h('button', { type: 'button', 'aria-label': label, onclick: run(text, fn) }, text);
-  const table = (caption, heads, body) =>
-    h(
-      'table',
-      {},
-      h('caption', {}, caption),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          heads.map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      body,
-    );
-  const words = (s) => s.split(/[\s,]+/).filter(Boolean);
+  const { h, run, button, table, words, editor, textarea } = api;
   const lines = (s) =>
     s
       .split('\n')
       .map((x) => x.trim())
       .filter(Boolean);
-  const textarea = (attrs, value) => {
-    const t = h('textarea', { rows: 3, cols: 50, ...attrs });
-    t.value = value;
-    return t;
-  };
   // Scopes as lines "name | description | upstream scope" (the last two optional).
   const scopeText = (scopes) =>
     scopes
@@ -55,58 +23,12 @@ export async function render(root, api) {
       return { name, ...(description ? { description } : {}), ...(upstream ? { upstream } : {}) };
     });
 
-  /**
-   * One edit form at a time, under its table: pre-filled, Save and Cancel. A failed save leaves the form
-   * open with the API's reason announced; after a save or cancel, focus goes back to the row's Edit button
-   * (whose accessible name is "Edit <what>").
-   */
-  const editor = (area) => (what, fields, save) => {
-    const heading = h('h4', { id: `${area.id}-title`, tabindex: '-1' }, `Edit ${what}`);
-    const close = (said) => {
-      area.replaceChildren();
-      if (said) api.say(said);
-      root.querySelector(`button[aria-label="${CSS.escape(`Edit ${what}`)}"]`)?.focus();
-    };
-    area.replaceChildren(
-      h(
-        'form',
-        {
-          'aria-labelledby': heading.id,
-          onsubmit: run(`Edit ${what}`, async () => {
-            const said = await save();
-            await load();
-            close(said);
-          }),
-        },
-        heading,
-        ...fields.flat(2),
-        h(
-          'p',
-          {},
-          h('button', { type: 'submit', 'aria-label': `Save ${what}` }, 'Save'),
-          ' ',
-          h(
-            'button',
-            { type: 'button', 'aria-label': `Cancel editing ${what}`, onclick: () => close() },
-            'Cancel',
-          ),
-        ),
-      ),
-    );
-    heading.focus();
-  };
-
   const resourceRows = h('tbody');
-  const linkRows = h('tbody');
   const resourceEdit = h('div', { id: 'resource-edit' });
-  const linkEdit = h('div', { id: 'link-edit' });
   // Not a live region: opening it moves focus to its heading, which is announced anyway.
   const linksOf = h('div', { id: 'resource-links' });
-  const resourceEditor = editor(resourceEdit);
-  const linkEditor = editor(linkEdit);
+  const resourceEditor = editor(resourceEdit, load);
   const policyResource = h('select', { id: 'policy-resource' });
-  const linkSource = h('select', { id: 'link-source' });
-  const linkTarget = h('select', { id: 'link-target' });
   const policyClient = h('select', { id: 'policy-client' });
   const connectResource = h('select', { id: 'connect-resource' });
   const newBroker = h('select', { id: 'resource-broker' });
@@ -294,39 +216,9 @@ export async function render(root, api) {
     heading.focus();
   }
 
-  async function editLink(l) {
-    const path = `/fronting/${encodeURIComponent(l.source_slug)}/${encodeURIComponent(l.target_slug)}`;
-    const cur = await api.get(path);
-    const map = textarea(
-      { id: 'edit-link-map', required: true },
-      Object.entries(cur.scope_map)
-        .map(([k, v]) => `${k}=${v.join(' ')}`)
-        .join('\n'),
-    );
-    const name = `${cur.source_slug} to ${cur.target_slug}`;
-    linkEditor(
-      `the link ${name}`,
-      [[h('label', { for: 'edit-link-map' }, 'Scope map: one "source scope=target scopes" per line'), map]],
-      async () => {
-        await api.send('PATCH', path, { scope_map: readMap(map.value) });
-        return `Saved the link ${cur.source_slug} → ${cur.target_slug}.`;
-      },
-    );
-  }
-
-  function readMap(text) {
-    const map = {};
-    for (const line of text.split(/[\n;]/)) {
-      const [from, to] = line.split('=');
-      if (from?.trim() && to?.trim()) map[from.trim()] = to.trim().split(/\s+/);
-    }
-    return map;
-  }
-
   async function load() {
-    const [resources, links, clients, brokerList] = await Promise.all([
+    const [resources, clients, brokerList] = await Promise.all([
       api.get('/resources'),
-      api.get('/fronting'),
       api.get('/clients?limit=1000'),
       // Broker providers may be missing on a hub without brokering: resources are then minted only.
       api.get('/broker-providers').catch(() => []),
@@ -367,42 +259,10 @@ export async function render(root, api) {
       ),
     );
     const options = resources.map((r) => [r.slug, `${r.display_name} (${r.slug})`]);
-    for (const sel of [policyResource, linkSource, linkTarget, connectResource])
+    for (const sel of [policyResource, connectResource])
       sel.replaceChildren(...options.map(([v, t]) => h('option', { value: v }, t)));
     policyClient.replaceChildren(...clients.map((c) => h('option', { value: c.id }, `${c.name} (${c.id})`)));
     brokerOptions(newBroker);
-    linkRows.replaceChildren(
-      ...links.map((l) =>
-        h(
-          'tr',
-          { 'data-link': `${l.source_slug}>${l.target_slug}` },
-          h('td', {}, l.source_slug),
-          h('td', {}, l.target_slug),
-          h(
-            'td',
-            {},
-            Object.entries(l.scope_map)
-              .map(([k, v]) => `${k} → ${v.join(' ')}`)
-              .join('; '),
-          ),
-          h('td', {}, l.created_at.slice(0, 16).replace('T', ' ')),
-          h(
-            'td',
-            {},
-            button('Edit', `Edit the link ${l.source_slug} to ${l.target_slug}`, () => editLink(l)),
-            button('Delete', `Delete the link ${l.source_slug} to ${l.target_slug}`, async () => {
-              if (!confirm(`Delete the link ${l.source_slug} → ${l.target_slug}?`)) return;
-              await api.send(
-                'DELETE',
-                `/fronting/${encodeURIComponent(l.source_slug)}/${encodeURIComponent(l.target_slug)}`,
-              );
-              api.say(`Deleted the link ${l.source_slug} → ${l.target_slug}.`);
-              await load();
-            }),
-          ),
-        ),
-      ),
-    );
   }
 
   const slug = h('input', { id: 'resource-slug', required: true, pattern: '[a-z0-9][a-z0-9-]{0,63}' });
@@ -426,15 +286,6 @@ export async function render(root, api) {
     h('option', { value: 'runtime' }, 'may act as the resource (runtime)'),
   );
   const connectUrl = h('input', { id: 'connect-url', type: 'url', required: true });
-  const scopeMap = h('textarea', {
-    id: 'link-map',
-    rows: 3,
-    cols: 50,
-    required: true,
-    placeholder: 'calendar:read=lights:read',
-  });
-  const dryRun = h('input', { id: 'link-dry-run', type: 'checkbox' });
-
   root.append(
     table(
       'Resources',
@@ -529,39 +380,6 @@ export async function render(root, api) {
       h('label', { for: 'connect-url' }, 'Return URL (where the connect flow may send the browser back)'),
       connectUrl,
       h('p', {}, h('button', { type: 'submit' }, 'Allow return URL')),
-    ),
-    h('h3', {}, 'Fronting links'),
-    table(
-      'Fronting links (token exchange from source to target)',
-      ['Source', 'Target', 'Scope map', 'Created', 'Actions'],
-      linkRows,
-    ),
-    linkEdit,
-    h(
-      'form',
-      {
-        onsubmit: run('Fronting link', async () => {
-          const body = {
-            source: linkSource.value,
-            target: linkTarget.value,
-            scope_map: readMap(scopeMap.value),
-          };
-          await api.send('POST', `/fronting${dryRun.checked ? '?dry_run=true' : ''}`, body);
-          api.say(
-            dryRun.checked ? 'The link is valid (nothing saved).' : `Linked ${body.source} → ${body.target}.`,
-          );
-          if (!dryRun.checked) await load();
-        }),
-      },
-      h('h3', {}, 'New fronting link'),
-      h('label', { for: 'link-source' }, 'Source resource'),
-      linkSource,
-      h('label', { for: 'link-target' }, 'Target resource'),
-      linkTarget,
-      h('label', { for: 'link-map' }, 'Scope map: one "source scope=target scopes" per line'),
-      scopeMap,
-      h('p', {}, dryRun, ' ', h('label', { for: 'link-dry-run', class: 'inline' }, 'Only check (dry run)')),
-      h('p', {}, h('button', { type: 'submit' }, 'Create link')),
     ),
   );
   await load();

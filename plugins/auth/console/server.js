@@ -1,23 +1,7 @@
 // Console page of the authorization server: status, figures, notices, what is switched on, and the signing
 // keys with rotation.
 export async function render(root, api) {
-  const { h } = api;
-  const table = (caption, heads, body) =>
-    h(
-      'table',
-      {},
-      h('caption', {}, caption),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          heads.map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      body,
-    );
+  const { h, table } = api;
   const keyRows = h('tbody');
   const pairs = (caption, entries) =>
     h(

@@ -46,52 +46,16 @@ function userEditor(api, u, { saved, cancelled }) {
     label('password', 'New password (empty: unchanged; a new one ends their browser sessions)'),
     password,
     h('p', {}, `Role ${u.role} and sign-in provider ${u.provider} are set when the user is created.`),
-    h(
-      'p',
-      {},
-      h('button', { type: 'submit', 'aria-label': `Save ${u.email}` }, 'Save'),
-      ' ',
-      h(
-        'button',
-        { type: 'button', 'aria-label': `Cancel editing ${u.email}`, onclick: () => cancelled() },
-        'Cancel',
-      ),
-    ),
+    api.saveCancel(u.email, cancelled),
   );
 }
 
 export async function render(root, api) {
-  const { h } = api;
-  const run = (what, fn) => async (e) => {
-    e?.preventDefault?.();
-    try {
-      await fn();
-    } catch (err) {
-      api.say(`${what}: ${err.message}`, true);
-    }
-  };
-  const button = (text, label, fn) =>
-    h('button', { type: 'button', 'aria-label': label, onclick: run(text, fn) }, text);
+  const { h, run, button, table } = api;
   const rows = h('tbody');
   const grantsArea = h('div', { id: 'user-grants' });
   const detailArea = h('div', { id: 'user-detail' });
   const when = (iso) => (iso ? iso.slice(0, 16).replace('T', ' ') : '');
-  const table = (caption, heads, body) =>
-    h(
-      'table',
-      {},
-      h('caption', {}, caption),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          heads.map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      body,
-    );
   /** The user whose tokens and sessions are shown (refreshed when they are signed out everywhere). */
   let detailOf = null;
   /** The open edit form (one at a time): its user and its table row, kept across reloads. */
@@ -376,21 +340,7 @@ export async function render(root, api) {
     h('option', { value: 'admin' }, 'admin'),
   );
   root.append(
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Users'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['Email', 'Name', 'Role', 'Status', 'Actions'].map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      rows,
-    ),
+    table('Users', ['Email', 'Name', 'Role', 'Status', 'Actions'], rows),
     h(
       'form',
       {

@@ -1,5 +1,7 @@
 // The console shell: signs in once per browser session (an HttpOnly cookie), lists the pages plugins
 // contributed and loads each as an ES module that exports render(root, api).
+import { pageKit } from './kit.js';
+
 const $ = (id) => document.getElementById(id);
 let csrf = '';
 
@@ -64,6 +66,8 @@ const api = {
     return el;
   },
 };
+// run, button, table, label, checkbox, textarea, saveCancel, editor, rename, words (web/kit.js).
+Object.assign(api, pageKit(api.h, say));
 
 /**
  * A table wider than its box scrolls inside it on a phone or tablet (style.css); such a table takes the

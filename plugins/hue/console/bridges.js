@@ -2,8 +2,8 @@
 // found on the LAN, and pairing with a clear "press the link button" prompt while the hub waits for it.
 // Application keys never reach the browser.
 export async function render(root, api) {
-  const { h } = api;
-  const table = h('tbody');
+  const { h, table } = api;
+  const rows = h('tbody');
   const found = h('ul', { id: 'hue-found' });
   const status = h('p', { id: 'hue-status', role: 'status' });
   const scenesTitle = h('h3', { id: 'hue-scenes-title', tabindex: '-1' }, 'Bridge scenes');
@@ -113,7 +113,7 @@ export async function render(root, api) {
 
   async function load() {
     const bridges = await api.get('/hue/bridges');
-    table.replaceChildren(
+    rows.replaceChildren(
       ...bridges.map((b) => {
         const again = h(
           'button',
@@ -222,23 +222,7 @@ export async function render(root, api) {
   }
 
   root.append(
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Hue bridges'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          h('th', { scope: 'col' }, 'Bridge and address'),
-          h('th', { scope: 'col' }, 'Link and trust'),
-          h('th', { scope: 'col' }, 'Actions'),
-        ),
-      ),
-      table,
-    ),
+    table('Hue bridges', ['Bridge and address', 'Link and trust', 'Actions'], rows),
     h(
       'button',
       {

@@ -1,7 +1,7 @@
 // Console page of the lighting plugin: every driver of every site with its connection, and each one's
 // device registry (what the driver knows, and which light or sensor of the site uses each device).
 export async function render(root, api) {
-  const { h } = api;
+  const { h, table } = api;
   const rows = h('tbody');
   const registry = h('div', { id: 'driver-devices' });
 
@@ -77,21 +77,9 @@ export async function render(root, api) {
   }
 
   root.append(
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Drivers and their connections'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['Driver', 'Kind', 'Site', 'Connection', 'Devices', 'Actions'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
+    table(
+      'Drivers and their connections',
+      ['Driver', 'Kind', 'Site', 'Connection', 'Devices', 'Actions'],
       rows,
     ),
     h('p', {}, h('button', { type: 'button', onclick: () => load() }, 'Refresh')),

@@ -1,7 +1,7 @@
 // Console page of the MQTT plugin: the broker's credentials (per-site, per-device with topic filters, and
 // operator), create and delete. A password the hub made is shown once; one the operator typed is not echoed.
 export async function render(root, api) {
-  const { h } = api;
+  const { h, table } = api;
   const rows = h('tbody');
   const shown = h('div', { id: 'new-credential' });
   const [sites] = await Promise.all([api.get('/sites')]);
@@ -82,17 +82,7 @@ export async function render(root, api) {
     h('option', { value: 'readwrite' }, 'operator, read and write'),
   );
   root.append(
-    h(
-      'table',
-      {},
-      h('caption', {}, 'MQTT credentials'),
-      h(
-        'thead',
-        {},
-        h('tr', {}, ...['User name', 'Site', 'Topics', 'Actions'].map((t) => h('th', { scope: 'col' }, t))),
-      ),
-      rows,
-    ),
+    table('MQTT credentials', ['User name', 'Site', 'Topics', 'Actions'], rows),
     h(
       'form',
       {

@@ -3,7 +3,7 @@
 // broker's retained messages, all or those a topic filter matches, with clearing (one topic, or every topic
 // a filter matches).
 export async function render(root, api) {
-  const { h } = api;
+  const { h, button, table } = api;
   const rows = h('tbody');
   const retainedRows = h('tbody');
   const sites = await api.get('/sites');
@@ -17,40 +17,6 @@ export async function render(root, api) {
       api.say(err.message, true);
     }
     await load();
-  }
-
-  /** Turns a device's name cell into a form (an empty name clears it). */
-  function rename(cell, d, label) {
-    const input = h('input', { value: d.name ?? '', 'aria-label': `New name of ${label}` });
-    cell.replaceChildren(
-      h(
-        'form',
-        {
-          class: 'inline',
-          onsubmit: (e) => {
-            e.preventDefault();
-            change(
-              'PATCH',
-              `/mqtt/devices/${encodeURIComponent(d.protocolid)}`,
-              { name: input.value },
-              (res) => `${label} renamed to ${res.name || res.protocolid}.`,
-            );
-          },
-        },
-        input,
-        h('button', { type: 'submit', 'aria-label': `Save the name of ${label}` }, 'Save'),
-        h(
-          'button',
-          {
-            type: 'button',
-            'aria-label': `Keep the name of ${label}`,
-            onclick: () => cell.replaceChildren(d.name ?? ''),
-          },
-          'Cancel',
-        ),
-      ),
-    );
-    input.focus();
   }
 
   function deviceRow(d) {
@@ -82,39 +48,27 @@ export async function render(root, api) {
         'td',
         {},
         d.new
-          ? h(
-              'button',
-              {
-                type: 'button',
-                'aria-label': `Accept ${label}`,
-                onclick: () => change('PATCH', `/mqtt/devices/${id}`, { new: false }, `${label} accepted.`),
-              },
-              'Accept',
+          ? button('Accept', `Accept ${label}`, () =>
+              change('PATCH', `/mqtt/devices/${id}`, { new: false }, `${label} accepted.`),
             )
           : '',
         ' ',
-        h(
-          'button',
-          {
-            type: 'button',
-            'aria-label': `Rename ${label}`,
-            onclick: (e) => rename(e.target.closest('tr').querySelector('.device-name'), d, label),
-          },
-          'Rename',
+        button('Rename', `Rename ${label}`, (e) =>
+          // An empty name clears it: the device is shown by its id again.
+          api.rename(e.target.closest('tr').querySelector('.device-name'), label, {
+            shown: d.name ?? '',
+            save: async (value) => {
+              const res = await api.send('PATCH', `/mqtt/devices/${id}`, { name: value });
+              return `${label} renamed to ${res.name || res.protocolid}.`;
+            },
+            reload: load,
+          }),
         ),
         ' ',
-        h(
-          'button',
-          {
-            type: 'button',
-            'aria-label': `Delete ${label}`,
-            onclick: () => {
-              if (confirm(`Delete the MQTT device ${label}?`))
-                change('DELETE', `/mqtt/devices/${id}`, undefined, `${label} deleted.`);
-            },
-          },
-          'Delete',
-        ),
+        button('Delete', `Delete ${label}`, () => {
+          if (confirm(`Delete the MQTT device ${label}?`))
+            return change('DELETE', `/mqtt/devices/${id}`, undefined, `${label} deleted.`);
+        }),
       ),
     );
   }
@@ -162,20 +116,13 @@ export async function render(root, api) {
               h(
                 'td',
                 {},
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    'aria-label': `Clear the retained message on ${m.topic}`,
-                    onclick: () =>
-                      change(
-                        'DELETE',
-                        `/mqtt/retained?topic=${encodeURIComponent(m.topic)}`,
-                        undefined,
-                        `Cleared ${m.topic}.`,
-                      ),
-                  },
-                  'Clear',
+                button('Clear', `Clear the retained message on ${m.topic}`, () =>
+                  change(
+                    'DELETE',
+                    `/mqtt/retained?topic=${encodeURIComponent(m.topic)}`,
+                    undefined,
+                    `Cleared ${m.topic}.`,
+                  ),
                 ),
               ),
             ),
@@ -203,23 +150,7 @@ export async function render(root, api) {
   );
   root.append(
     h('p', {}, h('label', { for: 'mqtt-devices-of' }, 'Show the devices of'), siteFilter),
-    h(
-      'table',
-      {},
-      h('caption', {}, 'MQTT devices'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['Device id', 'Name', 'Kind', 'Site', 'State', 'Actions'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
-      rows,
-    ),
+    table('MQTT devices', ['Device id', 'Name', 'Kind', 'Site', 'State', 'Actions'], rows),
     registerForm(),
     h(
       'table',

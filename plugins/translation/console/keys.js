@@ -1,7 +1,7 @@
 // Console page of the translation plugin: developer keys (create, rename, deactivate, character limits),
 // usage by key and day as a chart and a table, and usage by custom tag, for the last 30 days.
 export async function render(root, api) {
-  const { h } = api;
+  const { h, run, button, table } = api;
   const keys = h('tbody');
   const usage = h('tbody');
   const shown = h('div', { id: 'new-key' });
@@ -22,36 +22,33 @@ export async function render(root, api) {
           h(
             'td',
             {},
-            h(
-              'button',
-              {
-                type: 'button',
-                'aria-label': `Rename key ${k.label}`,
-                onclick: (e) => rename(e.target.closest('tr').querySelector('.key-label'), k),
-              },
-              'Rename',
+            button('Rename', `Rename key ${k.label}`, (e) =>
+              // The label is only a name: the key itself stays the same.
+              api.rename(e.target.closest('tr').querySelector('.key-label'), k.label, {
+                noun: 'label',
+                attrs: { required: true },
+                save: async (value) => {
+                  const renamed = await api.own.send('PUT', '/developer-keys/label', {
+                    key_id: k.key_id,
+                    label: value,
+                  });
+                  return `Renamed key ${k.label} to ${renamed.label}.`;
+                },
+                reload: load,
+              }),
             ),
             ' ',
             k.is_deactivated
               ? ''
-              : h(
-                  'button',
-                  {
-                    type: 'button',
-                    'aria-label': `Deactivate key ${k.label}`,
-                    onclick: async () => {
-                      if (!confirm(`Deactivate ${k.label}? This cannot be undone.`)) return;
-                      try {
-                        await api.own.send('PUT', '/developer-keys/deactivate', { key_id: k.key_id });
-                        api.say(`Deactivated ${k.label}.`);
-                      } catch (err) {
-                        api.say(err.message, true);
-                      }
-                      await load();
-                    },
-                  },
-                  'Deactivate',
-                ),
+              : button('Deactivate', `Deactivate key ${k.label}`, async () => {
+                  if (!confirm(`Deactivate ${k.label}? This cannot be undone.`)) return;
+                  try {
+                    await api.own.send('PUT', '/developer-keys/deactivate', { key_id: k.key_id });
+                    api.say(`Deactivated ${k.label}.`);
+                  } finally {
+                    await load();
+                  }
+                }),
           ),
         ),
       ),
@@ -78,45 +75,6 @@ export async function render(root, api) {
     );
   }
 
-  /** Turns a key's label cell into a form; the label is only a name, the key itself stays the same. */
-  function rename(cell, k) {
-    const input = h('input', { value: k.label, required: true, 'aria-label': `New label of ${k.label}` });
-    cell.replaceChildren(
-      h(
-        'form',
-        {
-          class: 'inline',
-          onsubmit: async (e) => {
-            e.preventDefault();
-            try {
-              const renamed = await api.own.send('PUT', '/developer-keys/label', {
-                key_id: k.key_id,
-                label: input.value,
-              });
-              api.say(`Renamed key ${k.label} to ${renamed.label}.`);
-              await load();
-            } catch (err) {
-              api.say(err.message, true);
-              input.focus();
-            }
-          },
-        },
-        input,
-        h('button', { type: 'submit', 'aria-label': `Save the label of ${k.label}` }, 'Save'),
-        h(
-          'button',
-          {
-            type: 'button',
-            'aria-label': `Keep the label ${k.label}`,
-            onclick: () => cell.replaceChildren(k.label),
-          },
-          'Cancel',
-        ),
-      ),
-    );
-    input.focus();
-  }
-
   const chart = h('div', { id: 'usage-chart' });
   const tagRows = h('tbody');
   let tagRange = '';
@@ -137,14 +95,10 @@ export async function render(root, api) {
           : []),
     );
     moreTags.hidden = report.next_page == null;
-    moreTags.onclick = async () => {
-      try {
-        await loadTags(report.next_page);
-        api.say(`${tagRows.children.length} custom tags shown.`);
-      } catch (err) {
-        api.say(err.message, true);
-      }
-    };
+    moreTags.onclick = run('Show more custom tags', async () => {
+      await loadTags(report.next_page);
+      api.say(`${tagRows.children.length} custom tags shown.`);
+    });
   }
 
   /** A key's character limit: a number, or empty for no limit. */
@@ -162,21 +116,16 @@ export async function render(root, api) {
       'form',
       {
         class: 'inline',
-        onsubmit: async (e) => {
-          e.preventDefault();
-          try {
-            const characters = input.value === '' ? null : Number(input.value);
-            await api.own.send('PUT', '/developer-keys/limits', { key_id: k.key_id, characters });
-            api.say(
-              characters === null
-                ? `${k.label} has no limit now.`
-                : `${k.label} may use ${characters} characters.`,
-            );
-            await load();
-          } catch (err) {
-            api.say(err.message, true);
-          }
-        },
+        onsubmit: run(`Limit of ${k.label}`, async () => {
+          const characters = input.value === '' ? null : Number(input.value);
+          await api.own.send('PUT', '/developer-keys/limits', { key_id: k.key_id, characters });
+          api.say(
+            characters === null
+              ? `${k.label} has no limit now.`
+              : `${k.label} may use ${characters} characters.`,
+          );
+          await load();
+        }),
       },
       input,
       ' ',
@@ -186,45 +135,24 @@ export async function render(root, api) {
 
   const label = h('input', { id: 'key-label', required: true, maxlength: 100 });
   root.append(
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Developer keys'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['Label', 'Created', 'State', 'Character limit', 'New limit', 'Actions'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-        ),
-      ),
-      keys,
-    ),
+    table('Developer keys', ['Label', 'Created', 'State', 'Character limit', 'New limit', 'Actions'], keys),
     h(
       'form',
       {
-        onsubmit: async (e) => {
-          e.preventDefault();
-          try {
-            const k = await api.own.send('POST', '/developer-keys', { label: label.value });
-            label.value = '';
-            shown.replaceChildren(
-              h('h3', {}, `Created ${k.label}`),
-              h('p', {}, 'The key is shown only now:'),
-              h('p', { class: 'secret' }, k.key),
-            );
-            api.say(`Created ${k.label}; the key is shown below.`);
-            await load();
-          } catch (err) {
-            api.say(err.message, true);
-          }
-        },
+        onsubmit: run('New developer key', async () => {
+          const k = await api.own.send('POST', '/developer-keys', { label: label.value });
+          label.value = '';
+          shown.replaceChildren(
+            h('h3', {}, `Created ${k.label}`),
+            h('p', {}, 'The key is shown only now:'),
+            h('p', { class: 'secret' }, k.key),
+          );
+          api.say(`Created ${k.label}; the key is shown below.`);
+          await load();
+        }),
       },
       h('h3', {}, 'New developer key'),
-      h('label', { for: 'key-label' }, 'Label'),
+      api.label('key-label', 'Label'),
       label,
       ' ',
       h('button', { type: 'submit' }, 'Create'),
@@ -232,20 +160,8 @@ export async function render(root, api) {
     shown,
     h('h3', {}, 'Characters translated per day, last 30 days'),
     chart,
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Characters translated in the last 30 days, by key and day'),
-      h('thead', {}, h('tr', {}, ...['Day', 'Key', 'Characters'].map((t) => h('th', { scope: 'col' }, t)))),
-      usage,
-    ),
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Characters by custom tag, last 30 days'),
-      h('thead', {}, h('tr', {}, ...['Custom tag', 'Characters'].map((t) => h('th', { scope: 'col' }, t)))),
-      tagRows,
-    ),
+    table('Characters translated in the last 30 days, by key and day', ['Day', 'Key', 'Characters'], usage),
+    table('Characters by custom tag, last 30 days', ['Custom tag', 'Characters'], tagRows),
     h('p', {}, moreTags),
   );
   await load();

@@ -1,7 +1,7 @@
 // Zigbee: the stick's status and pairing (permit-join) with a countdown of the time joining stays open,
 // the devices in the network with removal, and the network's backup (download) and restore (upload).
 export async function render(root, api) {
-  const { h } = api;
+  const { h, table } = api;
   const status = h('ul', { id: 'zigbee-status' }, h('li', {}, '…'));
   const seconds = h('input', { id: 'zigbee-seconds', type: 'number', min: '1', max: '254', value: '120' });
   const countdown = h('p', { id: 'zigbee-countdown' }, '');
@@ -159,23 +159,7 @@ export async function render(root, api) {
       h('button', { type: 'button', id: 'zigbee-close', onclick: () => permit(0) }, 'Close joining'),
     ),
     countdown,
-    h(
-      'table',
-      {},
-      h('caption', {}, 'Devices in the network'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          h('th', { scope: 'col' }, 'Device'),
-          h('th', { scope: 'col' }, 'Addresses'),
-          h('th', { scope: 'col' }, 'Actions'),
-        ),
-      ),
-      devices,
-    ),
+    table('Devices in the network', ['Device', 'Addresses', 'Actions'], devices),
     h(
       'p',
       {},
