@@ -35,7 +35,7 @@ it('npm run demo: the Hue site lists the bridge lights and the dimmer switch swi
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    const ui = await eventually(() => /Hue site:\s+(\S+)/.exec(out)?.[1], 'the Hue site line', 30_000);
+    const ui = await eventually(() => /Hue site:\s+(\S+)/.exec(out)?.[1], 'the Hue site line', 45_000);
     const api = ui.replace(/\/\/[^:/]+:/, '//127.0.0.1:').replace('/site/', '/api/site/');
     const lights = (await (await fetch(`${api}/light`)).json()) as Json[];
     expect(lights.map((l) => l.name).sort()).toEqual(['Hue 1', 'Hue 2', 'Hue 3', 'Living room (Hue room)']);

@@ -22,7 +22,7 @@ it('npm run demo: lights appear, the wall switch works, the web UI is served', a
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     // A cold start compiles the sources with tsx: give it time on a loaded machine.
-    const ui = await eventually(() => /web UI:\s+(\S+)/.exec(out)?.[1], 'the web UI line', 20_000);
+    const ui = await eventually(() => /web UI:\s+(\S+)/.exec(out)?.[1], 'the web UI line', 45_000);
     const page = await fetch(ui.replace(/\/\/[^:/]+:/, '//127.0.0.1:'));
     expect(page.status).toBe(200);
     const api = ui.replace(/\/\/[^:/]+:/, '//127.0.0.1:').replace('/site/', '/api/site/');
@@ -51,4 +51,4 @@ it('npm run demo: lights appear, the wall switch works, the web UI is served', a
     child.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
-}, 60_000);
+}, 90_000);
