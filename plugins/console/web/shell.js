@@ -1,7 +1,5 @@
 // The console shell: signs in once per browser session (an HttpOnly cookie), lists the pages plugins
 // contributed and loads each as an ES module that exports render(root, api).
-import { pageKit } from './kit.js';
-
 const $ = (id) => document.getElementById(id);
 let csrf = '';
 
@@ -66,8 +64,16 @@ const api = {
     return el;
   },
 };
-// run, button, table, label, checkbox, textarea, saveCancel, editor, rename, words (web/kit.js).
-Object.assign(api, pageKit(api.h, say));
+
+let kit;
+/**
+ * Adds the pages' building blocks to `api` (run, button, table, label, checkbox, textarea, saveCancel,
+ * editor, rename, words: web/kit.js). Loaded once signed in: the sign-in screen does without them.
+ */
+function loadKit() {
+  kit ??= import('/admin/ui/kit.js').then(({ pageKit }) => Object.assign(api, pageKit(api.h, say)));
+  return kit;
+}
 
 /**
  * A table wider than its box scrolls inside it on a phone or tablet (style.css); such a table takes the
@@ -122,7 +128,7 @@ async function open(id, title) {
 async function showConsole() {
   $('sign-in').hidden = true;
   $('sign-out').hidden = false;
-  const pages = await call('GET', '/admin/ui/pages');
+  const [pages] = await Promise.all([call('GET', '/admin/ui/pages'), loadKit()]);
   $('pages').replaceChildren(
     ...pages.map((p) => api.h('li', {}, api.h('a', { href: `#${p.id}`, 'data-page': p.id }, p.title))),
   );
