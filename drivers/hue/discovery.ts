@@ -54,9 +54,41 @@ export function bridgesFromRecords(records: MdnsRecord[]): FoundBridge[] {
   return out;
 }
 
+/** Where discovery asks: the hue plugin's `discovery` setting (plugins/hue/README.md#finding-bridges). */
+export interface DiscoveryTarget {
+  /** IPv4 address of the network interface to ask on; '' lets the system choose. Multicast only. */
+  interface: string;
+  /** The mDNS group (224.0.0.251), another multicast group, or one host's unicast IPv4 address. */
+  address: string;
+  port: number;
+}
+
+/** The target mDNS itself defines: the group every bridge listens on, on every interface. */
+export const MDNS_TARGET: DiscoveryTarget = { interface: '', address: '224.0.0.251', port: 5353 };
+
+const isMulticast = (ipv4: string): boolean => {
+  const first = Number(ipv4.split('.')[0]);
+  return first >= 224 && first <= 239;
+};
+
+/** The multicast-dns options that ask `target` (docs/hue.md#finding-and-pairing). */
+export function mdnsOptionsFor(target: DiscoveryTarget): makeMdns.Options {
+  if (!isMulticast(target.address)) {
+    // One host asked directly, from an ephemeral port: an mDNS responder answers such a query by unicast
+    // to the port it came from, so no group is joined and the mDNS port is left to whoever owns it. The
+    // host's routes pick the interface.
+    return { ip: target.address, port: target.port, multicast: false, bind: false };
+  }
+  if (!target.interface) return { ip: target.address, port: target.port };
+  // multicast-dns also binds the socket to `interface`, and on Linux a socket bound to a unicast address
+  // receives no multicast answers: bind to every address, and let `interface` choose where the group is
+  // joined and the question sent.
+  return { ip: target.address, port: target.port, interface: target.interface, bind: '0.0.0.0' };
+}
+
 export interface DiscoverOptions {
   durationMs?: number;
-  /** multicast-dns options (tests use another port and the loopback interface). */
+  /** multicast-dns options (default: the mDNS group on every interface; see `mdnsOptionsFor`). */
   mdns?: makeMdns.Options;
 }
 

@@ -1,12 +1,18 @@
 /** `plugins.hue` config: JSON Schema (every property titled, described, defaulted) and its type. */
 import type { JsonSchema } from '../../core/sdk.ts';
+import { type DiscoveryTarget, MDNS_TARGET } from '../../drivers/hue/discovery.ts';
 
 export interface HueConfig {
   roots: string[];
   pinUnverified: boolean;
   pairingTimeoutMs: number;
   readTimeoutMs: number;
+  discovery: DiscoveryTarget;
 }
+
+/** A dotted IPv4 address, each part 0..255 without leading zeros. */
+const IPV4 =
+  '(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 
 export const configSchema: JsonSchema = {
   type: 'object',
@@ -43,6 +49,41 @@ export const configSchema: JsonSchema = {
       title: 'Event stream read timeout (ms)',
       description:
         'A bridge sends no keepalives: an event stream silent for this long is closed, reopened and followed by a full resync.',
+    },
+    discovery: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      title: 'Bridge discovery',
+      description:
+        'Where the mDNS question for Hue bridges goes: "Find bridges" in the console, `hearth hue discover`, and the search for a paired bridge that moved.',
+      properties: {
+        interface: {
+          type: 'string',
+          pattern: `^(?:${IPV4})?$`,
+          default: MDNS_TARGET.interface,
+          title: 'Network interface',
+          description:
+            'IPv4 address of the network interface to ask on, for a hub on several networks. Empty: the group is joined on every interface and the system picks the one to send on. Used with a multicast address only.',
+        },
+        address: {
+          type: 'string',
+          pattern: `^${IPV4}$`,
+          default: MDNS_TARGET.address,
+          title: 'mDNS address',
+          description:
+            'IPv4 address the question is sent to: the mDNS group 224.0.0.251 (or another multicast group), or the unicast address of one host, which is asked directly and answers to the port the question came from.',
+        },
+        port: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 65535,
+          default: MDNS_TARGET.port,
+          title: 'mDNS port',
+          description:
+            'UDP port the question is sent to; for a multicast group also the port answers are received on.',
+        },
+      },
     },
   },
 };

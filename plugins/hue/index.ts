@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/sdk.ts';
-import { discoverBridges, refindBridge } from '../../drivers/hue/discovery.ts';
+import { discoverBridges, mdnsOptionsFor, refindBridge } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { pairBridge } from '../../drivers/hue/pairing.ts';
 import { bundledRoots } from '../../drivers/hue/roots.ts';
@@ -37,6 +37,8 @@ export default definePlugin<HueConfig, Record<string, never>>({
     if (moved > 0) log.info({ moved }, 'Hue application keys moved into the secrets store');
     const bridges = new Bridges(await ctx.store.open<BridgesDoc>('bridges', { bridges: [] }), ctx.secrets);
     const running = new Map<string, HueDriver>();
+    // Where discovery asks (the `discovery` setting; by default the mDNS group on every interface).
+    const mdns = mdnsOptionsFor(config.discovery);
 
     // The config names a bridge by id; its address, trust and key come from pairing.
     lighting.registerDriverType('hue', (init) => {
@@ -60,7 +62,7 @@ export default definePlugin<HueConfig, Record<string, never>>({
           readTimeoutMs: config.readTimeoutMs,
           // The bridge stopped answering: look for it by id over mDNS and remember a new address.
           refind: async (bridgeId: string) => {
-            const at = await refindBridge(bridgeId).catch(() => null);
+            const at = await refindBridge(bridgeId, { mdns }).catch(() => null);
             const known = bridges.get(bridgeId);
             if (at && known && (at.host !== known.host || at.port !== known.port)) {
               await bridges.setAddress(bridgeId, at.host, at.port);
@@ -150,7 +152,10 @@ export default definePlugin<HueConfig, Record<string, never>>({
     mountHueRoutes(ctx.http.router('admin', { prefix: '/admin/hue' }), {
       lighting,
       discover: async () =>
-        (await discoverBridges()).map((b) => ({ ...b, paired: bridges.get(b.bridgeId) !== undefined })),
+        (await discoverBridges({ mdns })).map((b) => ({
+          ...b,
+          paired: bridges.get(b.bridgeId) !== undefined,
+        })),
       list: () =>
         bridges.list().map((record) => ({
           record,

@@ -14,6 +14,8 @@ const samples: Record<string, unknown> = {
   'plugins.lighting.subdefBase': 'ff:80:01:00',
   'plugins.auth.oidc.providers[].id': 'corp-idp',
   'plugins.auth.oidc.providers[].issuer': 'https://idp.example.com',
+  'plugins.hue.discovery.interface': '192.168.10.2',
+  'plugins.hue.discovery.address': '127.0.0.1',
 };
 
 /** A valid value of `schema` that differs from its default, so seeing it proves the variable was read. */

@@ -2,24 +2,36 @@
  * The Hue bridges page of the operator console in a real browser: pairing asks the operator to press the
  * link button, waits for it, and lists the paired bridge; the application key never reaches the page.
  * Then, at a tablet and a phone viewport: a bridge's scenes listed and one recalled on the bridge,
- * pairing a paired bridge again, and a bad bridge id answered with the API's error and nothing changed.
+ * pairing a paired bridge again, a bad bridge id answered with the API's error and nothing changed, and
+ * "Find bridges" — the hub's discovery setting aims its mDNS question at a responder on loopback — listing
+ * a second emulated bridge that, picked, fills the pairing form and is paired, or saying none answered.
  */
+import { createSocket } from 'node:dgram';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeMdnsResponder } from '../../scripts/simulators/hue-bridge/mdns.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { ids, SimulatedBridge } from './helpers.ts';
+import { freeUdpPort, ids, SimulatedBridge } from './helpers.ts';
 
 let t: TestHub;
 let browser: Browser;
 let bridge: SimulatedBridge;
+/** A bridge on the "LAN" that is not paired yet: found by discovery, then paired from what it answered. */
+let other: SimulatedBridge;
+/** The UDP port on 127.0.0.1 the hub's discovery asks (its `discovery` setting). */
+let mdnsPort: number;
 
 beforeAll(async () => {
   bridge = await SimulatedBridge.start({ coalesceMs: 50 });
+  other = await SimulatedBridge.start({ coalesceMs: 50, bridgeId: '001788fffe0a0b0c' });
+  mdnsPort = await freeUdpPort();
   t = await startTestHub({
     plugins: ['console', 'lighting', 'hue'],
-    config: { plugins: { hue: { pairingTimeoutMs: 10000 } } },
+    config: {
+      plugins: { hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
+    },
   });
   browser = await launchBrowser();
 });
@@ -27,6 +39,7 @@ afterAll(async () => {
   await browser?.close();
   await t?.stop();
   await bridge?.stop();
+  await other?.stop();
 });
 
 it('pairs a bridge from the console: the link button prompt, then the bridge in the list', async () => {
@@ -163,6 +176,88 @@ describe.each([
     expect(await bridges()).toEqual(before);
     expect(bridge.keys()).toHaveLength(keys);
     await page.context().close();
+  }, 60_000);
+
+  it('finds a bridge on the LAN, fills the pairing form with it and pairs it', async () => {
+    // The bridge answers mDNS where the hub's discovery setting asks (loopback carries no multicast).
+    const responder = await BridgeMdnsResponder.start(other, {
+      mdns: { port: mdnsPort, interface: '127.0.0.1', multicast: false },
+    });
+    try {
+      other.closeLinkButton();
+      const keys = other.keys().length;
+      const { page, bodies } = await huePage(viewport);
+      const pairingBodies: string[] = [];
+      page.on('request', (r) => {
+        if (r.method() === 'POST' && r.url().endsWith('/hue/pairings'))
+          pairingBodies.push(r.postData() ?? '');
+      });
+      await page.getByRole('button', { name: 'Find bridges', exact: true }).click();
+      const found = page.getByRole('button', {
+        name: `Hue Bridge - 0A0B0C (${other.bridgeId}) at ${other.host}`,
+        exact: true,
+      });
+      await found.waitFor();
+      await say(page, '1 bridge found.');
+      // Asked where the setting points (a driver looking for a bridge that moved may ask too).
+      expect(responder.answered).toBeGreaterThanOrEqual(1);
+      // Only the bridge that answered: the paired one is not on this "LAN".
+      expect(await page.locator('#hue-found li').count()).toBe(1);
+      expect(await axeViolations(page)).toEqual([]);
+
+      await found.click();
+      expect(await page.getByLabel('Bridge address').inputValue()).toBe(other.host);
+      expect(await page.getByLabel('Port').inputValue()).toBe(String(other.port));
+      expect(await page.getByLabel('Bridge id (optional)').inputValue()).toBe(other.bridgeId);
+      await page.getByRole('button', { name: 'Pair', exact: true }).click();
+      await page
+        .locator('#hue-status', {
+          hasText: /Press the link button on the Hue bridge at 127\.0\.0\.1 now.*\(\d+ s left\)/,
+        })
+        .waitFor();
+      // Waiting for the press: nothing paired yet.
+      expect(other.keys()).toHaveLength(keys);
+      expect(await axeViolations(page)).toEqual([]);
+      other.pressLinkButton();
+      await page.locator('#hue-status', { hasText: `Paired bridge ${other.bridgeId}.` }).waitFor();
+      await page.locator(`tr[data-bridge="${other.bridgeId}"]`).waitFor();
+      // The pairing asked for exactly the bridge that answered: its address, port and id.
+      expect(pairingBodies.map((b) => JSON.parse(b))).toEqual([
+        { host: other.host, port: other.port, site: 'Home', bridgeId: other.bridgeId },
+      ]);
+      expect((await bridges()).find((b) => b.bridgeId === other.bridgeId)).toBeDefined();
+      expect(other.keys()).toHaveLength(keys + 1);
+      const appKey = other.keys().at(-1) as string;
+      expect(bodies.join('\n')).not.toContain(appKey);
+      expect(await page.content()).not.toContain(appKey);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    } finally {
+      await responder.stop();
+      // Unpaired again: the next viewport finds it the same way, and the other cases see one bridge.
+      await t.admin('DELETE', `/admin/hue/bridges/${other.bridgeId}`);
+    }
+  }, 60_000);
+
+  it('says so when no bridge answers "Find bridges", and lists none', async () => {
+    // Something hears the question where the setting points, but no bridge answers it.
+    const listener = createSocket('udp4');
+    let questions = 0;
+    listener.on('message', () => {
+      questions += 1;
+    });
+    await new Promise<void>((r) => listener.bind(mdnsPort, '127.0.0.1', () => r()));
+    try {
+      const { page } = await huePage(viewport);
+      await page.getByRole('button', { name: 'Find bridges', exact: true }).click();
+      await say(page, 'No bridge answered; enter its address.');
+      expect(questions).toBeGreaterThanOrEqual(1);
+      expect(await page.locator('#hue-found li').count()).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    } finally {
+      await new Promise<void>((r) => listener.close(() => r()));
+    }
   }, 60_000);
 });
 

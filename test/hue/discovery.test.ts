@@ -1,9 +1,9 @@
 /**
  * Finding bridges by mDNS: the records of an answer, a live query answered by the simulated bridge's
- * responder over real UDP on loopback, and a driver that finds its bridge again by id after the bridge
- * moved to another address.
+ * responder over real UDP on loopback (also as the plugin's `discovery` setting asks for it), how that
+ * setting maps onto multicast-dns, and a driver that finds its bridge again by id after the bridge moved
+ * to another address.
  */
-import { createSocket } from 'node:dgram';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,28 +11,21 @@ import {
   type DiscoverOptions,
   discoverBridges,
   HUE_SERVICE,
+  MDNS_TARGET,
   type MdnsRecord,
+  mdnsOptionsFor,
   refindBridge,
 } from '../../drivers/hue/discovery.ts';
 import { createHueDriver, type HueDriver } from '../../drivers/hue/driver.ts';
 import { BridgeMdnsResponder } from '../../scripts/simulators/hue-bridge/mdns.ts';
 import { RecordingSink } from '../drivers/conformance.ts';
-import { bridgeWithKey, type SimulatedBridge } from './helpers.ts';
+import { bridgeWithKey, freeUdpPort, type SimulatedBridge } from './helpers.ts';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanup.reverse()) await c();
   cleanup = [];
 });
-
-/** A free UDP port on loopback for the responder. */
-async function freeUdpPort(): Promise<number> {
-  const s = createSocket('udp4');
-  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
-  const { port } = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /**
  * A responder on 127.0.0.1:<port> and the discovery options that reach it: queries go by unicast to that
@@ -69,6 +62,45 @@ describe('hue mDNS discovery', () => {
       port: bridge.port,
     });
     expect(await refindBridge('001788fffe000000', opts)).toBeNull();
+  });
+
+  it("the plugin's discovery setting naming a unicast address asks that host directly", async () => {
+    const { bridge } = await bridgeWithKey();
+    cleanup.push(() => bridge.stop());
+    const { responder, opts } = await responderFor(bridge);
+    const port = (opts.mdns as { port: number }).port;
+    const mdns = mdnsOptionsFor({ interface: '', address: '127.0.0.1', port });
+    // Nothing bound to the responder's port and no group joined: the answer comes back to the asking port.
+    expect(mdns).toEqual({ ip: '127.0.0.1', port, multicast: false, bind: false });
+    expect(await discoverBridges({ durationMs: 300, mdns })).toEqual([
+      { bridgeId: bridge.bridgeId, host: '127.0.0.1', port: bridge.port, name: 'Hue Bridge - 4A5B6C' },
+    ]);
+    expect(responder.answered).toBe(1);
+    // Another port on that host has no responder: nothing is found.
+    expect(
+      await discoverBridges({
+        durationMs: 300,
+        mdns: mdnsOptionsFor({ ...MDNS_TARGET, address: '127.0.0.1', port: await freeUdpPort() }),
+      }),
+    ).toEqual([]);
+  });
+
+  it('the default setting asks the mDNS group exactly as multicast-dns does unconfigured; an interface keeps receiving the group', () => {
+    expect(MDNS_TARGET).toEqual({ interface: '', address: '224.0.0.251', port: 5353 });
+    expect(mdnsOptionsFor(MDNS_TARGET)).toEqual({ ip: '224.0.0.251', port: 5353 });
+    // multicast-dns would bind the socket to the interface's address, where Linux delivers no multicast.
+    expect(mdnsOptionsFor({ ...MDNS_TARGET, interface: '192.168.1.5' })).toEqual({
+      ip: '224.0.0.251',
+      port: 5353,
+      interface: '192.168.1.5',
+      bind: '0.0.0.0',
+    });
+    // Any address in 224.0.0.0/4 is a group; the ones around it are hosts.
+    expect(mdnsOptionsFor({ ...MDNS_TARGET, address: '239.255.255.250' })).not.toHaveProperty('multicast');
+    expect(mdnsOptionsFor({ ...MDNS_TARGET, address: '223.255.255.255' })).toMatchObject({
+      multicast: false,
+    });
+    expect(mdnsOptionsFor({ ...MDNS_TARGET, address: '240.0.0.1' })).toMatchObject({ multicast: false });
   });
 
   it('a driver whose bridge moved to another address finds it again by bridge id and reconnects there', async () => {

@@ -1,4 +1,5 @@
 /** A simulated bridge with a key, and the driver options that reach it (fast timings for tests). */
+import { createSocket } from 'node:dgram';
 import {
   ids,
   SimulatedBridge,
@@ -21,4 +22,13 @@ export async function bridgeWithKey(opts: SimulatedBridgeOptions = {}) {
     backoffMaxMs: 500,
   };
   return { bridge, appKey, options };
+}
+
+/** A free UDP port on loopback, for an mDNS responder there. */
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const { port } = s.address();
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }

@@ -252,7 +252,11 @@ export async function render(root, api) {
               ),
             );
             api.say(
-              list.length === 0 ? 'No bridge answered; enter its address.' : `${list.length} bridges found.`,
+              list.length === 0
+                ? 'No bridge answered; enter its address.'
+                : list.length === 1
+                  ? '1 bridge found.'
+                  : `${list.length} bridges found.`,
             );
           } catch (err) {
             api.say(err.message, true);
