@@ -57,6 +57,11 @@ describe('hearth/<site>/ topics', () => {
     );
     await client!.publishAsync(`${base}/set`, JSON.stringify({ state: 'OFF' }));
     await eventually(() => !bulb!.power, 'off');
+    // The hub publishes the new state once the bulb has reported it, a moment after the bulb switched.
+    await eventually(
+      () => seen.find((m) => m.topic === `${base}/state` && JSON.parse(m.payload).on === false),
+      'the off state',
+    );
     // Garbage is ignored; the device is untouched and the bus stays up.
     await client!.publishAsync(`${base}/set`, 'not json');
     await client!.publishAsync(`${base}/set`, JSON.stringify({ on: true, bri: 999 }));
