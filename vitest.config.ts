@@ -11,6 +11,9 @@ export default defineConfig({
     // A guard against hangs, not a speed target: browser suites on a loaded 2-core CI machine need room.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a state (a list reloaded, a message delivered) and returns as soon as it holds;
+    // its 1 s default is shorter than a loaded 2-core machine sometimes needs.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     projects: [
       {

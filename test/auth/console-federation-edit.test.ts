@@ -183,6 +183,7 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
 
     // A site's resource: its name and policies only.
     await button(`Edit resource ${siteSlug}`).click();
+    await form.getByLabel('Display name').waitFor();
     expect(await form.getByLabel('Slug').count()).toBe(0);
     await form.getByLabel(/act as the resource/).fill(agent.client_id);
     await button(`Save resource ${siteSlug}`).click();

@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const v = await fn();
     if (v) return v;
     await new Promise((r) => setTimeout(r, 25));

@@ -98,7 +98,7 @@ describe('zigbee: recovery', () => {
   it('restarts the network and registers its endpoint again after a coordinator reset', async () => {
     const { driver, sim: s, sink } = await paired();
     s.coordinator.reset();
-    for (let i = 0; i < 100 && !s.coordinator.endpoints.has(1); i++)
+    for (let i = 0; i < 1000 && !s.coordinator.endpoints.has(1); i++)
       await new Promise((r) => setTimeout(r, 10));
     expect(s.coordinator.endpoints.has(1)).toBe(true);
     expect(s.coordinator.state).toBe(9);

@@ -24,7 +24,7 @@ afterEach(async () => {
 const dimmable = { type: 'dimmable' as const };
 const binary = { type: 'binary' as const };
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await probe();

@@ -20,7 +20,7 @@ afterEach(async () => {
   sim = null;
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await probe();
