@@ -3,6 +3,8 @@
  * favourites, dark mode, installable (manifest, icons, a service worker that keeps the shell offline),
  * English and German from the browser's language, and zero axe-core violations on every view.
  */
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../helpers/axe.ts';
@@ -220,6 +222,20 @@ describe('installable and available offline', () => {
     await page.locator('#live.on').waitFor();
     await page.locator('#offline-note').waitFor({ state: 'hidden' });
     await context.close();
+  });
+
+  it('serves every module of the app as JavaScript and keeps each one for offline use', async () => {
+    const modules = readdirSync(
+      fileURLToPath(new URL('../../plugins/lighting/web/', import.meta.url)),
+    ).filter((f) => f.endsWith('.js') && f !== 'sw.js');
+    expect(modules).toContain('setup-pairing.js');
+    const worker = await (await fetch(`${h.t.url}/lighting/ui/sw.js`)).text();
+    for (const name of modules) {
+      const res = await fetch(`${h.t.url}/lighting/ui/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type'), name).toContain('text/javascript');
+      expect(worker, name).toContain(`'${name}'`);
+    }
   });
 
   it('serves the worker with the header that lets it control the pages under /site/', async () => {

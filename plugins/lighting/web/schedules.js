@@ -1,6 +1,7 @@
 // The schedules view: the site's schedules (switch on/off, edit, delete, next run) and a form for a new
 // or changed one — a time of day or sunrise/sunset with an offset, weekdays, and a scene, a room or a
 // light at a level. The site's location (for sunrise and sunset) is set here once.
+import { deleteButton } from './forms.js';
 import { lang, t } from './i18n.js';
 import { el, orEmpty } from './view.js';
 import { saveProblem } from './words.js';
@@ -118,18 +119,11 @@ export function schedulesView(app, root) {
               },
               t('edit'),
             ),
-            el(
-              'button',
-              {
-                type: 'button',
-                'aria-label': t('deleteNamed', { name: s.name }),
-                onclick: () =>
-                  change(
-                    call('DELETE', `/schedule/${encodeURIComponent(s._id)}`),
-                    t('deleted', { name: s.name }),
-                  ),
-              },
-              t('delete'),
+            deleteButton(s.name, () =>
+              change(
+                call('DELETE', `/schedule/${encodeURIComponent(s._id)}`),
+                t('deleted', { name: s.name }),
+              ),
             ),
           ),
         ),
