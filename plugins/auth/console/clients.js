@@ -23,8 +23,7 @@ function clientEditor(api, c, resources, { saved, cancelled }) {
   const lines = (text) => text.split(/\s+/).filter(Boolean);
   const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   const name = h('input', { id: id('name'), required: true, maxlength: 200, value: c.name });
-  const redirects = h('textarea', { id: id('redirects'), rows: 3, cols: 50 });
-  redirects.value = c.redirect_uris.join('\n');
+  const redirects = api.textarea({ id: id('redirects') }, c.redirect_uris.join('\n'));
   const scope = h('input', { id: id('scope'), value: c.scope, placeholder: 'lights:read scenes:apply' });
   const alg = h(
     'select',
@@ -273,8 +272,7 @@ export async function render(root, api) {
       h('option', { value: m, selected: m === dcr.mode }, m),
     ),
   );
-  const approved = h('textarea', { id: 'dcr-approved', rows: 2, cols: 50 });
-  approved.value = (dcr.approved_redirects ?? []).join('\n');
+  const approved = api.textarea({ id: 'dcr-approved', rows: 2 }, (dcr.approved_redirects ?? []).join('\n'));
 
   root.append(
     h(

@@ -2,7 +2,7 @@
 // brokered resources hand out), edited in place, and the upstream sign-in providers of the configuration,
 // whose client secrets are set here. A stored secret is never shown back.
 export async function render(root, api) {
-  const { h, run, button, table, label, checkbox, editor } = api;
+  const { h, run, button, table, label, checkbox, textarea, editor } = api;
   const brokerArea = h('div', { id: 'broker-providers' });
   const oidcArea = h('div', { id: 'oidc-providers' });
 
@@ -13,8 +13,7 @@ export async function render(root, api) {
   const bSlug = h('input', { id: 'broker-slug', required: true });
   const bName = h('input', { id: 'broker-name', required: true });
   const bProtocol = h('input', { id: 'broker-protocol', required: true, value: 'oauth2' });
-  const bConfig = h('textarea', { id: 'broker-config', rows: 4, cols: 50, required: true });
-  bConfig.value = '{}';
+  const bConfig = textarea({ id: 'broker-config', rows: 4, required: true }, '{}');
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
   /**
@@ -33,9 +32,8 @@ export async function render(root, api) {
     const slug = h('input', { id: `${p}-slug`, required: true, value: cur.slug });
     const name = h('input', { id: `${p}-name`, required: true, value: cur.display_name });
     const protocol = h('input', { id: `${p}-protocol`, required: true, value: cur.protocol });
-    const config = h('textarea', { id: `${p}-config`, rows: 6, cols: 50, required: true });
     const initial = JSON.stringify(shown, null, 2);
-    config.value = initial;
+    const config = textarea({ id: `${p}-config`, rows: 6, required: true }, initial);
     const secret = h('input', {
       id: `${p}-secret`,
       type: 'password',
