@@ -228,7 +228,10 @@ describe('hue driver: state and events', () => {
 
 describe('hue driver: the bridge limits', () => {
   it('a burst of 100 commands to 40 lights: all applied, final state correct, no 429 from the bridge', async () => {
-    const { bridge, driver } = await setup({ lights: 40, latencyMs: 5 });
+    // The bridge times arrivals, not sends: a request that opens one of the three TLS connections arrives
+    // later than the one after it on a warm connection, more so on a loaded machine. Three slots of slack
+    // absorb that and still refuse a limiter that sends faster than 10/s within a few commands.
+    const { bridge, driver } = await setup({ lights: 40, latencyMs: 5, rateToleranceMs: 300 });
     await driver.start();
     const want = new Map<number, number>();
     const sent: Array<Promise<void>> = [];
