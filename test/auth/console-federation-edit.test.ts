@@ -8,6 +8,7 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { signInToConsole, VIEWPORTS } from '../helpers/console.ts';
 import { type AuthHub, adminClient, siteResourceUri, startAuthHub } from './helpers.ts';
 
 let browser: Chromium;
@@ -34,11 +35,6 @@ interface ResourceView {
     connect?: { allowed_return_urls: string[] };
   };
 }
-
-const VIEWPORTS = [
-  ['tablet', { width: 1024, height: 768 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, viewport) => {
   let h: AuthHub;
@@ -99,10 +95,7 @@ describe.each(VIEWPORTS)('editing auth records in the console (%s)', (_name, vie
     page.on('request', (r) => {
       if (!r.url().startsWith(h.adminUrl) && !r.url().startsWith('data:')) foreign.push(r.url());
     });
-    await page.goto(`${h.adminUrl}/admin/ui/`);
-    await page.getByLabel('Admin key').fill(h.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
+    await signInToConsole(page, h.adminUrl, h.adminKey);
     await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
   });
 

@@ -7,6 +7,7 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { signInToConsole, VIEWPORTS } from '../helpers/console.ts';
 import {
   type AuthHub,
   adminClient,
@@ -18,11 +19,6 @@ import {
   siteResourceUri,
   startAuthHub,
 } from './helpers.ts';
-
-const VIEWPORTS = [
-  ['tablet', { width: 1024, height: 768 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {
   let h: AuthHub;
@@ -58,10 +54,7 @@ describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {
     page.on('request', (r) => {
       if (!r.url().startsWith(h.adminUrl) && !r.url().startsWith('data:')) foreign.push(r.url());
     });
-    await page.goto(`${h.adminUrl}/admin/ui/`);
-    await page.getByLabel('Admin key').fill(h.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
+    await signInToConsole(page, h.adminUrl, h.adminKey);
     // The shell follows navigation once its first page (Status) has rendered.
     await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
     // A hub, a browser and a first page: more than the default hook time on a loaded 2-core machine.

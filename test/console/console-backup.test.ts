@@ -12,14 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightingExports } from '../../plugins/lighting/types.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { VIEWPORTS } from '../helpers/console.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { probePlugin } from '../lighting/harness.ts';
 import { testDriverType } from '../lighting/test-driver.ts';
-
-const VIEWPORTS = [
-  ['tablet', { width: 1024, height: 768 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 // Each viewport gets a hub of its own: a restore replaces the hub's data and ends every session.
 describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasmotaBulb } from '../../scripts/simulators/tasmota-bulb.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { signInToConsole } from '../helpers/console.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 
 let t: TestHub;
@@ -70,10 +71,7 @@ describe.each(viewports)('console edit controls on a $name viewport', (vp) => {
     page = await browser.newPage({ viewport: { width: vp.width, height: vp.height } });
     page.setDefaultTimeout(10_000);
     page.on('dialog', (d) => void d.accept());
-    await page.goto(`${t.adminUrl}/admin/ui/`);
-    await page.getByLabel('Admin key').fill(t.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
+    await signInToConsole(page, t.adminUrl, t.adminKey);
   });
 
   afterAll(async () => {

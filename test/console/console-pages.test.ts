@@ -8,14 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightingExports } from '../../plugins/lighting/types.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { signInToConsole, VIEWPORTS } from '../helpers/console.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { probePlugin } from '../lighting/harness.ts';
 import { testDriverType } from '../lighting/test-driver.ts';
-
-const VIEWPORTS = [
-  ['tablet', { width: 1024, height: 768 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {
   let t: TestHub;
@@ -57,10 +53,7 @@ describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {
     page = await browser.newPage({ viewport });
     page.setDefaultTimeout(10_000);
     page.on('dialog', (d) => void d.accept());
-    await page.goto(`${t.adminUrl}/admin/ui/`);
-    await page.getByLabel('Admin key').fill(t.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console pages' }).waitFor();
+    await signInToConsole(page, t.adminUrl, t.adminKey);
   });
 
   afterAll(async () => {

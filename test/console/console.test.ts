@@ -8,12 +8,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { VIEWPORTS } from '../helpers/console.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-
-const VIEWPORTS = [
-  ['tablet', { width: 1024, height: 768 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {
   let t: TestHub;
