@@ -14,8 +14,8 @@ import {
   raiseWriteMark,
 } from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
-import { hidesDollarTopic } from './topics.ts';
-import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
+import { filterCovers, hidesDollarTopic } from './topics.ts';
+import type { BrokerOptions, BrokerService, MqttListener, MqttMessage } from './types.ts';
 
 /** aedes in this process: TCP on opts.host:opts.port, MQTT over WebSocket via handleWebSocket(). */
 export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerService> {
@@ -190,6 +190,16 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       }
       return closed;
     },
+    listeners(filter) {
+      const found: MqttListener[] = [];
+      for (const client of Object.values(connectedClients(aedes))) {
+        const state = states.get(client);
+        if (!state) continue;
+        const filters = Object.keys(subscriptionsOf(client)).filter((held) => filterCovers(held, filter));
+        if (filters.length > 0) found.push({ client: state.info, filters });
+      }
+      return found;
+    },
     addConnectHandler(handler) {
       // The embedded broker is already up: "connected" once, right after registration.
       const timer = setImmediate(handler);
@@ -276,6 +286,11 @@ async function subscribeInProcess(
 /** aedes keeps its connected clients by id on `aedes.clients`; its typings omit the field. */
 function connectedClients(aedes: Aedes): Record<string, Client> {
   return (aedes as unknown as { clients: Record<string, Client> }).clients;
+}
+
+/** A client's granted subscriptions, keyed by filter; aedes' typings omit the field. */
+function subscriptionsOf(client: Client): Record<string, unknown> {
+  return (client as unknown as { subscriptions: Record<string, unknown> }).subscriptions ?? {};
 }
 
 /** aedes keeps its persistence (default in-memory) on `aedes.persistence`; its typings omit the field. */

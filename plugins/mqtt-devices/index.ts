@@ -71,7 +71,12 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       brokerHooks(
         credentials,
         (key) => lighting.sites.resolveKey(key),
-        { owners, discoverySite: () => instances.discoverySite() },
+        {
+          owners,
+          discoverySite: () => instances.discoverySite(),
+          listeners: (filter) => ctx.mqtt.listeners(filter),
+          zigbee2mqttBase: config.zigbee2mqttBase,
+        },
         log,
       ),
     );
