@@ -14,6 +14,7 @@ import {
   raiseWriteMark,
 } from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
+import { PacketStringScanner } from './string-check.ts';
 import { filterCovers, hidesDollarTopic } from './topics.ts';
 import type { BrokerOptions, BrokerService, MqttListener, MqttMessage } from './types.ts';
 
@@ -120,15 +121,23 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       closing: false,
       dropped: 0,
     };
-    const scanner = new PacketSizeScanner(limits.maxPacketSize, () => link.accepted);
+    const sizes = new PacketSizeScanner(limits.maxPacketSize, () => link.accepted);
+    const strings = new PacketStringScanner();
+    let malformed = false;
     let client: Client | undefined;
     guardReads(
       stream,
-      (chunk) => scanner.feed(chunk),
+      (chunk) => {
+        const tooLarge = sizes.feed(chunk);
+        if (tooLarge) return tooLarge;
+        const bad = strings.feed(chunk);
+        malformed = bad !== null;
+        return bad;
+      },
       (reason) =>
         log.warn(
           { transport, clientId: client?.id ?? undefined, reason },
-          'mqtt limit exceeded; connection closed',
+          malformed ? 'mqtt malformed packet; connection closed' : 'mqtt limit exceeded; connection closed',
         ),
     );
     client = aedes.handle(stream);
