@@ -40,8 +40,8 @@ export interface LightRecord {
  * What the API returns for a light: the record plus the confirmed (reported) level; `new` is always
  * shown (false for lights created on the site API or accepted).
  */
-export type LightView = Omit<LightRecord, 'protocolid' | 'new'> &
-  LightLevel & { new: boolean } & Record<string, unknown>;
+export type LightView = Omit<LightRecord, 'protocolid' | 'new' | 'subdef'> &
+  LightLevel & { new: boolean; subdef: string } & Record<string, unknown>;
 
 export interface SceneEntry extends LightColour {
   _id: string;

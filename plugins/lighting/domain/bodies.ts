@@ -48,7 +48,8 @@ function lightType(body: Body): LightType {
 
 function subdef(body: Body): string | null {
   const v = body.subdef;
-  if (v === undefined || v === null) return null;
+  // "" is how every answer shows a light without one: sent back in a whole object, it means none.
+  if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string' || !SUBDEF.test(v.toLowerCase())) {
     throw invalid('subdef must be hex byte pairs separated by colons, e.g. ff:ee:33:00');
   }
