@@ -150,3 +150,26 @@ describe("a site's credential reaches another site's devices through shared topi
     await eventually(() => !kitchen.power || undefined, "Home's own group command reaching its bulb");
   });
 });
+
+describe('a group topic that a device of no site listens on (mqtt.allowAnonymous)', () => {
+  it("is refused to a site's credential like another site's", async () => {
+    const hub = await startMqttHub({ mqtt: { allowAnonymous: true } });
+    const loose = await startTasmotaBulb({ url: hub.t.mqttUrl, topic: 'garage' });
+    const pw = await hub.credential('home-tool');
+    const c = await mqtt.connectAsync(hub.t.mqttUrl, {
+      username: 'home-tool',
+      password: pw,
+      reconnectPeriod: 0,
+    });
+    try {
+      expect(await suback(c, ['cmnd/tasmotas/#'])).toEqual([128]);
+      c.publish('cmnd/tasmotas/POWER', 'ON');
+      await eventually(() => !c.connected || undefined, 'the connection to close');
+      expect(loose.power).toBe(false);
+    } finally {
+      await c.endAsync(true);
+      await loose.stop();
+      await hub.stop();
+    }
+  });
+});
