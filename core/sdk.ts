@@ -24,12 +24,13 @@ export {
 export type { HearthMiddleware, HearthRouter, HttpApi, ListenerInfo, RouterOptions } from './http/types.ts';
 export type { Collect, Counter, Histogram, Labels, MetricsApi } from './metrics/types.ts';
 export { brokerUrlForLog, connectMqtt, type MqttClientSettings } from './mqtt/client.ts';
-export { assertTopicFilter, assertTopicName, topicMatches } from './mqtt/topics.ts';
+export { assertTopicFilter, assertTopicName, filterCovers, topicMatches } from './mqtt/topics.ts';
 export type {
   MqttApi,
   MqttAuthDecision,
   MqttAuthHooks,
   MqttClientInfo,
+  MqttListener,
   MqttMessage,
   MqttTopicDecision,
   PublishOptions,

@@ -14,8 +14,9 @@ import {
   raiseWriteMark,
 } from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
-import { hidesDollarTopic } from './topics.ts';
-import type { BrokerOptions, BrokerService, MqttMessage } from './types.ts';
+import { PacketStringScanner } from './string-check.ts';
+import { filterCovers, hidesDollarTopic } from './topics.ts';
+import type { BrokerOptions, BrokerService, MqttListener, MqttMessage } from './types.ts';
 
 /** aedes in this process: TCP on opts.host:opts.port, MQTT over WebSocket via handleWebSocket(). */
 export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerService> {
@@ -120,15 +121,23 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       closing: false,
       dropped: 0,
     };
-    const scanner = new PacketSizeScanner(limits.maxPacketSize, () => link.accepted);
+    const sizes = new PacketSizeScanner(limits.maxPacketSize, () => link.accepted);
+    const strings = new PacketStringScanner();
+    let malformed = false;
     let client: Client | undefined;
     guardReads(
       stream,
-      (chunk) => scanner.feed(chunk),
+      (chunk) => {
+        const tooLarge = sizes.feed(chunk);
+        if (tooLarge) return tooLarge;
+        const bad = strings.feed(chunk);
+        malformed = bad !== null;
+        return bad;
+      },
       (reason) =>
         log.warn(
           { transport, clientId: client?.id ?? undefined, reason },
-          'mqtt limit exceeded; connection closed',
+          malformed ? 'mqtt malformed packet; connection closed' : 'mqtt limit exceeded; connection closed',
         ),
     );
     client = aedes.handle(stream);
@@ -189,6 +198,16 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
         closed += 1;
       }
       return closed;
+    },
+    listeners(filter) {
+      const found: MqttListener[] = [];
+      for (const client of Object.values(connectedClients(aedes))) {
+        const state = states.get(client);
+        if (!state) continue;
+        const filters = Object.keys(subscriptionsOf(client)).filter((held) => filterCovers(held, filter));
+        if (filters.length > 0) found.push({ client: state.info, filters });
+      }
+      return found;
     },
     addConnectHandler(handler) {
       // The embedded broker is already up: "connected" once, right after registration.
@@ -276,6 +295,11 @@ async function subscribeInProcess(
 /** aedes keeps its connected clients by id on `aedes.clients`; its typings omit the field. */
 function connectedClients(aedes: Aedes): Record<string, Client> {
   return (aedes as unknown as { clients: Record<string, Client> }).clients;
+}
+
+/** A client's granted subscriptions, keyed by filter; aedes' typings omit the field. */
+function subscriptionsOf(client: Client): Record<string, unknown> {
+  return (client as unknown as { subscriptions: Record<string, unknown> }).subscriptions ?? {};
 }
 
 /** aedes keeps its persistence (default in-memory) on `aedes.persistence`; its typings omit the field. */

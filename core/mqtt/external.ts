@@ -128,6 +128,7 @@ export function createExternalBroker(
     removeHooks() {},
     // Connections to an external broker are its to close (its own authentication and ACLs apply).
     disconnect: () => 0,
+    listeners: () => [],
     retained: () =>
       Promise.reject(new Error('mqtt: retained messages live on the external broker; ask it directly')),
     addConnectHandler(handler) {

@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import { HearthError } from '../errors.ts';
 import { assertTopicFilter, assertTopicName } from './topics.ts';
-import type { MqttApi, MqttAuthHooks, MqttClientInfo, MqttMessage, PublishOptions } from './types.ts';
+import type {
+  MqttApi,
+  MqttAuthHooks,
+  MqttClientInfo,
+  MqttListener,
+  MqttMessage,
+  PublishOptions,
+} from './types.ts';
 
 /** What the embedded broker and the external client both provide; forOwner() scopes it to one plugin. */
 export interface Transport {
@@ -14,6 +21,7 @@ export interface Transport {
   /** Registers a handler run after each (re)connection; returns its remover. */
   addConnectHandler(handler: () => void): () => void;
   disconnect(match: (client: MqttClientInfo) => boolean): number;
+  listeners(filter: string): MqttListener[];
   retained(filter: string): Promise<MqttMessage[]>;
 }
 
@@ -91,6 +99,11 @@ export function createOwnerApi(transport: Transport, owner: string, log: Logger)
     disconnect(match) {
       assertLive('disconnect()');
       return transport.disconnect(match);
+    },
+
+    listeners(filter) {
+      assertTopicFilter(filter);
+      return transport.listeners(filter);
     },
 
     retained(filter) {

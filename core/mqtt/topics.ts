@@ -49,6 +49,23 @@ export function topicMatches(filter: string, topic: string): boolean {
   return f.length === t.length;
 }
 
+/**
+ * Whether every topic `inner` (a filter or a topic name) can match is matched by `outer` (MQTT 3.1.1 §4.7):
+ * a `+` or `#` in `inner` must face a wildcard in `outer`; `a/#` also covers `a`.
+ */
+export function filterCovers(outer: string, inner: string): boolean {
+  if (hidesDollarTopic(outer, inner)) return false;
+  const o = outer.split('/');
+  const i = inner.split('/');
+  for (let n = 0; n < o.length; n++) {
+    if (o[n] === '#') return true;
+    const level = i[n];
+    if (level === undefined || level === '#') return false;
+    if (o[n] !== '+' && o[n] !== level) return false;
+  }
+  return o.length === i.length;
+}
+
 /** True when a `$`-topic must be hidden from a filter that starts with a wildcard [MQTT-4.7.2-1]. */
 export function hidesDollarTopic(filter: string, topic: string): boolean {
   return topic.charCodeAt(0) === 36 && (filter.charCodeAt(0) === 43 || filter.charCodeAt(0) === 35);

@@ -39,6 +39,11 @@ export interface MqttAuthHooks {
   authorizeDelivery?(client: MqttClientInfo, topic: string): MqttTopicDecision;
 }
 
+export interface MqttListener {
+  client: MqttClientInfo;
+  filters: string[];
+}
+
 export interface MqttMessage {
   topic: string;
   payload: Buffer;
@@ -72,6 +77,13 @@ export interface MqttApi {
    * subscription already granted). Returns how many were closed. External: 0, the broker's own job.
    */
   disconnect(match: (client: MqttClientInfo) => boolean): number;
+  /**
+   * Embedded: the connected socket clients holding subscriptions that cover every topic `filter` can match
+   * (for a topic name: that match it), with those subscriptions' filters; in-process subscribers are not
+   * clients. For ACL hooks that must know whose devices listen on a shared topic (a group topic) before
+   * letting a client publish or subscribe there; synchronous. External: [] (the broker's own job).
+   */
+  listeners(filter: string): MqttListener[];
   /**
    * Embedded: the retained messages whose topics match `filter` (`$` topics only for a filter starting
    * with `$`). Clear one by publishing an empty retained message to its topic. External: rejects (ask the

@@ -14,6 +14,7 @@ import type { LightingExports } from '../lighting/types.ts';
 import { type BridgeRecord, Bridges, type BridgesDoc, type KeysDoc, migratePlainKeys } from './bridges.ts';
 import { hueCommands } from './commands.ts';
 import { configSchema, type HueConfig } from './config.ts';
+import { hueIdProblem } from './hue-ids.ts';
 import { Pairings, type PairingsDoc } from './pairings.ts';
 import { mountHueRoutes } from './routes.ts';
 
@@ -40,6 +41,8 @@ export default definePlugin<HueConfig, Record<string, never>>({
     // Where discovery asks (the `discovery` setting; by default the mDNS group on every interface).
     const mdns = mdnsOptionsFor(config.discovery);
 
+    // A hueid names a CLIP v2 resource (a light or device id, `grouped_light/<id>`); anything else never could.
+    lighting.setProtocolIdRule('hue', hueIdProblem);
     // The config names a bridge by id; its address, trust and key come from pairing.
     lighting.registerDriverType('hue', (init) => {
       const id = String(init.options.bridgeId ?? '');
@@ -187,6 +190,7 @@ export default definePlugin<HueConfig, Record<string, never>>({
 
     return {
       async stop() {
+        lighting.setProtocolIdRule('hue', null);
         for (const id of [...running.keys()]) await stopBridge(id);
       },
       health() {

@@ -24,6 +24,9 @@ export const missing = (what: string, id: string) =>
 /** Whether a device of a vendor whose devices are shared by all sites (one MQTT broker) belongs to another site. */
 export type ForeignDeviceCheck = (siteId: string, protocolid: string) => boolean;
 
+/** Why a protocol id can name no device of a vendor, or null when it can. */
+export type ProtocolIdRule = (protocolid: string) => string | null;
+
 interface LightIndex {
   version: number;
   byId: Map<string, LightRecord>;
@@ -36,6 +39,8 @@ export class Catalog {
   #index: LightIndex | null = null;
   /** Per vendor: the plugin that knows which site each device belongs to (a Map: vendors are outside ids). */
   readonly #foreign = new Map<string, ForeignDeviceCheck>();
+  /** Per vendor: why an id can name no device of that vendor (installed by the vendor's plugin). */
+  readonly #idRules = new Map<string, ProtocolIdRule>();
 
   /** Told after every committed change of a site's configuration (the WebSocket's `siteChanged`). */
   onChange: (siteId: string) => void = () => {};
@@ -130,9 +135,16 @@ export class Catalog {
     else this.#foreign.delete(vendor);
   }
 
+  setProtocolIdRule(vendor: string, rule: ProtocolIdRule | null): void {
+    if (rule) this.#idRules.set(vendor, rule);
+    else this.#idRules.delete(vendor);
+  }
+
   /**
-   * A vendor id is unique per site among lights (or among sensors), and a device shared by all sites (an
-   * MQTT device) belongs to one site: a light or sensor of another site cannot name it.
+   * A vendor id names a device of the vendor (when its plugin has a rule), is unique per site among lights
+   * (or among sensors), and a device shared by all sites (an MQTT device) belongs to one site: a light or
+   * sensor of another site cannot name it. `unchanged`: the light or sensor kept the id it had (a rename
+   * of a light made before a rule existed still works).
    */
   checkDuplicate(
     siteId: string,
@@ -140,7 +152,11 @@ export class Catalog {
     protocolid: string,
     kind: 'lights' | 'sensors',
     self?: string,
+    unchanged = false,
   ) {
+    const problem = unchanged ? null : (this.#idRules.get(vendor)?.(protocolid) ?? null);
+    if (problem !== null)
+      throw new HttpError(400, 'invalid_request', `${vendor}id ${protocolid} names no device: ${problem}`);
     const clash = this.#doc.data[kind].find(
       (x) => x.siteid === siteId && x.vendor === vendor && x.protocolid === protocolid && x._id !== self,
     );
@@ -161,7 +177,8 @@ export class Catalog {
 
   async modifyLight(siteId: string, id: string, f: LightFields): Promise<LightRecord> {
     const before = this.light(siteId, id);
-    this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights', id);
+    const same = before.vendor === f.vendor && before.protocolid === f.protocolid;
+    this.checkDuplicate(siteId, f.vendor, f.protocolid, 'lights', id, same);
     await this.commit(siteId, (d) => {
       const i = d.lights.findIndex((x) => x._id === id);
       if (i >= 0) d.lights[i] = { _id: id, siteid: siteId, ...f };

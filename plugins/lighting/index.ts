@@ -226,6 +226,8 @@ export default definePlugin<LightingConfig, LightingExports>({
         broadcast: (siteId, message) => live.send(siteId, message),
         registerDriverType: (type, factory) => drivers.registerType(type, factory),
         setDeviceOwnership: (vendor, elsewhere) => catalog.setDeviceOwnership(vendor, elsewhere),
+        setProtocolIdRule: (vendor, problem) => catalog.setProtocolIdRule(vendor, problem),
+        siteGuard: (scope) => access.guard(scope),
         addDriver,
         removeDriver: (id) => drivers.remove(id),
         async postSensorEvent(siteId, sensorId, event) {

@@ -76,7 +76,15 @@ export class LightControl {
     const { protocolid, new: isNew, capabilities, ...rest } = light;
     const reported = this.entry(light._id).reported;
     const { on, bri } = normalizeLevel(light.type, reported);
-    const view: LightView = { ...rest, [`${light.vendor}id`]: protocolid, on, bri, new: isNew === true };
+    // spec: `subdef` is a string; a light without a sender id answers "" (stored as null), in its place.
+    const view: LightView = {
+      ...rest,
+      subdef: rest.subdef ?? '',
+      [`${light.vendor}id`]: protocolid,
+      on,
+      bri,
+      new: isNew === true,
+    };
     if (!capabilities) return view;
     view.capabilities = capabilities;
     return Object.assign(view, colourOf(reported));

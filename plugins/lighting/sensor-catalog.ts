@@ -25,8 +25,10 @@ export class SensorCatalog {
   }
 
   async modifySensor(siteId: string, id: string, f: SensorFields): Promise<SensorRecord> {
-    const wasNew = this.#catalog.sensor(siteId, id).new === true;
-    this.#catalog.checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors', id);
+    const before = this.#catalog.sensor(siteId, id);
+    const wasNew = before.new === true;
+    const same = before.vendor === f.vendor && before.protocolid === f.protocolid;
+    this.#catalog.checkDuplicate(siteId, f.vendor, f.protocolid, 'sensors', id, same);
     await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === id);
       if (!s) return;

@@ -1,4 +1,6 @@
 /** The lighting domain's records, as stored and as the site API returns them. `_id`s are opaque strings. */
+
+import type { RouteMiddleware } from '../../core/sdk.ts';
 import type {
   DriverFactory,
   LightCapabilities,
@@ -40,8 +42,8 @@ export interface LightRecord {
  * What the API returns for a light: the record plus the confirmed (reported) level; `new` is always
  * shown (false for lights created on the site API or accepted).
  */
-export type LightView = Omit<LightRecord, 'protocolid' | 'new'> &
-  LightLevel & { new: boolean } & Record<string, unknown>;
+export type LightView = Omit<LightRecord, 'protocolid' | 'new' | 'subdef'> &
+  LightLevel & { new: boolean; subdef: string } & Record<string, unknown>;
 
 export interface SceneEntry extends LightColour {
   _id: string;
@@ -209,6 +211,19 @@ export interface LightingExports {
     vendor: string,
     elsewhere: ((siteId: string, protocolid: string) => boolean) | null,
   ): void;
+  /**
+   * Installed by the plugin that knows a vendor's ids: `problem(protocolid)` says why the id can name no
+   * device of that vendor (`tasmota:+`, a Hue id that is no resource id), or null when it can. Creating a
+   * light or sensor with such an id, or changing one to it, is refused with 400 naming `<vendor>id`.
+   * `null` removes the rule.
+   */
+  setProtocolIdRule(vendor: string, problem: ((protocolid: string) => string | null) | null): void;
+  /**
+   * Guards another plugin's route under `/api/site/:key/…` exactly as the site API's own: the site key in
+   * the path, or a token for the site id in the path with `scope` (403 without it, 404 `unknown site` for
+   * anything else). Puts `{siteId, scopes}` into `ctx.state.site`.
+   */
+  siteGuard(scope: 'lights:read' | 'site:admin'): RouteMiddleware;
   /** Adds a running driver instance for a site (tests, the MQTT plugin). Resolves once started. */
   addDriver(spec: {
     id: string;

@@ -6,11 +6,14 @@
  *
  * A site's credential reaches only its own site: `hearth/<site>/…`, the topics of its site's devices
  * (whatever their profile, `TopicOwners`), the discovery topics when it is the discovery site, and topics
- * of no known device. A wildcard subscription is granted when it can match topics the client may read;
- * each message is then checked on delivery, so `stat/#` carries only the client's own site's devices.
+ * of no known device — except a command topic that a device of another site (or of no site) listens on,
+ * such as a Tasmota group topic (`shared-listeners.ts`). A wildcard subscription is granted when it can
+ * match topics the client may read; each message is then checked on delivery, so `stat/#` carries only
+ * the client's own site's devices.
  */
-import type { MqttAuthHooks, MqttClientInfo, MqttTopicDecision } from '../../core/sdk.ts';
+import type { MqttAuthHooks, MqttClientInfo, MqttListener, MqttTopicDecision } from '../../core/sdk.ts';
 import type { Credentials, OperatorAccess } from './credentials.ts';
+import { isCommandTopic, othersListen } from './shared-listeners.ts';
 import type { TopicOwner, TopicOwners } from './topic-owners.ts';
 
 const KIND = 'mqtt-devices';
@@ -69,6 +72,20 @@ export interface SiteScope {
   owners: TopicOwners;
   /** The site whose lights discovered devices become; null when discovery is off. */
   discoverySite(): string | null;
+  /** The broker's clients whose subscriptions cover a topic or filter (core `MqttApi.listeners`). */
+  listeners(filter: string): MqttListener[];
+  zigbee2mqttBase: string;
+}
+
+/**
+ * A shared command topic (no registry record owns it, or only the discovery namespace does) that a device
+ * of another site or of no site listens on: a group or fallback topic of that site's devices, or its
+ * zigbee2mqtt bridge.
+ */
+function othersDevicesListen(owner: TopicOwner, site: string, topic: string, scope: SiteScope): boolean {
+  if (owner !== null && owner !== 'discovery') return false;
+  if (!isCommandTopic(topic, scope.zigbee2mqttBase)) return false;
+  return othersListen(scope.listeners(topic), site, scope.zigbee2mqttBase);
 }
 
 /** The decision for one topic or filter of a client this plugin authenticated for a site. */
@@ -88,10 +105,13 @@ export function decide(
   if (!id.username) return 'deny'; // a site key opens the site's hearth topics, nothing else
   if (topics !== null && !topics.some((f) => filterWithin(f, topic))) return 'deny';
   const owner = action === 'publish' ? scope.owners.ofTopic(topic) : scope.owners.ofFilter(topic);
-  if (ownerAllows(owner, id.site, scope.discoverySite, action)) return 'allow';
+  if (ownerAllows(owner, id.site, scope.discoverySite, action))
+    return othersDevicesListen(owner, id.site, topic, scope) ? 'deny' : 'allow';
   // Tasmota, ESPHome and zigbee2mqtt announce themselves at every connection: on a site that is not the
   // discovery site the announcement is acknowledged and goes nowhere, so the device keeps its connection.
-  return owner === 'discovery' && action === 'publish' ? 'drop' : 'deny';
+  // A request to the bridge (`zigbee2mqtt/bridge/request/…`) is no announcement: refused.
+  const announcement = owner === 'discovery' && !isCommandTopic(topic, scope.zigbee2mqttBase);
+  return announcement && action === 'publish' ? 'drop' : 'deny';
 }
 
 export interface AccessLog {
@@ -172,7 +192,9 @@ export function brokerHooks(
       const id = identityOf(client);
       if (!id?.username || id.operator || id.site === undefined) return 'pass';
       const owner = scope.owners.ofTopic(topic);
-      return ownerAllows(owner, id.site, scope.discoverySite, 'deliver') ? 'pass' : 'deny';
+      if (!ownerAllows(owner, id.site, scope.discoverySite, 'deliver')) return 'deny';
+      // `cmnd/+/POWER` carries no command sent to another site's group topic.
+      return othersDevicesListen(owner, id.site, topic, scope) ? 'deny' : 'pass';
     },
   };
 }

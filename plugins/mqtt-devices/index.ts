@@ -21,6 +21,7 @@ import { HaPublisher } from './ha-publish.ts';
 import { HearthTopics } from './hearth-topics.ts';
 import { Instances } from './instances.ts';
 import { Ownership } from './ownership.ts';
+import { mqttIdProblem } from './protocol-ids.ts';
 import { type LevelsDoc, Registry, type RegistryDoc } from './registry.ts';
 import { mountRoutes } from './routes.ts';
 import { loadPages, mountSiteRoutes } from './site-routes.ts';
@@ -54,6 +55,10 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       'mqtt',
       (site, protocolid) => ownership.otherOwner(site, protocolid) !== null,
     );
+    // An mqttid that can name no device (`tasmota:+`) is refused (400) instead of failing every command.
+    lighting.setProtocolIdRule('mqtt', (id) =>
+      mqttIdProblem(id, { zigbee2mqttBase: config.zigbee2mqttBase }),
+    );
     const instances = new Instances(lighting, registry, config, log, ownership);
     const adopter = new Adopter(lighting, registry, log);
     // One `new` mark for a device and the light made from it: accepting either side accepts both.
@@ -71,7 +76,12 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       brokerHooks(
         credentials,
         (key) => lighting.sites.resolveKey(key),
-        { owners, discoverySite: () => instances.discoverySite() },
+        {
+          owners,
+          discoverySite: () => instances.discoverySite(),
+          listeners: (filter) => ctx.mqtt.listeners(filter),
+          zigbee2mqttBase: config.zigbee2mqttBase,
+        },
         log,
       ),
     );
@@ -187,6 +197,8 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     mountSiteRoutes(ctx.http.router('main', { errorBody: ({ message }) => ({ message }) }), {
       lighting,
       registry,
+      credentials,
+      log,
       files: await loadPages(),
     });
     ctx.tryUse('console')?.addPage({
@@ -219,6 +231,7 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
     return {
       async stop() {
         lighting.setDeviceOwnership('mqtt', null);
+        lighting.setProtocolIdRule('mqtt', null);
         for (const site of instances.sites()) topics.siteStatus(site, false);
         await instances.stopAll();
         await registry.flush();

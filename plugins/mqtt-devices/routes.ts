@@ -32,7 +32,7 @@ export interface RouteDeps {
   devicesChanged(sites: string[]): Promise<void>;
 }
 
-const bad = (message: string) => new HttpError(400, 'invalid_request', message);
+export const bad = (message: string) => new HttpError(400, 'invalid_request', message);
 
 const body = jsonObjectBody;
 
@@ -50,7 +50,7 @@ export function siteId(lighting: LightingExports, raw: unknown): string {
   return s.siteid;
 }
 
-function topicList(raw: unknown): string[] | null {
+export function topicList(raw: unknown): string[] | null {
   if (raw === undefined || raw === null) return null;
   if (!Array.isArray(raw) || raw.length === 0 || raw.length > 32)
     throw bad('topics must be a list of 1-32 topic filters');

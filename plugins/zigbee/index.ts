@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/sdk.ts';
-import type { ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
+import { parseProtocolId, type ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { createZigbeeDriverFactory, ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { findStick } from '../../drivers/zigbee/find-stick.ts';
 import type { LightingExports } from '../lighting/types.ts';
@@ -38,6 +38,10 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
       null;
     let driver: ZigbeeDriver | null = null;
 
+    // A zigbeeid is `<IEEE address>/<endpoint>` (`0x00158d0001a2b3c4/1`); anything else never names a device.
+    lighting.setProtocolIdRule('zigbee', (id) =>
+      parseProtocolId(id) ? null : 'a zigbeeid is <IEEE address>/<endpoint>, e.g. 0x00158d0001a2b3c4/1',
+    );
     lighting.registerDriverType(
       'zigbee',
       createZigbeeDriverFactory({
@@ -108,6 +112,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
 
     return {
       async stop() {
+        lighting.setProtocolIdRule('zigbee', null);
         if (driver) await lighting.removeDriver(DRIVER_ID).catch(() => {});
         driver = null;
       },

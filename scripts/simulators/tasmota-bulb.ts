@@ -1,5 +1,7 @@
 /**
- * A Tasmota dimmable bulb (docs/mqtt-devices.md#tasmota-and-shelly): listens on `cmnd/<topic>/#`, answers POWER / Dimmer / STATE
+ * A Tasmota dimmable bulb (docs/mqtt-devices.md#tasmota-and-shelly): listens on `cmnd/<topic>/#`, on its
+ * group topic `cmnd/<GroupTopic>/#` (`tasmotas` unless set) and on its fallback topic
+ * `cmnd/<client id>_fb/#` (client id `DVES_<topic>`), as Tasmota does; answers POWER / Dimmer / STATE
  * on `stat/<topic>/RESULT` (plus `stat/<topic>/POWER`), LWT `tele/<topic>/LWT` Online/Offline retained.
  * `press()` sends a detached button action like a Tasmota with SetOption73. With `relay: true` it is a plain
  * relay (a Sonoff Basic): no light, so `Dimmer` is an unknown command and its state carries no Dimmer.
@@ -70,10 +72,13 @@ export async function startTasmotaBulb(
     relay?: boolean;
     /** An RGBCW bulb. */
     colour?: boolean;
+    /** Tasmota's GroupTopic1 (default `tasmotas`, as shipped). */
+    groupTopic?: string;
   },
 ): Promise<TasmotaBulb> {
   const t = opts.topic;
-  const client = connectSim(opts, `DVES_${t}`, { topic: `tele/${t}/LWT`, payload: 'Offline', retain: true });
+  const clientId = `DVES_${t}`;
+  const client = connectSim(opts, clientId, { topic: `tele/${t}/LWT`, payload: 'Offline', retain: true });
   const sim = simDevice(client);
   let power = false;
   let dimmer = 100;
@@ -100,7 +105,7 @@ export async function startTasmotaBulb(
     await client.publishAsync(`stat/${t}/POWER`, power ? 'ON' : 'OFF');
   };
   client.on('connect', () => {
-    client.subscribe(`cmnd/${t}/#`);
+    client.subscribe([`cmnd/${t}/#`, `cmnd/${opts.groupTopic ?? 'tasmotas'}/#`, `cmnd/${clientId}_fb/#`]);
     client.publish(`tele/${t}/LWT`, 'Online', { retain: true });
     if (opts.discovery) {
       const mac = Buffer.from(t).toString('hex').padEnd(12, '0').slice(0, 12).toUpperCase();
@@ -114,7 +119,8 @@ export async function startTasmotaBulb(
     }
   });
   client.on('message', (topic, payload, packet) => {
-    const command = topic.slice(`cmnd/${t}/`.length).toUpperCase();
+    // `cmnd/<topic | group topic | client id_fb>/<Command>`
+    const command = (topic.split('/')[2] ?? '').toUpperCase();
     const arg = payload.toString().trim().toUpperCase();
     sim.record({ topic, payload: payload.toString(), retain: packet.retain });
     if (command === 'POWER') {

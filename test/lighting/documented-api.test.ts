@@ -27,7 +27,7 @@ describe('GET /light', () => {
       type: 'dimmable',
       vendor: 'test',
       testid: 'd1',
-      subdef: null,
+      subdef: '',
       on: false,
       bri: 0,
     });

@@ -48,7 +48,8 @@ function lightType(body: Body): LightType {
 
 function subdef(body: Body): string | null {
   const v = body.subdef;
-  if (v === undefined || v === null) return null;
+  // "" is how every answer shows a light without one: sent back in a whole object, it means none.
+  if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string' || !SUBDEF.test(v.toLowerCase())) {
     throw invalid('subdef must be hex byte pairs separated by colons, e.g. ff:ee:33:00');
   }
@@ -59,7 +60,12 @@ function subdef(body: Body): string | null {
 function protocolId(body: Body, vendor: string): string {
   const key = body[`${vendor}id`] !== undefined ? `${vendor}id` : 'protocolid';
   if (body[key] === undefined) throw invalid(`${vendor}id is required`);
-  return str(body, key, { max: 200 });
+  const id = str(body, key, { max: 200 });
+  // An id padded with spaces or holding control characters names no device of any vendor.
+  if (id.trim() !== id) throw invalid(`${key} must not start or end with spaces`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw invalid(`${key} must not contain control characters`);
+  return id;
 }
 
 const isVendorIdField = (key: string) => /^[a-z][a-z0-9-]{0,31}id$/.test(key);

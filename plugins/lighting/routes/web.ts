@@ -28,6 +28,7 @@ const TYPES: Record<string, string> = {
   'setup-scenes.js': JS,
   'setup-buttons.js': JS,
   'setup-actions.js': JS,
+  'setup-mqtt-credentials.js': JS,
   'forms.js': JS,
   'schedules.js': JS,
   'history.js': JS,

@@ -1,11 +1,13 @@
 // The "Set up" view: everything a household sets up without a terminal, one section per module — new
 // devices (accept or dismiss), pairing with a countdown, lights (rename, move to a room, favourite), rooms,
-// scenes (including "save what the lights show now") and binding a button by pressing it. Each section
+// scenes (including "save what the lights show now"), binding a button by pressing it, and the passwords
+// of MQTT devices (setup-mqtt-credentials.js). Each section
 // is redrawn only when the data it shows changed (setup-part.js).
 import { isFavourite, setFavourite } from './favourites.js';
 import { t } from './i18n.js';
 import { buttonsSection } from './setup-buttons.js';
 import { lightsSection } from './setup-lights.js';
+import { mqttCredentialsSection } from './setup-mqtt-credentials.js';
 import { newDevicesSection } from './setup-new-devices.js';
 import { pairingSection } from './setup-pairing.js';
 import { roomsSection } from './setup-rooms.js';
@@ -23,6 +25,7 @@ const SECTIONS = [
   ['h-rooms', roomsSection],
   ['h-setup-scenes', scenesSection],
   ['h-buttons', buttonsSection],
+  ['h-mqtt-credentials', mqttCredentialsSection],
 ];
 
 export function setupView(app, root) {

@@ -188,6 +188,18 @@ export const en = {
   historyTitle: 'Timeline of {lights} lights and {sensors} sensors, {range}',
   historyAsList: 'The latest changes as a list',
   noHistory: 'Nothing happened in this time.',
+  // Set up: device passwords (MQTT)
+  devicePasswords: 'Device passwords (MQTT)',
+  devicePasswordsHelp:
+    'Bulbs and switches that speak MQTT log in to the hub (its address, port 1883) with a user name and password of this home. The hub makes the password and shows it once.',
+  deviceUserName: 'User name for the device',
+  deviceUserNameHint: 'Letters, digits, dots, dashes or underscores, e.g. porch-bulb.',
+  makePassword: 'Make a password',
+  credentialMade: 'Password made for “{name}”.',
+  passwordFor: 'Password for “{name}”:',
+  passwordShownOnce:
+    'Copy it into the device now: it is shown only this once. Lost it? Delete the user name and make a new one.',
+  noDevicePasswords: 'No device passwords yet.',
 };
 
 export const de = {
@@ -377,4 +389,16 @@ export const de = {
   historyTitle: 'Zeitleiste von {lights} Lichtern und {sensors} Sensoren, {range}',
   historyAsList: 'Die letzten Änderungen als Liste',
   noHistory: 'In dieser Zeit ist nichts passiert.',
+  // Einrichten: Gerätepasswörter (MQTT)
+  devicePasswords: 'Gerätepasswörter (MQTT)',
+  devicePasswordsHelp:
+    'Lampen und Schalter, die MQTT sprechen, melden sich beim Hub (seine Adresse, Port 1883) mit einem Benutzernamen und Passwort dieses Zuhauses an. Der Hub erzeugt das Passwort und zeigt es einmal.',
+  deviceUserName: 'Benutzername für das Gerät',
+  deviceUserNameHint: 'Buchstaben, Ziffern, Punkte, Binde- oder Unterstriche, z. B. lampe-eingang.',
+  makePassword: 'Passwort erzeugen',
+  credentialMade: 'Passwort für „{name}“ erzeugt.',
+  passwordFor: 'Passwort für „{name}“:',
+  passwordShownOnce:
+    'Jetzt ins Gerät übernehmen: Es wird nur dieses eine Mal gezeigt. Verloren? Benutzernamen löschen und einen neuen anlegen.',
+  noDevicePasswords: 'Noch keine Gerätepasswörter.',
 };

@@ -15,6 +15,7 @@ const SHELL = [
   'setup-scenes.js',
   'setup-buttons.js',
   'setup-actions.js',
+  'setup-mqtt-credentials.js',
   'forms.js',
   'schedules.js',
   'history.js',
