@@ -93,7 +93,11 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       c.set('X-Trace-ID', randomUUID().replaceAll('-', ''));
       await next();
     });
-    const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
+    const authenticate = clientAuthenticator(
+      keys,
+      () => ctx.tryUse('auth'),
+      () => ctx.http.origins('main'),
+    );
     const docSettings = ctx.config.documents;
     const documents = await DocumentStore.open(ctx.store);
     await documents.sweep();
