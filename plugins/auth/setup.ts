@@ -9,6 +9,7 @@ import { createPasswordHasher } from './domain/passwords.ts';
 import { createReplayCache } from './domain/replay-cache.ts';
 import { createCimdResolver } from './oauth/cimd.ts';
 import { createDpopService } from './oauth/dpop.ts';
+import { ASSERTION_SKEW_SEC } from './oauth/grant-jwt-bearer.ts';
 import type { AuthServices } from './services.ts';
 import { createAudit } from './state/audit.ts';
 import { createCodeStore } from './state/codes.ts';
@@ -99,7 +100,12 @@ export async function createServices(
     codes: createCodeStore(),
     dpop: createDpopService(config.dpop, keys.hmacSecret),
     idpKeys: createIdpKeyCache(config.xaa.jwks_cache_ttl),
-    assertionReplay: createReplayCache(100_000),
+    // An accepted assertion lives at most max_assertion_age (plus skew): so does its jti here.
+    assertionReplay: createReplayCache(
+      100_000,
+      undefined,
+      (config.xaa.max_assertion_age + ASSERTION_SKEW_SEC) * 1000,
+    ),
     pending: createPendingAuthorizations(),
     cimd: createCimdResolver(config.cimd),
     dcr: () => data.data.settings.dcr ?? config.dcr,
