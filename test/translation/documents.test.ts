@@ -167,6 +167,49 @@ describe('documents: the job API', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('a file part with a filename but no Content-Type is the file (DeepL’s Python client, requests): upload, status, download', async () => {
+    const { h, secret, translator } = await engineHub('libretranslate');
+    // Byte for byte what requests (urllib3) encodes for deepl-python's upload_document: the data fields
+    // first, then files={"file": (filename, fileobj)}, whose part has no Content-Type header.
+    const boundary = '9f3c1d0e8a7b4c2d5e6f708192a3b4c5';
+    const body = Buffer.from(
+      [
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="target_lang"',
+        '',
+        'DE',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="source_lang"',
+        '',
+        'EN',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="file"; filename="notes.txt"',
+        '',
+        'Hello world',
+        `--${boundary}--`,
+        '',
+      ].join('\r\n'),
+    );
+    const res = await fetch(`${h.t.url}/v2/document`, {
+      method: 'POST',
+      headers: {
+        authorization: `DeepL-Auth-Key ${secret}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'user-agent': 'deepl-python/1.21.1 (Linux) python/3.11.2 requests/2.31.0',
+      },
+      body,
+    });
+    const answer = (await res.json()) as { document_id: string; document_key: string };
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    const handle = answer;
+    const doc = { documentId: handle.document_id, documentKey: handle.document_key };
+    const { status } = await translator.isDocumentTranslationComplete(doc);
+    expect(status.status).toBe('done');
+    const dir = tempDir();
+    await translator.downloadDocument(doc, join(dir, 'notes-out.txt'));
+    expect(readFileSync(join(dir, 'notes-out.txt'), 'utf8')).toBe('HELLO WORLD');
+  });
+
   it('refuses oversize, unsupported, damaged and DeepL-only files with 4xx in DeepL shape, never 500', async () => {
     const { h, secret, translator } = await engineHub('libretranslate', { documents: { maxBytes: 2048 } });
     const big = await upload(h, secret, 'big.txt', 'x'.repeat(4096));
