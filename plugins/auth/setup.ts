@@ -6,6 +6,7 @@ import { createIdpKeyCache } from './domain/idp-keys.ts';
 import { openKeyRing } from './domain/keys.ts';
 import { createLockout } from './domain/lockout.ts';
 import { createPasswordHasher } from './domain/passwords.ts';
+import { createRateLimiter } from './domain/rate-limit.ts';
 import { createReplayCache } from './domain/replay-cache.ts';
 import { createCimdResolver } from './oauth/cimd.ts';
 import { createDpopService } from './oauth/dpop.ts';
@@ -97,6 +98,14 @@ export async function createServices(
       lockoutMs: config.rate_limit.auth_lockout * 1000,
       maxTracked: 10_000,
     }),
+    clientAuthFailures: createRateLimiter(
+      {
+        ratePerSec: config.rate_limit.client_fail_per_minute / 60,
+        burst: config.rate_limit.client_fail_burst,
+        maxKeys: 10_000,
+      },
+      () => Date.now(),
+    ),
     codes: createCodeStore(),
     dpop: createDpopService(config.dpop, keys.hmacSecret),
     idpKeys: createIdpKeyCache(config.xaa.jwks_cache_ttl),
