@@ -179,6 +179,32 @@ describe('resource and audience together', () => {
   });
 });
 
+describe('rule 6 as documented: a machine subject token', () => {
+  test('is narrowed at its own resource, refused elsewhere without a fronting link (invalid_target)', async () => {
+    const m = await adminClient(h, {
+      client_name: 'machine exchanger',
+      grant_types: ['client_credentials', TE],
+      scope: 'lights:read lights:write',
+      resources: [siteUri],
+    });
+    const config = await oidc.discovery(
+      new URL(h.auth),
+      m.client_id,
+      undefined,
+      oidc.ClientSecretBasic(m.client_secret!),
+      { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' },
+    );
+    const machineToken = (await oidc.clientCredentialsGrant(config, { resource: siteUri })).access_token;
+    const narrowed = await exchange({ config }, machineToken, { resource: siteUri, scope: 'lights:read' });
+    expect(narrowed.scope).toBe('lights:read');
+    await expect(
+      exchange({ config }, machineToken, { resource: 'urn:hearth:translation' }),
+    ).rejects.toMatchObject({
+      error: 'invalid_target',
+    });
+  });
+});
+
 describe('exchange without a fronting link needs the user’s consent for the target', () => {
   test('consent_required with consent_missing, then scope_insufficient, each with a consent_url; a consented scope works', async () => {
     const notes = await resource('notes', ['notes:read']);
