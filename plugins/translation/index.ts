@@ -121,6 +121,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       ledger,
       settings: docSettings,
       upstream: upstreamDocuments !== null,
+      resources: (req, account) => service.resources(req, account),
     });
     await runner.resume();
     const pruneTimer = setInterval(() => void documents.prune(docSettings.retentionMs), 3_600_000);

@@ -7,7 +7,7 @@ import { apiRequest, reportingTag } from '../routes/api.ts';
 import type { ApiRequest } from '../routes/client-auth.ts';
 import { clientGone } from '../routes/client-gone.ts';
 import { type Account, NO_ENGINE_MESSAGE } from '../translate-service.ts';
-import { type ImproveKind, parseImproveRequest } from './params.ts';
+import { answerLanguage, type ImproveKind, parseImproveRequest } from './params.ts';
 
 export interface WriteDeps {
   authenticate(req: ApiRequest): Promise<Account>;
@@ -33,7 +33,7 @@ export function mountWrite(router: HearthRouter, deps: WriteDeps): void {
       ctx.body = {
         improvements: result.map((r) => ({
           detected_source_language: r.detectedSource ?? 'en',
-          target_language: req.target ?? r.detectedSource ?? 'en',
+          target_language: req.target ?? answerLanguage(r.detectedSource ?? 'en'),
           text: r.text,
         })),
       };
