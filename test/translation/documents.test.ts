@@ -467,6 +467,17 @@ describe('documents: formats only DeepL translates', () => {
     const refused = await upload(h, secret, 'a.pdf', '%PDF', { glossary_id: 'g1', source_lang: 'EN' });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/glossary_id/);
+    // Spelled right (it once said "glossarys"), for every local-only id.
+    expect(refused.body.message).toContain("Hearth's glossaries");
+    for (const [field, noun] of [
+      ['glossary_ids', 'glossaries'],
+      ['translation_memory_id', 'translation memories'],
+      ['style_id', 'style lists'],
+    ] as const) {
+      const res = await upload(h, secret, 'a.pdf', '%PDF', { [field]: 'x', source_lang: 'EN' });
+      expect(res.body.message, field).toContain(`Hearth's ${noun}`);
+      expect(res.body.message, field).not.toMatch(/rys\b|memorys/);
+    }
   });
 });
 

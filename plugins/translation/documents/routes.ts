@@ -49,6 +49,14 @@ export interface DocumentDeps {
   resources(req: TranslateRequest, account: Account): Promise<unknown>;
 }
 
+/** Ids only Hearth knows, with what they name (for the refusal of a document forwarded to DeepL). */
+const LOCAL_ONLY: Record<string, string> = {
+  glossary_id: 'glossaries',
+  glossary_ids: 'glossaries',
+  translation_memory_id: 'translation memories',
+  style_id: 'style lists',
+};
+
 /** How long a status request waits for a job about to finish (spares the client a 5 s poll). */
 const STATUS_WAIT_MS = 1000;
 
@@ -86,11 +94,10 @@ export function mountDocuments(router: HearthRouter, deps: DocumentDeps): void {
     }
     if (!local || output !== format) {
       // Forwarded to DeepL: Hearth's glossary, memory and style ids mean nothing there.
-      const local_only = ['glossary_id', 'glossary_ids', 'translation_memory_id', 'style_id'];
-      const named = local_only.find((n) => upload.fields[n]?.some((v) => v !== ''));
+      const named = Object.keys(LOCAL_ONLY).find((n) => upload.fields[n]?.some((v) => v !== ''));
       if (named)
         throw invalid(
-          `Value for '${named}' not supported: ${format} documents are translated by DeepL, which does not know Hearth's ${named.replace(/_ids?$/, 's')}.`,
+          `Value for '${named}' not supported: ${format} documents are translated by DeepL, which does not know Hearth's ${LOCAL_ONLY[named]}.`,
         );
     }
     if (local && output === format) {
