@@ -25,6 +25,8 @@ export function mountWrite(router: HearthRouter, deps: WriteDeps): void {
     const req = parseImproveRequest(kind, await requestParams(ctx.req));
     const tag = reportingTag(ctx.get('x-deepl-reporting-tag'));
     if (!deps.chain) throw invalid(NO_ENGINE_MESSAGE);
+    // No able engine is a 400 whatever the quota, so it is checked before the characters are reserved.
+    await deps.chain.improvers(req);
     const billed = req.texts.map(characterCount).reduce((a, b) => a + b, 0);
     if (!deps.ledger.reserve(account.id, billed, account.limit)) throw keyLimitReached();
     try {
