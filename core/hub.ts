@@ -16,7 +16,7 @@ import { mountHealth, storageStatus } from './http/health.ts';
 import type { RouteInfo } from './http/listener.ts';
 import { createRouter } from './http/router.ts';
 import { adminGuard, HttpService } from './http/service.ts';
-import { loadTls } from './http/tls.ts';
+import { loadTls, localNames } from './http/tls.ts';
 import { DataDirLock } from './lifecycle/lock.ts';
 import { RunFile } from './lifecycle/run-file.ts';
 import { SdNotify } from './lifecycle/sd-notify.ts';
@@ -111,6 +111,8 @@ export class Hub {
         host: opts.config.host,
         bodyLimit: opts.config.http.bodyLimit,
         scrub: (text) => redactor.scrub(text),
+        names: () => localNames(opts.config.http.tls.hostnames),
+        publicUrls: { main: opts.config.http.main.publicUrl, admin: opts.config.http.admin.publicUrl },
       },
       this.metrics.histogram(
         'hearth_http_request_duration_seconds',

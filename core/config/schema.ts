@@ -24,6 +24,13 @@ const listener = <T extends string, D extends number>(title: T, def: D) =>
         description: 'Overrides the top-level host for this listener.',
         type: 'string',
       },
+      publicUrl: {
+        title: 'Public URL',
+        description:
+          'The origin clients reach this listener at (a reverse proxy, a DNS name), e.g. "https://hearth.example.net". DPoP proofs must name it. Unset: the box’s own names (hostname, .local, loopback, LAN addresses, http.tls.hostnames) at the bound port.',
+        type: 'string',
+        pattern: '^https?://[^/?#]+/?$',
+      },
     },
   }) as const;
 

@@ -6,6 +6,7 @@ import type { coreSchema } from './schema.ts';
 export interface ListenerConfig {
   port: number;
   host?: string | undefined;
+  publicUrl?: string | undefined;
 }
 
 export type ExternalBrokerConfig = NonNullable<HearthConfig['mqtt']['external']>;

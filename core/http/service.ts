@@ -36,7 +36,15 @@ export class HttpService {
 
   constructor(
     private readonly log: Logger,
-    private readonly defaults: { host: string; bodyLimit: string; scrub?: (text: string) => string },
+    private readonly defaults: {
+      host: string;
+      bodyLimit: string;
+      scrub?: (text: string) => string;
+      /** The box's own names (hostname, .local, loopback, LAN addresses, configured extras). */
+      names?: () => string[];
+      /** Configured public URLs by listener name. */
+      publicUrls?: Record<string, string | undefined>;
+    },
     private readonly latency?: Histogram,
   ) {}
 
@@ -69,6 +77,28 @@ export class HttpService {
     return [...this.listeners.values()].flatMap((l) => l.info() ?? []);
   }
 
+  /** The box's names, read again at most every 10 s (a DHCP lease can change the LAN address). */
+  private names: { at: number; list: string[] } | null = null;
+
+  /** See HttpApi.origins. */
+  origins(name: string): string[] {
+    const configured = this.defaults.publicUrls?.[name];
+    if (configured) return [new URL(configured).origin];
+    const info = this.get(name).info();
+    if (!info) throw new HearthError('listener_not_bound', `listener "${name}" is not bound`);
+    if (!this.names || Date.now() - this.names.at > 10_000)
+      this.names = { at: Date.now(), list: this.defaults.names?.() ?? [] };
+    const bound = new URL(info.url);
+    const own = this.names.list.flatMap((n) => {
+      try {
+        return [new URL(`${bound.protocol}//${n.includes(':') ? `[${n}]` : n}:${info.port}`).origin];
+      } catch {
+        return []; // a configured extra name that is no host
+      }
+    });
+    return [...new Set([bound.origin, ...own])];
+  }
+
   /** Every listener's routes, by listener name. */
   routes(): Record<string, RouteInfo[]> {
     return Object.fromEntries([...this.listeners].map(([name, l]) => [name, l.routes()]));
@@ -93,6 +123,7 @@ export class HttpService {
         return listener.listen(port, host ?? this.defaults.host);
       },
       listeners: () => this.infos(),
+      origins: (name) => this.origins(name),
       url: (name) => {
         const info = this.get(name).info();
         if (!info) throw new HearthError('listener_not_bound', `listener "${name}" is not bound`);

@@ -23,7 +23,7 @@ export interface TlsMaterial {
 const run = promisify(execFile);
 
 /** Every name a phone on the LAN might use for this box. */
-function localNames(extra: string[]): string[] {
+export function localNames(extra: string[]): string[] {
   const ips = Object.values(networkInterfaces())
     .flat()
     .flatMap((a) => (a && !a.internal ? [a.address] : []));

@@ -45,4 +45,10 @@ export interface HttpApi {
   listeners(): ListenerInfo[];
   /** The URL of a bound listener. */
   url(listener: string): string;
+  /**
+   * The origins clients may name this listener by (for DPoP `htu`, RFC 9449 §4.3): its configured
+   * `publicUrl` only, else each of the box's own names at the bound scheme and port. Never derived from a
+   * request's Host header.
+   */
+  origins(listener: string): string[];
 }

@@ -33,7 +33,13 @@ export interface AuthConfig {
   cookie_secure: boolean;
   default_client_scope: string;
   dcr: { mode: DcrMode; approved_redirects: string[] };
-  rate_limit: { auth_fail_max: number; auth_fail_window: number; auth_lockout: number };
+  rate_limit: {
+    auth_fail_max: number;
+    auth_fail_window: number;
+    auth_lockout: number;
+    client_fail_burst: number;
+    client_fail_per_minute: number;
+  };
   issuances: { max: number; retention_days: number };
   audit: { max: number; retention_days: number };
   dpop: { enabled: boolean; require_nonce: boolean; nonce_ttl: number; replay_cache_max: number };
@@ -176,14 +182,27 @@ export const configSchema: JsonSchema = {
     },
     rate_limit: {
       type: 'object',
-      title: 'Login lockout',
-      description: 'Failed-login lockout per identity and client IP.',
+      title: 'Login lockout and client-authentication limit',
+      description:
+        'Failed-login lockout per identity and client IP; failed client authentications per IP at /oauth/token, /oauth/introspect and /oauth/revoke.',
       default: {},
       additionalProperties: false,
       properties: {
         auth_fail_max: int('Failures before lockout', 'Count within the window.', 10, 1),
         auth_fail_window: int('Failure window', 'Seconds.', 600, 1),
         auth_lockout: int('Lockout duration', 'Seconds.', 900, 1),
+        client_fail_burst: int(
+          'Client-authentication failures at once',
+          'Failed client authentications an IP may make before its requests get 429 slow_down.',
+          20,
+          1,
+        ),
+        client_fail_per_minute: int(
+          'Client-authentication failures per minute',
+          'How fast that allowance refills.',
+          20,
+          1,
+        ),
       },
     },
     issuances: {

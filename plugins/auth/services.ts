@@ -7,6 +7,7 @@ import type { IdpKeyCache } from './domain/idp-keys.ts';
 import type { KeyRing } from './domain/keys.ts';
 import type { Lockout } from './domain/lockout.ts';
 import type { PasswordHasher } from './domain/passwords.ts';
+import type { RateLimiter } from './domain/rate-limit.ts';
 import type { ReplayCache } from './domain/replay-cache.ts';
 import type { CimdResolver } from './oauth/cimd.ts';
 import type { DpopService } from './oauth/dpop.ts';
@@ -45,6 +46,8 @@ export interface AuthServices {
   signer: TokenSigner;
   passwords: PasswordHasher;
   lockout: Lockout;
+  /** Failed client authentications per IP (token, introspection, revocation endpoints). */
+  clientAuthFailures: RateLimiter;
   codes: CodeStore;
   dpop: DpopService;
   /** Trusted IdPs' signing keys (jwt-bearer with ID-JAG). */

@@ -6,9 +6,11 @@ import { createIdpKeyCache } from './domain/idp-keys.ts';
 import { openKeyRing } from './domain/keys.ts';
 import { createLockout } from './domain/lockout.ts';
 import { createPasswordHasher } from './domain/passwords.ts';
+import { createRateLimiter } from './domain/rate-limit.ts';
 import { createReplayCache } from './domain/replay-cache.ts';
 import { createCimdResolver } from './oauth/cimd.ts';
 import { createDpopService } from './oauth/dpop.ts';
+import { ASSERTION_SKEW_SEC } from './oauth/grant-jwt-bearer.ts';
 import type { AuthServices } from './services.ts';
 import { createAudit } from './state/audit.ts';
 import { createCodeStore } from './state/codes.ts';
@@ -96,10 +98,23 @@ export async function createServices(
       lockoutMs: config.rate_limit.auth_lockout * 1000,
       maxTracked: 10_000,
     }),
+    clientAuthFailures: createRateLimiter(
+      {
+        ratePerSec: config.rate_limit.client_fail_per_minute / 60,
+        burst: config.rate_limit.client_fail_burst,
+        maxKeys: 10_000,
+      },
+      () => Date.now(),
+    ),
     codes: createCodeStore(),
     dpop: createDpopService(config.dpop, keys.hmacSecret),
     idpKeys: createIdpKeyCache(config.xaa.jwks_cache_ttl),
-    assertionReplay: createReplayCache(100_000),
+    // An accepted assertion lives at most max_assertion_age (plus skew): so does its jti here.
+    assertionReplay: createReplayCache(
+      100_000,
+      undefined,
+      (config.xaa.max_assertion_age + ASSERTION_SKEW_SEC) * 1000,
+    ),
     pending: createPendingAuthorizations(),
     cimd: createCimdResolver(config.cimd),
     dcr: () => data.data.settings.dcr ?? config.dcr,

@@ -74,8 +74,22 @@ export class AccessControl {
   readonly #sites: Sites;
   #verifier: SiteTokenVerifier | null = null;
 
-  constructor(sites: Sites) {
+  readonly #origins: () => string[];
+
+  /** `origins`: the main listener's own origins (its public URL), which a DPoP proof's `htu` must name. */
+  constructor(sites: Sites, origins: () => string[] = () => []) {
     this.#sites = sites;
+    this.#origins = origins;
+  }
+
+  /**
+   * The URLs a DPoP proof for `path` may name (RFC 9449 §4.3 item 9): this hub's own origins, never one
+   * built from the request's Host header (§11.1: a proof made for another server must not replay here).
+   * A WebSocket upgrade may be named by its http(s) or its ws(s) URL (RFC 9449 names no form for it).
+   */
+  proofUrls(path: string, upgrade = false): string[] {
+    const http = this.#origins().map((o) => `${o}${path}`);
+    return upgrade ? [...http, ...http.map((u) => u.replace(/^http/, 'ws'))] : http;
   }
 
   setVerifier(fn: SiteTokenVerifier | null): void {
@@ -117,7 +131,7 @@ export class AccessControl {
               authorization: ctx.get('authorization') || undefined,
               dpop: ctx.headers.dpop,
               method: ctx.method,
-              urls: [`${ctx.protocol}://${ctx.host}${ctx.path}`],
+              urls: this.proofUrls(ctx.path),
             }),
           );
       if (!access) throw unknownSite();

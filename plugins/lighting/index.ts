@@ -58,7 +58,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     const live = new Live();
     const sites = new Sites(configDoc, ctx.bus);
     const catalog = new Catalog(configDoc);
-    const access = new AccessControl(sites);
+    const access = new AccessControl(sites, () => ctx.http.origins('main'));
     let control: LightControl;
     let actions: SiteActions;
     const drivers = new DriverHost(log, {

@@ -68,11 +68,8 @@ const SOCKET_SCOPES: readonly Scope[] = ['lights:read', 'lights:write', 'scenes:
  * The token of an upgrade: `Authorization: Bearer` (apps), else the subprotocols `bearer, <token>` (browsers
  * cannot set headers on a WebSocket, and a token in the URL would reach logs and history).
  */
-function tokenOf(req: IncomingMessage): PresentedToken | null {
-  // RFC 9449 names no URL form for an upgrade: a proof may name the http(s) or the ws(s) URL.
-  const tls = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const where = `${req.headers.host ?? ''}${(req.url ?? '/').split('?')[0]}`;
-  const urls = [`${tls ? 'https' : 'http'}://${where}`, `${tls ? 'wss' : 'ws'}://${where}`];
+function tokenOf(req: IncomingMessage, access: AccessControl): PresentedToken | null {
+  const urls = access.proofUrls((req.url ?? '/').split('?')[0]!, true);
   const fromHeader = presentedToken({
     authorization: req.headers.authorization,
     dpop: req.headers.dpop,
@@ -89,7 +86,7 @@ export function mountSocket(ws: WsApi, d: SiteDeps, live: Live, tokens: TokenSoc
   for (const path of ['/api/site/:key/ws', '/site/:key/ws']) {
     ws.route<SiteAccess>({
       path,
-      authenticate: (req, params) => d.access.resolve(params.key ?? '', tokenOf(req)),
+      authenticate: (req, params) => d.access.resolve(params.key ?? '', tokenOf(req, d.access)),
       // A token that can neither read the site nor send a command here (a wall switch's sensors:write).
       authorize: (access) => (SOCKET_SCOPES.some((s) => AccessControl.allows(access, s)) ? null : 403),
       selectProtocol: (offered) => (offered.has(BEARER_PROTOCOL) ? BEARER_PROTOCOL : false),

@@ -93,7 +93,11 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       c.set('X-Trace-ID', randomUUID().replaceAll('-', ''));
       await next();
     });
-    const authenticate = clientAuthenticator(keys, () => ctx.tryUse('auth'));
+    const authenticate = clientAuthenticator(
+      keys,
+      () => ctx.tryUse('auth'),
+      () => ctx.http.origins('main'),
+    );
     const docSettings = ctx.config.documents;
     const documents = await DocumentStore.open(ctx.store);
     await documents.sweep();
@@ -117,6 +121,7 @@ export default definePlugin<TranslationConfig, Record<string, never>>({
       ledger,
       settings: docSettings,
       upstream: upstreamDocuments !== null,
+      resources: (req, account) => service.resources(req, account),
     });
     await runner.resume();
     const pruneTimer = setInterval(() => void documents.prune(docSettings.retentionMs), 3_600_000);

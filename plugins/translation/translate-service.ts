@@ -102,14 +102,17 @@ export class TranslateService {
     caller: AbortLike = STAYING,
   ): Promise<TranslationOut[]> {
     if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
+    // Everything a request can be wrong about is checked before the quota: a key at its limit learns what
+    // to fix (400/404), not merely that it is at its limit (456).
     const resources = await this.resources(req, account);
+    const prepared = prepareTags(req); // v2: malformed XML → 400
     const counts = req.texts.map(characterCount);
     const billed = counts.reduce((a, b) => a + b, 0);
     if (!this.ledger.reserve(account.id, billed, account.limit)) {
       throw keyLimitReached();
     }
     try {
-      const results = await this.run(req, resources, caller);
+      const results = await this.run(req, resources, caller, prepared);
       this.ledger.record(account.id, tag, billed);
       // Clients need a code (deepl-node rejects an empty one). A text with nothing to translate (only
       // markup, digits) has no language of its own: it takes its neighbours' language, else EN (README).
@@ -163,9 +166,8 @@ export class TranslateService {
       style,
     }: { glossary: ActiveGlossary | null; memory: LoadedMemory | null; style: ActiveStyle | null },
     caller: AbortLike,
+    prepared = prepareTags(req),
   ): Promise<CachedTranslation[]> {
-    const tags = req.tags;
-    const prepared = tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null; // v2: malformed XML → 400
     return this.withMemory(req, prepared, memory, (r, p) => this.resolve(r, p, { glossary, style }, caller));
   }
 
@@ -337,4 +339,10 @@ export class TranslateService {
       return entry;
     });
   }
+}
+
+/** The texts' markup parsed for tag handling (null without it); tag_handling_version v2 refuses malformed XML. */
+function prepareTags(req: TranslateRequest): PreparedMarkup[] | null {
+  const tags = req.tags;
+  return tags ? req.texts.map((t) => prepareMarkup(t, tags)) : null;
 }

@@ -247,6 +247,37 @@ describe('authorization code flow with PKCE through the real pages', () => {
     );
   });
 
+  test('request and request_uri are refused (request_not_supported, request_uri_not_supported), never ignored for a code; discovery says so', async () => {
+    const app = await phoneApp();
+    const b = new Browser(h.auth);
+    // Signed in with consent given: a request that were ignored would come straight back with a code.
+    const flow = await startFlow(app.config);
+    await authorizeInBrowser(b, flow.url, user);
+    const again = await startFlow(app.config);
+    const go = async (extra: Record<string, string>) => {
+      const url = new URL(again.url);
+      for (const [k, v] of Object.entries(extra)) url.searchParams.set(k, v);
+      const res = await b.fetch(url.toString());
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get('location')!, h.auth).searchParams;
+    };
+    const withRequest = await go({ request: 'eyJhbGciOiJub25lIn0.eyJzY29wZSI6ImxpZ2h0czpyZWFkIn0.' });
+    expect(withRequest.get('error')).toBe('request_not_supported');
+    expect(withRequest.get('code')).toBeNull();
+    expect(withRequest.get('state')).toBe(again.state);
+    const withUri = await go({ request_uri: 'https://client.example/request.jwt' });
+    expect(withUri.get('error')).toBe('request_uri_not_supported');
+    expect(withUri.get('code')).toBeNull();
+    const meta = (await (await fetch(`${h.auth}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(meta.request_parameter_supported).toBe(false);
+    expect(meta.request_uri_parameter_supported).toBe(false);
+    // Without them the same request still gets its code.
+    expect((await go({})).get('code')).toBeTruthy();
+  });
+
   test('unknown client or unregistered redirect URI: an error page, never a redirect (RFC 9700 §4.11)', async () => {
     const app = await phoneApp();
     const b = new Browser(h.auth);

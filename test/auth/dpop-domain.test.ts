@@ -34,6 +34,17 @@ describe('DPoP replay cache', () => {
     expect(cache.add('next', now + 1_000)).toBe('fresh');
     expect(cache.size()).toBe(2);
   });
+
+  test('an ID-JAG jti a year ahead takes no slot: entries beyond the window cap are refused, so the cache empties within it', () => {
+    let now = 1_000_000;
+    const cache = createReplayCache(3, () => now, 330_000);
+    expect(cache.add('year', now + 365 * 24 * 3600_000)).toBe('too_long');
+    expect(cache.size()).toBe(0);
+    for (const j of ['a', 'b', 'c']) expect(cache.add(j, now + 330_000)).toBe('fresh');
+    expect(cache.add('d', now + 300_000)).toBe('full');
+    now += 330_001;
+    expect(cache.add('d', now + 300_000)).toBe('fresh');
+  });
 });
 
 describe('DPoP nonces', () => {

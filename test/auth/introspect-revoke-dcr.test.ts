@@ -146,6 +146,41 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(view).not.toHaveProperty('secret_hash');
   });
 
+  test('openid-client registering with only redirect_uris gets the RFC 7591 §2 defaults (not field-by-field errors)', async () => {
+    const config = await client.dynamicClientRegistration(
+      new URL(h.auth),
+      { redirect_uris: ['https://notes.example/callback'] },
+      undefined,
+      { execute: [client.allowInsecureRequests], algorithm: 'oauth2' },
+    );
+    const md = config.clientMetadata();
+    expect(md).toMatchObject({
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      redirect_uris: ['https://notes.example/callback'],
+      // No client_name: the consent page names the client by where its codes go.
+      client_name: 'notes.example',
+    });
+    expect(md.client_secret).toBeTruthy();
+    // A public native client naming only its method and redirect works too.
+    const native = await client.dynamicClientRegistration(
+      new URL(h.auth),
+      {
+        redirect_uris: ['http://127.0.0.1/cb'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+      },
+      undefined,
+      { execute: [client.allowInsecureRequests], algorithm: 'oauth2' },
+    );
+    expect(native.clientMetadata()).toMatchObject({
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+    });
+    expect(native.clientMetadata().client_secret).toBeUndefined();
+  });
+
   test('web clients cannot register loopback redirects; native clients can', async () => {
     const reg = (body: Record<string, unknown>) =>
       fetch(as.registration_endpoint!, {

@@ -184,6 +184,19 @@ describe('ID-JAG through openid-client', () => {
     expect((await grant(kept)).scope).toBe('lights:read');
   });
 
+  test('an ID-JAG with exp a year ahead is refused (invalid_grant) and takes no replay slot; one within max_assertion_age works', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const yearLong = await assertion({ exp: now + 365 * 24 * 3600 });
+    await expect(grant(yearLong)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // exp minus iat beyond max_assertion_age (300 s by default) is too long, even a little.
+    await expect(grant(await assertion({ iat: now, exp: now + 301 }))).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    expect((await grant(await assertion({ iat: now, exp: now + 300 }))).scope).toBe(
+      'lights:read lights:write',
+    );
+  });
+
   test('XAA policies decide: a disabled policy or one for another resource refuses; a policy scope list narrows', async () => {
     const policies = (await h.admin('GET', `/admin/xaa/policies?idp_id=${idpId}`)).body as Array<
       Record<string, unknown>

@@ -3,8 +3,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import * as argon2 from '@node-rs/argon2';
-import { describe, expect, test } from 'vitest';
-import { adminUser, Browser, login, startAuthHub } from './helpers.ts';
+import { describe, expect, test, vi } from 'vitest';
+import { adminClient, adminUser, Browser, login, siteResourceUri, startAuthHub } from './helpers.ts';
 
 describe('lockout and disabled local login', () => {
   test('429 with a real Retry-After after auth_fail_max failures', async () => {
@@ -110,6 +110,47 @@ describe('lockout and disabled local login', () => {
       const page = await (await fetch(`${hub.auth}/login`)).text();
       expect(page).not.toContain('type="password"');
     } finally {
+      await hub.stop();
+    }
+  });
+});
+
+describe('per-IP limit on client authentication at /oauth/token (and introspect, revoke)', () => {
+  test('60 wrong client secrets: the first client_fail_burst are 401, then 429 slow_down with Retry-After, even for the right secret; time restores it', async () => {
+    // The defaults: client_fail_burst 20, client_fail_per_minute 20.
+    const hub = await startAuthHub();
+    try {
+      const site = await siteResourceUri(hub);
+      const c = await adminClient(hub, { scope: 'lights:read' });
+      const token = (secret: string, endpoint = '/oauth/token') =>
+        fetch(`${hub.auth}${endpoint}`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${c.client_id}:${secret}`).toString('base64')}` },
+          body: new URLSearchParams({ grant_type: 'client_credentials', resource: site, token: 'x' }),
+        });
+      // Good requests cost nothing: a busy machine client is never slowed by its own success.
+      for (let i = 0; i < 30; i++) expect((await token(c.client_secret!)).status).toBe(200);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 60; i++) {
+        last = await token(`wrong secret ${i}`);
+        statuses.push(last.status);
+      }
+      expect(statuses.filter((x) => x === 401)).toHaveLength(20);
+      expect(statuses.slice(20).every((x) => x === 429)).toBe(true);
+      expect(await last!.json()).toMatchObject({ error: 'slow_down' });
+      const retry = Number(last!.headers.get('retry-after'));
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(3);
+      // While refused, the right secret is refused too (no oracle), and so are introspect and revoke.
+      expect((await token(c.client_secret!)).status).toBe(429);
+      expect((await token('wrong', '/oauth/introspect')).status).toBe(429);
+      expect((await token('wrong', '/oauth/revoke')).status).toBe(429);
+      vi.setSystemTime(Date.now() + retry * 1000);
+      expect((await token(c.client_secret!)).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
       await hub.stop();
     }
   });

@@ -153,6 +153,58 @@ describe('exchange through a fronting link', () => {
   });
 });
 
+describe('resource and audience together', () => {
+  test('both naming the target are honoured; naming different targets is invalid_target, never audience silently dropped', async () => {
+    const diary = await resource('diary', ['diary:read']);
+    const other = await resource('other-target', ['other:read']);
+    const link = await h.admin('POST', '/admin/fronting', {
+      source: 'diary',
+      target: siteUri,
+      scope_map: { 'diary:read': ['lights:read'] },
+    });
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    const assistant = await exchanger('diary assistant');
+    const subject = await userToken(assistant, diary.uri, 'diary:read');
+    // The audience by slug, the resource by URI: one target, so the exchange goes ahead.
+    const same = await exchange(assistant, subject, { resource: siteUri, audience: `site-${site.siteid}` });
+    expect(decodeJwt(same.access_token).aud).toBe(siteUri);
+    await expect(
+      exchange(assistant, subject, { resource: siteUri, audience: other.uri }),
+    ).rejects.toMatchObject({
+      error: 'invalid_target',
+    });
+    await expect(
+      exchange(assistant, subject, { resource: siteUri, audience: 'urn:nowhere' }),
+    ).rejects.toMatchObject({ error: 'invalid_target' });
+  });
+});
+
+describe('rule 6 as documented: a machine subject token', () => {
+  test('is narrowed at its own resource, refused elsewhere without a fronting link (invalid_target)', async () => {
+    const m = await adminClient(h, {
+      client_name: 'machine exchanger',
+      grant_types: ['client_credentials', TE],
+      scope: 'lights:read lights:write',
+      resources: [siteUri],
+    });
+    const config = await oidc.discovery(
+      new URL(h.auth),
+      m.client_id,
+      undefined,
+      oidc.ClientSecretBasic(m.client_secret!),
+      { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' },
+    );
+    const machineToken = (await oidc.clientCredentialsGrant(config, { resource: siteUri })).access_token;
+    const narrowed = await exchange({ config }, machineToken, { resource: siteUri, scope: 'lights:read' });
+    expect(narrowed.scope).toBe('lights:read');
+    await expect(
+      exchange({ config }, machineToken, { resource: 'urn:hearth:translation' }),
+    ).rejects.toMatchObject({
+      error: 'invalid_target',
+    });
+  });
+});
+
 describe('exchange without a fronting link needs the user’s consent for the target', () => {
   test('consent_required with consent_missing, then scope_insufficient, each with a consent_url; a consented scope works', async () => {
     const notes = await resource('notes', ['notes:read']);

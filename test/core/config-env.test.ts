@@ -10,6 +10,8 @@ import type { JsonSchema } from '../../core/plugin/types.ts';
 const samples: Record<string, unknown> = {
   dataDir: '/srv/hearth-env-test',
   'http.bodyLimit': '2mb',
+  'http.main.publicUrl': 'https://hearth.example.net',
+  'http.admin.publicUrl': 'https://admin.hearth.example.net',
   plugins: { lighting: { reconcileMs: 1234 } },
   'plugins.lighting.subdefBase': 'ff:80:01:00',
   'plugins.auth.oidc.providers[].id': 'corp-idp',

@@ -167,13 +167,59 @@ describe('documents: the job API', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('a file part with a filename but no Content-Type is the file (DeepL’s Python client, requests): upload, status, download', async () => {
+    const { h, secret, translator } = await engineHub('libretranslate');
+    // Byte for byte what requests (urllib3) encodes for deepl-python's upload_document: the data fields
+    // first, then files={"file": (filename, fileobj)}, whose part has no Content-Type header.
+    const boundary = '9f3c1d0e8a7b4c2d5e6f708192a3b4c5';
+    const body = Buffer.from(
+      [
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="target_lang"',
+        '',
+        'DE',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="source_lang"',
+        '',
+        'EN',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="file"; filename="notes.txt"',
+        '',
+        'Hello world',
+        `--${boundary}--`,
+        '',
+      ].join('\r\n'),
+    );
+    const res = await fetch(`${h.t.url}/v2/document`, {
+      method: 'POST',
+      headers: {
+        authorization: `DeepL-Auth-Key ${secret}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'user-agent': 'deepl-python/1.21.1 (Linux) python/3.11.2 requests/2.31.0',
+      },
+      body,
+    });
+    const answer = (await res.json()) as { document_id: string; document_key: string };
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    const handle = answer;
+    const doc = { documentId: handle.document_id, documentKey: handle.document_key };
+    const { status } = await translator.isDocumentTranslationComplete(doc);
+    expect(status.status).toBe('done');
+    const dir = tempDir();
+    await translator.downloadDocument(doc, join(dir, 'notes-out.txt'));
+    expect(readFileSync(join(dir, 'notes-out.txt'), 'utf8')).toBe('HELLO WORLD');
+  });
+
   it('refuses oversize, unsupported, damaged and DeepL-only files with 4xx in DeepL shape, never 500', async () => {
     const { h, secret, translator } = await engineHub('libretranslate', { documents: { maxBytes: 2048 } });
     const big = await upload(h, secret, 'big.txt', 'x'.repeat(4096));
     expect(big.status).toBe(413);
     expect(big.body.message).toMatch(/exceeds/);
     const unknown = await upload(h, secret, 'a.exe', 'MZ');
-    expect(unknown).toEqual({ status: 400, body: { message: expect.stringContaining("'exe'") } });
+    expect(unknown).toEqual({
+      status: 400,
+      body: { message: 'Invalid file data.', detail: expect.stringContaining("'exe'") },
+    });
     const pdf = await upload(h, secret, 'a.pdf', '%PDF-1.4');
     expect(pdf.status).toBe(400);
     expect(pdf.body.message).toMatch(/DeepL only.*no DeepL upstream/);
@@ -229,6 +275,48 @@ describe('documents: the job API', () => {
     ).rejects.toThrow(/DeepL only/);
   });
 
+  it('DeepL’s wording: an unknown extension is "Invalid file data.", a document whose source equals its target fails', async () => {
+    const { h, secret } = await engineHub('libretranslate');
+    const unknown = await upload(h, secret, 'a.exe', 'MZ');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({
+      message: 'Invalid file data.',
+      detail: expect.stringContaining("'exe'"),
+    });
+    // Named equal at upload: refused at once, as DeepL does.
+    const same = await upload(h, secret, 'a.txt', 'Hallo Welt', { source_lang: 'DE', target_lang: 'DE' });
+    expect(same).toEqual({ status: 400, body: { message: 'Source and target language are equal.' } });
+    // Detected equal: the job fails with DeepL's message (deepl-node reports it). The LLM fake detects
+    // English; a variant target (EN-GB) is a conversion, not the same language, and is translated.
+    const llm = await engineHub('openai');
+    const dir = tempDir();
+    await expect(
+      llm.translator.translateDocument(
+        file(dir, 'b.txt', 'Hello world'),
+        join(dir, 'b-out.txt'),
+        null,
+        'en-GB',
+      ),
+    ).resolves.toMatchObject({ status: 'done' });
+    const sameLang = await upload(llm.h, llm.secret, 'c.txt', 'Hello world', { target_lang: 'EN' });
+    expect(sameLang.status).toBe(200);
+    // deepl-node's polling reports the failure with DeepL's message.
+    await expect(
+      llm.translator.isDocumentTranslationComplete({
+        documentId: sameLang.body.document_id,
+        documentKey: sameLang.body.document_key,
+      }),
+    ).rejects.toThrow('Source and target language are equal.');
+    const raw = await llm.h.call('POST', `/v2/document/${sameLang.body.document_id}`, {
+      key: llm.secret,
+      form: `document_key=${sameLang.body.document_key}`,
+    });
+    expect(raw.body).toMatchObject({
+      status: 'error',
+      error_message: 'Source and target language are equal.',
+    });
+  });
+
   it('bills document characters apart from text in usage and analytics; document limits give 456', async () => {
     const { h, secret, translator } = await engineHub('libretranslate', { documents: { monthlyLimit: 2 } });
     const dir = tempDir();
@@ -280,6 +368,39 @@ describe('documents: the job API', () => {
     expect(readFileSync(join(dir, 'o.txt'), 'utf8')).toBe('THE Leuchte');
     const last = up.calls('/v2/translate').at(-1);
     expect(last && bodyOf(last).formality).toBe('more');
+  });
+
+  it('a document naming a missing glossary, memory or style list, or another key’s, is refused at upload like /v2/translate', async () => {
+    const { h, secret } = await engineHub('deepl');
+    const other = await h.createKey();
+    const theirs = await new deepl.DeepLClient(other.secret, {
+      serverUrl: h.t.url,
+      maxRetries: 0,
+    }).createMultilingualGlossary('theirs', [
+      {
+        sourceLangCode: 'en',
+        targetLangCode: 'de',
+        entries: new deepl.GlossaryEntries({ entries: { a: 'b' } }),
+      },
+    ]);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const fields of [
+      { glossary_id: missing },
+      { glossary_id: theirs.glossaryId },
+      { translation_memory_id: missing },
+      { style_id: missing },
+    ]) {
+      const params = { source_lang: 'EN', target_lang: 'DE', ...fields };
+      const text = await h.call('POST', '/v2/translate', {
+        key: secret,
+        form: new URLSearchParams({ text: 'Hello', ...params }).toString(),
+      });
+      expect(text.status, JSON.stringify(fields)).toBeGreaterThanOrEqual(400);
+      const doc = await upload(h, secret, 'a.txt', 'Hello', params);
+      expect([doc.status, doc.body], JSON.stringify(fields)).toEqual([text.status, text.body]);
+    }
+    // Nothing was queued for them.
+    expect(readdirSync(join(h.t.dataDir, 'translation', 'documents', 'incoming'))).toEqual([]);
   });
 
   it('answers sentences from a translation memory before any engine is called', async () => {
@@ -346,6 +467,17 @@ describe('documents: formats only DeepL translates', () => {
     const refused = await upload(h, secret, 'a.pdf', '%PDF', { glossary_id: 'g1', source_lang: 'EN' });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/glossary_id/);
+    // Spelled right (it once said "glossarys"), for every local-only id.
+    expect(refused.body.message).toContain("Hearth's glossaries");
+    for (const [field, noun] of [
+      ['glossary_ids', 'glossaries'],
+      ['translation_memory_id', 'translation memories'],
+      ['style_id', 'style lists'],
+    ] as const) {
+      const res = await upload(h, secret, 'a.pdf', '%PDF', { [field]: 'x', source_lang: 'EN' });
+      expect(res.body.message, field).toContain(`Hearth's ${noun}`);
+      expect(res.body.message, field).not.toMatch(/rys\b|memorys/);
+    }
   });
 });
 

@@ -100,4 +100,57 @@ describe('GET parameters in a body', () => {
       expect([tags.status, tags.body.custom_tag_usage_report?.aggregate_by]).toEqual([200, 'day']);
     }
   });
+
+  it('regression: an empty body is no body: a GET (or POST) with a JSON or form Content-Type and no bytes answers as without one', async () => {
+    const send = (method: string, path: string, key: string, type?: string) =>
+      new Promise<{ status: number; body: Json }>((resolve, reject) => {
+        const req = http.request(
+          `${h.t.url}${path}`,
+          {
+            method,
+            headers: {
+              authorization: `DeepL-Auth-Key ${key}`,
+              ...(type ? { 'content-type': type } : {}),
+              'content-length': 0,
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const routes: Array<[string, string, string]> = [
+      ['GET', `/v2/admin/analytics?start_date=${today}&end_date=${today}`, h.t.adminKey],
+      ['GET', `/v2/admin/analytics/custom-tags?start_date=${today}&end_date=${today}`, h.t.adminKey],
+      ['GET', '/v2/admin/developer-keys', h.t.adminKey],
+      ['GET', '/v2/usage', secret],
+      ['GET', '/v2/languages', secret],
+      ['GET', '/v3/languages', secret],
+      ['GET', '/v2/glossaries', secret],
+      ['GET', '/v3/glossaries', secret],
+      ['GET', '/v2/glossary-language-pairs', secret],
+      ['GET', '/v3/style_rules', secret],
+      ['GET', '/v3/translation_memories', secret],
+      // A POST without its parameters gets the same missing-parameter answer either way.
+      ['POST', '/v2/translate', secret],
+    ];
+    for (const [method, path, key] of routes) {
+      const plain = await send(method, path, key);
+      for (const type of [
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/x-www-form-urlencoded',
+      ]) {
+        const typed = await send(method, path, key, type);
+        expect([typed.status, typed.body], `${method} ${path} ${type}`).toEqual([plain.status, plain.body]);
+      }
+    }
+  });
 });

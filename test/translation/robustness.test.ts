@@ -150,3 +150,27 @@ describe('bad input never causes a 5xx or a hang', () => {
     }
   });
 });
+
+describe('a key at its character limit', () => {
+  it('regression: validation errors come before 456 (malformed XML, an unknown glossary, rephrase without an able engine)', async () => {
+    const made = await h.admin('POST', '/v2/admin/developer-keys', { label: 'at limit' });
+    await h.admin('PUT', '/v2/admin/developer-keys/limits', { key_id: made.body.key_id, characters: 5 });
+    const key = made.body.key as string;
+    const translate = (form: string) => h.call('POST', '/v2/translate', { key, form });
+    expect((await translate('text=Hello&target_lang=DE')).status).toBe(200); // 5 of 5 used
+    expect((await translate('text=Hello&target_lang=DE')).status).toBe(456);
+    // Each of these is wrong whatever the quota: the client must learn what to fix, not to wait a month.
+    const xml = await translate('text=%3Cb%3EHi&target_lang=DE&tag_handling=xml&tag_handling_version=v2');
+    expect(xml.status).toBe(400);
+    const glossary = await translate(
+      'text=Hi&source_lang=EN&target_lang=DE&glossary_id=00000000-0000-4000-8000-000000000000',
+    );
+    expect(glossary.status).toBe(404);
+    expect((await translate('text=Hi&target_lang=XX')).status).toBe(400);
+    const rephrase = await h.call('POST', '/v2/write/rephrase', { key, form: 'text=Hi' });
+    expect([rephrase.status, rephrase.body.message]).toEqual([
+      400,
+      expect.stringMatching(/only DeepL and LLM/),
+    ]);
+  });
+});

@@ -41,7 +41,8 @@ describe('rephrase and correct', () => {
     });
     const two = await c.rephraseText(['Hello', 'Bye'], null, null, deepl.WritingTone.PREFER_FRIENDLY);
     expect(two.map((r) => r.text)).toEqual(['Hello [prefer_friendly]', 'Bye [prefer_friendly]']);
-    expect(two[0]?.targetLang).toBe('en'); // no target: the text keeps its own language
+    // No target: the text keeps its own language, spelled as DeepL answers it (en-US, never plain en).
+    expect(two[0]?.targetLang).toBe('en-US');
     const sent = up.calls('/v2/write/rephrase').map(bodyOf);
     expect(sent).toEqual([
       { text: ['I think teh lamp is on.'], target_lang: 'en-US', writing_style: 'business' },
@@ -124,6 +125,37 @@ describe('rephrase and correct', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/only DeepL and LLM engines/);
+  });
+
+  it('DeepL’s wording: target_language en-US / pt-PT for en / pt, and the style-and-tone refusal', async () => {
+    const llm = await fake(fakeOpenAi());
+    const h = await hub({ engines: [{ type: 'openai', url: `${llm.url}/v1`, model: 'm' }] });
+    const { secret: key } = await h.createKey();
+    for (const [given, answered] of [
+      ['en', 'en-US'],
+      ['EN', 'en-US'],
+      ['pt', 'pt-PT'],
+      ['en-GB', 'en-GB'],
+      ['pt-BR', 'pt-BR'],
+      ['de', 'de'],
+    ] as const) {
+      for (const path of ['/v2/write/rephrase', '/v2/write/correct']) {
+        const res = await h.call('POST', path, { key, form: `text=Hi&target_lang=${given}` });
+        expect(res.status, `${path} ${given}`).toBe(200);
+        expect(res.body.improvements[0].target_language, `${path} ${given}`).toBe(answered);
+      }
+    }
+    const both = await h.call('POST', '/v2/write/rephrase', {
+      key,
+      form: 'text=Hi&writing_style=casual&tone=friendly',
+    });
+    expect(both).toMatchObject({
+      status: 400,
+      body: {
+        message:
+          'Bad request. Reason: Both writing_style and tone defined. Currently only style OR tone can be chosen for a single request.',
+      },
+    });
   });
 
   it('bills text improvement characters: usage, analytics and the key limit (456)', async () => {

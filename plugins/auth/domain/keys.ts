@@ -1,8 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { writeFileAtomic } from '../../../core/sdk.ts';
 import { privateKeyFromJwk, publicKeyFromJwk, type SigningAlg } from './jws.ts';
 
 const FILE = 'signing-keys.json';
@@ -85,12 +86,18 @@ function load(stored: StoredKey, status: LoadedKey['status']): LoadedKey {
   };
 }
 
-/** Writes the key file with mode 0600 (temp file + rename, so a crash never leaves half a key file). */
-async function save(dir: string, file: KeyFile): Promise<void> {
-  const tmp = join(dir, `${FILE}.tmp`);
-  await writeFile(tmp, JSON.stringify(file, null, 2), { mode: 0o600 });
-  await chmod(tmp, 0o600);
-  await rename(tmp, join(dir, FILE));
+/**
+ * The key file's writer: the store's atomic write (temp file with its own name, fsync, `.bak`, rename,
+ * directory fsync; mode 0600), one save at a time. Each save writes the state as it is when its turn comes,
+ * so the last one to finish always holds every change (two rotations never race on one temp file).
+ */
+function keyFileWriter(dir: string, file: KeyFile): () => Promise<void> {
+  let queue: Promise<void> = Promise.resolve();
+  return () => {
+    const next = queue.then(() => writeFileAtomic(join(dir, FILE), JSON.stringify(file, null, 2)));
+    queue = next.catch(() => {});
+    return next;
+  };
 }
 
 /**
@@ -115,7 +122,8 @@ export async function openKeyRing(
     file.rsa_keys = [await newStoredKey('RS256')];
     dirty = true;
   }
-  if (dirty) await save(dir, file);
+  const save = keyFileWriter(dir, file);
+  if (dirty) await save();
   const stillNeeded = (k: StoredKey) => !k.retired_at || Date.parse(k.retired_at) + maxTtlSec * 1000 > now();
   let ec: LoadedKey[] = [];
   let rsa: LoadedKey[] = [];
@@ -137,7 +145,7 @@ export async function openKeyRing(
     async prune() {
       if (file.keys.every(stillNeeded) && (file.rsa_keys ?? []).every(stillNeeded)) return false;
       reload();
-      await save(dir, file);
+      await save();
       return true;
     },
     async rotate() {
@@ -147,7 +155,7 @@ export async function openKeyRing(
       file.keys.unshift(nextEc);
       file.rsa_keys = [nextRsa, ...(file.rsa_keys ?? [])];
       reload();
-      await save(dir, file);
+      await save();
       return ec[0]!;
     },
   };

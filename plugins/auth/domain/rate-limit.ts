@@ -1,6 +1,7 @@
 /**
  * A token bucket per key (client IP), bounded in size: `ratePerSec` sustained, `burst` at once.
- * Used on dynamic registration (docs/auth.md#behaviour-where-the-spec-is-silent: 10 rps, burst 20), which anyone on the LAN can reach.
+ * Used on dynamic registration (docs/auth.md#behaviour-where-the-spec-is-silent: 10 rps, burst 20), which anyone on the LAN can reach,
+ * and charged by failed client authentications at the token, introspection and revocation endpoints.
  */
 export function createRateLimiter(
   opts: { ratePerSec: number; burst: number; maxKeys: number },
@@ -8,6 +9,13 @@ export function createRateLimiter(
 ) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
+    /** Seconds until a token is available for `key` (0: one is), taking none. */
+    wait(key: string): number {
+      const b = buckets.get(key);
+      if (!b) return 0;
+      const tokens = Math.min(opts.burst, b.tokens + ((now() - b.at) / 1000) * opts.ratePerSec);
+      return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / opts.ratePerSec));
+    },
     /** Takes one token; returns 0 when allowed, else the seconds until the next token. */
     take(key: string): number {
       const t = now();
@@ -27,3 +35,5 @@ export function createRateLimiter(
     },
   };
 }
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
+import { HttpError } from '../../../core/sdk.ts';
 import { verifySecret } from '../domain/secrets.ts';
 import { type AuthServices, findClient } from '../services.ts';
 import type { Client } from '../state/model.ts';
-import { invalidClient, invalidRequest } from './errors.ts';
+import { invalidClient, invalidRequest, oauthError } from './errors.ts';
 import { type Params, param } from './params.ts';
 
 function basicCredentials(ctx: Context): { id: string; secret: string } | null {
@@ -27,6 +28,22 @@ function basicCredentials(ctx: Context): { id: string; secret: string } | null {
  * `client_secret_post` or `none`). Every failure is `invalid_client`, without saying which part was wrong.
  */
 export function authenticateClient(s: AuthServices, ctx: Context, body: Params): Client {
+  // A coarse per-IP bucket charged by failures only: guessing secrets from one address meets 429 (for the
+  // right secret too, so the answer tells nothing), while a busy client that authenticates never pays.
+  const wait = s.clientAuthFailures.wait(ctx.ip);
+  if (wait > 0)
+    throw oauthError(429, 'slow_down', 'too many failed client authentications; try again later', {
+      headers: { 'Retry-After': String(wait) },
+    });
+  try {
+    return checkClient(s, ctx, body);
+  } catch (err) {
+    if (err instanceof HttpError && err.code === 'invalid_client') s.clientAuthFailures.take(ctx.ip);
+    throw err;
+  }
+}
+
+function checkClient(s: AuthServices, ctx: Context, body: Params): Client {
   const basic = basicCredentials(ctx);
   const postSecret = param(body, 'client_secret');
   const bodyId = param(body, 'client_id');

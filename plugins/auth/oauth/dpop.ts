@@ -50,7 +50,9 @@ export function tokenRequestProof(dpop: DpopService, ctx: Context, tokenEndpoint
   try {
     proof = checkDpopProof(header, {
       method: 'POST',
-      urls: [tokenEndpoint, `${ctx.protocol}://${ctx.host}${ctx.path}`],
+      // §4.3 item 9, §11.1: this server's own URL of the endpoint (what discovery advertises), never one
+      // built from the Host header: a proof captured at another server must not replay here.
+      urls: [tokenEndpoint],
       nowSec: Math.floor(Date.now() / 1000),
     });
   } catch (err) {

@@ -14,7 +14,8 @@ import { type Params, param, required, resourceParam } from './params.ts';
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
 const ID_JAG_TYP = 'oauth-id-jag+jwt';
-const SKEW_SEC = 30;
+/** Clock skew allowed between the IdP and this server. */
+export const ASSERTION_SKEW_SEC = 30;
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
@@ -63,8 +64,16 @@ export async function jwtBearerGrant(
   if (p.client_id !== client.id) throw invalidGrant('the assertion was issued to another client');
   const now = Math.floor(Date.now() / 1000);
   if (typeof p.exp !== 'number' || p.exp <= now) throw invalidGrant('the assertion has expired');
-  if (typeof p.iat !== 'number' || p.iat > now + SKEW_SEC || p.iat < now - s.config.xaa.max_assertion_age)
+  if (
+    typeof p.iat !== 'number' ||
+    p.iat > now + ASSERTION_SKEW_SEC ||
+    p.iat < now - s.config.xaa.max_assertion_age
+  )
     throw invalidGrant('the assertion is too old or from the future');
+  // RFC 7523 §3 item 4 lets a server refuse an exp unreasonably far ahead: an ID-JAG is short-lived, and a
+  // long one would hold its jti's replay slot for as long (a cache full of them would refuse everyone).
+  const maxAge = s.config.xaa.max_assertion_age;
+  if (p.exp - p.iat > maxAge) throw invalidGrant(`the assertion lives longer than ${maxAge} seconds`);
   if (!str(p.sub)) throw invalidGrant('the assertion has no subject');
   if (!str(p.jti)) throw invalidGrant('the assertion has no jti');
   // The assertion's key binding (draft §5): a proof with that key is required.
@@ -122,6 +131,7 @@ export async function jwtBearerGrant(
   const seen = s.assertionReplay.add(replayKey, p.exp * 1000);
   if (seen === 'replay') throw invalidGrant('the assertion was already used');
   if (seen === 'full') throw invalidGrant('too many assertions in flight; retry shortly');
+  if (seen === 'too_long') throw invalidGrant(`the assertion lives longer than ${maxAge} seconds`);
 
   const ttl = s.config.xaa.token_ttl;
   const jkt = proof?.jkt;

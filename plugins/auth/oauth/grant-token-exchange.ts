@@ -151,10 +151,20 @@ export async function tokenExchangeGrant(
       throw invalidGrant('the actor token is not a token of this client');
   }
 
-  const ref = resourceParam(body) ?? param(body, 'audience');
+  // RFC 8693 §2.1: `resource` and `audience` both name where the token is to be used. Both are honoured:
+  // each must name a resource here, the same one (a token serves one), else invalid_target (§2.2.2).
+  const resourceRef = resourceParam(body);
+  const audienceRef = param(body, 'audience');
+  const ref = resourceRef ?? audienceRef;
   if (!ref) throw invalidTarget('resource or audience is required');
   const target = findResource(s, ref);
   if (!target) throw invalidTarget('unknown resource');
+  if (
+    resourceRef !== undefined &&
+    audienceRef !== undefined &&
+    findResource(s, audienceRef)?.id !== target.id
+  )
+    throw invalidTarget('resource and audience name different targets; a token serves one');
   // Exchange policy of the target: empty means any client.
   const allowedClients = target.policy.exchange.allowed_client_ids;
   if (allowedClients.length > 0 && !allowedClients.includes(client.id))

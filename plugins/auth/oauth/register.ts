@@ -13,6 +13,21 @@ import { bodyOf } from './params.ts';
 
 const metadataError = (d: string) => oauthError(400, 'invalid_client_metadata', d); // RFC 7591 §3.2.2
 
+/**
+ * The name of a client that registered none (RFC 7591 §2 leaves it optional): the host its codes are sent
+ * to, which the consent page can show truthfully, or the scheme of a native app's private-use URI.
+ */
+function defaultName(redirects: string[]): string {
+  const first = redirects[0];
+  if (first === undefined) return 'Unnamed application';
+  try {
+    const url = new URL(first);
+    return (url.hostname || url.protocol.replace(/:$/, '')).slice(0, 200) || 'Unnamed application';
+  } catch {
+    return 'Unnamed application'; // the redirect URI check refuses it with its own message
+  }
+}
+
 /** RFC 7591 request → client input. `scope` is discarded (spec rule 3); unknown members are ignored. */
 function readRequest(s: AuthServices, body: Record<string, unknown>): ClientInput {
   const str = (name: string, req: boolean): string | undefined => {
@@ -21,8 +36,11 @@ function readRequest(s: AuthServices, body: Record<string, unknown>): ClientInpu
     if (typeof v !== 'string') throw metadataError(`${name} is required and must be a string`);
     return v;
   };
-  const arr = (name: string) => {
-    if (body[name] === undefined) throw metadataError(`${name} is required`);
+  const arr = (name: string, fallback?: string[]) => {
+    if (body[name] === undefined) {
+      if (fallback) return fallback;
+      throw metadataError(`${name} is required`);
+    }
     return asStringArray(body[name], name);
   };
   const appType = str('application_type', false) ?? 'web';
@@ -30,14 +48,17 @@ function readRequest(s: AuthServices, body: Record<string, unknown>): ClientInpu
     throw metadataError('application_type must be web or native');
   if (body.agent !== undefined && typeof body.agent !== 'boolean')
     throw metadataError('agent must be a boolean');
-  const grants = arr('grant_types');
+  // RFC 7591 §2: members left out take their defaults (openid-client's dynamicClientRegistration sends
+  // only what its caller names, often just redirect_uris).
+  const grants = arr('grant_types', ['authorization_code']);
   const userInLoop = !grants.includes('client_credentials');
+  const redirects = arr('redirect_uris');
   return {
-    name: str('client_name', true)!,
-    redirect_uris: arr('redirect_uris'),
+    name: str('client_name', false) ?? defaultName(redirects),
+    redirect_uris: redirects,
     grant_types: grants,
-    response_types: arr('response_types'),
-    token_endpoint_auth_method: str('token_endpoint_auth_method', true)!,
+    response_types: arr('response_types', ['code']),
+    token_endpoint_auth_method: str('token_endpoint_auth_method', false) ?? 'client_secret_basic',
     // The ceiling comes from the server setting, only for clients that keep a user in the loop.
     scope: userInLoop ? s.config.default_client_scope : '',
     resources: [],

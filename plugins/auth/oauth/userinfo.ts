@@ -48,7 +48,8 @@ export function mountUserinfo(router: HearthRouter, s: AuthServices, verify: Ver
       presentation: {
         scheme,
         method: ctx.method,
-        urls: [`${s.issuer()}/oauth/userinfo`, `${ctx.protocol}://${ctx.host}${ctx.path}`],
+        // RFC 9449 §4.3 item 9: the advertised userinfo URL only, never one built from the Host header.
+        urls: [`${s.issuer()}/oauth/userinfo`],
         ...(proof ? { proof: Array.isArray(proof) ? proof.join(',') : proof } : {}),
       },
     });

@@ -165,6 +165,13 @@ export function mountAuthorize(router: HearthRouter, s: AuthServices): void {
         error_description: description,
         state: state ?? undefined,
       });
+    // Request objects are not supported (discovery: request_parameter_supported and
+    // request_uri_parameter_supported false). OpenID Connect Core §6 and RFC 9101 §6.3: refuse them, never
+    // serve the request from its other parameters as if they were absent.
+    if (q.request !== undefined)
+      return fail('request_not_supported', 'request objects (the request parameter) are not supported');
+    if (q.request_uri !== undefined)
+      return fail('request_uri_not_supported', 'the request_uri parameter is not supported');
     const dup = [
       'response_type',
       'code_challenge',

@@ -1,3 +1,4 @@
+import { normalizeCode } from '../languages.ts';
 import type { RawParams } from '../request/body.ts';
 import { parseTranslateRequest } from '../request/translate-params.ts';
 import type { TranslateRequest } from '../request/types.ts';
@@ -30,4 +31,14 @@ export function documentRequest(params: Record<string, string[]>): TranslateRequ
   values.set('text', ['-']);
   const raw: RawParams = { kind: 'form', values };
   return parseTranslateRequest(raw);
+}
+
+/**
+ * The target language as the client named it (`EN`, `EN-GB`), before `EN` is read as `EN-US`. DeepL fails a
+ * document whose source is this language ("Source and target language are equal"); a variant of the
+ * source (EN to EN-GB) is a conversion and is translated.
+ */
+export function givenTarget(params: Record<string, string[]>): string {
+  const v = Object.hasOwn(params, 'target_lang') ? params.target_lang?.[0] : undefined;
+  return v ? normalizeCode(v) : '';
 }

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
-import type { HearthRouter, RouteContext } from '../../../core/sdk.ts';
+import { type HearthRouter, HttpError, type RouteContext } from '../../../core/sdk.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import { characterCount } from '../accounting/usage-ledger.ts';
 import {
@@ -14,13 +14,14 @@ import {
 } from '../errors.ts';
 import { requestParams } from '../request/body.ts';
 import { ParamReader } from '../request/param-reader.ts';
+import type { TranslateRequest } from '../request/types.ts';
 import { apiRequest } from '../routes/api.ts';
 import type { ApiRequest } from '../routes/client-auth.ts';
 import type { Account } from '../translate-service.ts';
 import { removeFile, writeBytesAtomic } from './files.ts';
 import { DocumentFormatError } from './formats/collector.ts';
 import { canonicalFormat, DEEPL_ONLY, localFormat } from './formats/index.ts';
-import { documentRequest } from './params.ts';
+import { documentRequest, givenTarget } from './params.ts';
 import type { DocumentRunner } from './runner.ts';
 import { type DocumentJob, DocumentStore } from './store.ts';
 import { readUpload } from './upload.ts';
@@ -44,7 +45,17 @@ export interface DocumentDeps {
   settings: DocumentSettings;
   /** Whether a DeepL upstream can take formats Hearth does not translate itself. */
   upstream: boolean;
+  /** Resolves the glossary, memory and style list a request names: the same 4xx as `/v2/translate`. */
+  resources(req: TranslateRequest, account: Account): Promise<unknown>;
 }
+
+/** Ids only Hearth knows, with what they name (for the refusal of a document forwarded to DeepL). */
+const LOCAL_ONLY: Record<string, string> = {
+  glossary_id: 'glossaries',
+  glossary_ids: 'glossaries',
+  translation_memory_id: 'translation memories',
+  style_id: 'style lists',
+};
 
 /** How long a status request waits for a job about to finish (spares the client a 5 s poll). */
 const STATUS_WAIT_MS = 1000;
@@ -68,8 +79,14 @@ export function mountDocuments(router: HearthRouter, deps: DocumentDeps): void {
         `Converting ${format} documents to ${output} needs a DeepL upstream; none is configured.`,
       );
     }
+    // DeepL's wording for a file type it does not take; what was wrong goes in `detail`.
     if (!local && !DEEPL_ONLY.has(format))
-      throw invalid(`Value for 'file' not supported: '${format}' documents are not supported.`);
+      throw new HttpError(400, 'bad_request', 'Invalid file data.', {
+        body: { message: 'Invalid file data.', detail: `Documents of type '${format}' are not supported.` },
+      });
+    // DeepL refuses a document whose named source is its target (as given: EN-GB from EN is a conversion).
+    if (req.source !== null && req.source === givenTarget(upload.fields))
+      throw invalid('Source and target language are equal.');
     if (!local && !deps.upstream) {
       throw invalid(
         `Documents of type '${format}' are translated by DeepL only, and no DeepL upstream is configured.`,
@@ -77,14 +94,16 @@ export function mountDocuments(router: HearthRouter, deps: DocumentDeps): void {
     }
     if (!local || output !== format) {
       // Forwarded to DeepL: Hearth's glossary, memory and style ids mean nothing there.
-      const local_only = ['glossary_id', 'glossary_ids', 'translation_memory_id', 'style_id'];
-      const named = local_only.find((n) => upload.fields[n]?.some((v) => v !== ''));
+      const named = Object.keys(LOCAL_ONLY).find((n) => upload.fields[n]?.some((v) => v !== ''));
       if (named)
         throw invalid(
-          `Value for '${named}' not supported: ${format} documents are translated by DeepL, which does not know Hearth's ${named.replace(/_ids?$/, 's')}.`,
+          `Value for '${named}' not supported: ${format} documents are translated by DeepL, which does not know Hearth's ${LOCAL_ONLY[named]}.`,
         );
     }
     if (local && output === format) {
+      // The glossary, memory and style list it names exist and are this key's: refused now (404/400 as on
+      // /v2/translate), not later as a failed job.
+      await deps.resources(req, account);
       // Parsed now, so a damaged file or one over the limits is refused here, not later as a failed job.
       let cores: string[];
       try {

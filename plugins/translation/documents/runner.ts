@@ -5,7 +5,7 @@ import { Cancellation } from '../cancellation.ts';
 import type { TranslateService } from '../translate-service.ts';
 import { writeBytesAtomic } from './files.ts';
 import { localFormat } from './formats/index.ts';
-import { documentRequest } from './params.ts';
+import { documentRequest, givenTarget } from './params.ts';
 import { type DocumentJob, type DocumentStore, MAX_INTERRUPTIONS } from './store.ts';
 
 /** How many sentences and characters go to the engines in one call. */
@@ -187,6 +187,7 @@ export class DocumentRunner {
       const progress = this.progress;
       const all = [...batches(prepared.cores)];
       const answers: string[][] = [];
+      const detected = new Set<string>();
       // A few batches in flight at once: a remote engine's round trip, not Hearth, is what a document waits for.
       let next = 0;
       const worker = async () => {
@@ -196,10 +197,16 @@ export class DocumentRunner {
           if (this.stopping.aborted) throw new Error('stopping');
           const out = await this.service.translateUnbilled({ ...req, texts: batch }, account, this.stopping);
           answers[at] = out.map((t) => t.text);
+          for (const t of out) if (t.detectedSource) detected.add(t.detectedSource.toUpperCase());
           progress.done += batch.reduce((n, c) => n + characterCount(c), 0);
         }
       };
       await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, all.length) }, worker));
+      // DeepL fails a document whose detected language is the target it was given (EN to EN-GB is a
+      // conversion and passes); Hearth's engines would hand back the text unchanged and bill it.
+      const target = givenTarget(job.params);
+      if (req.source === null && detected.size === 1 && detected.has(target))
+        throw new Error('Source and target language are equal.');
       const translations = answers.flat();
       return { output: prepared.finish(translations), billed };
     } catch (err) {

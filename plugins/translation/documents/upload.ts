@@ -65,6 +65,14 @@ async function parseInto(ctx: RouteContext, incoming: string, maxBytes: number):
       maxFieldsSize: 64 * 1024,
       allowEmptyFiles: true,
       minFileSize: 0,
+      // RFC 7578 §4.4 makes a part's Content-Type optional (text/plain when absent), and §4.2 says a part
+      // with a filename holds a file's content. formidable takes a part without Content-Type for a field;
+      // DeepL's Python client (requests) sends its file part exactly so. A part with a filename is a file.
+      onPart: (part, handle) => {
+        if (typeof part.originalFilename === 'string' && !part.mimetype)
+          part.mimetype = 'application/octet-stream';
+        handle(part);
+      },
     },
   });
   try {

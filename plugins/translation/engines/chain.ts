@@ -117,7 +117,8 @@ export class EngineChain {
    * Rephrase or correct on the first engine that can (DeepL's own endpoints, or an LLM), with the same
    * failover, bounds and breakers as translation.
    */
-  async improve(job: ImproveJob, signal: AbortLike): Promise<Improvement[]> {
+  /** The engines that can improve this job's text; 400 when none can (checked before any quota). */
+  async improvers(job: Pick<ImproveJob, 'kind' | 'target'>): Promise<Engine[]> {
     const able: Engine[] = [];
     for (const engine of this.engines) {
       if (!engine.improve) continue;
@@ -132,6 +133,11 @@ export class EngineChain {
       const into = job.target ? ` in '${job.target}'` : '';
       throw invalid(`No configured engine can ${job.kind} text${into} (only DeepL and LLM engines can).`);
     }
+    return able;
+  }
+
+  async improve(job: ImproveJob, signal: AbortLike): Promise<Improvement[]> {
+    const able = await this.improvers(job);
     const { result } = await this.firstAnswer(
       able,
       async (engine, s) => {

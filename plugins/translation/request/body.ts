@@ -50,10 +50,14 @@ export function formParams(text: string): RawParams {
   return { kind: 'form', values };
 }
 
-/** Parses JSON or form by Content-Type; an empty body counts as an empty form. */
+/**
+ * Parses JSON or form by Content-Type. An empty body is no body, whatever its Content-Type says: many HTTP
+ * clients send `Content-Type: application/json` on every request, GETs included, so it counts as no
+ * parameters (the query's, on GET routes), never as malformed JSON.
+ */
 export function parseParams(contentType: string | undefined, body: Buffer): RawParams {
+  if (body.length === 0) return formParams('');
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (body.length === 0 && type !== 'application/json') return formParams('');
   if (type === 'application/json') {
     let parsed: unknown;
     try {

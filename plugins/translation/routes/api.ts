@@ -34,14 +34,12 @@ export const apiRequest = (ctx: {
   get(name: string): string;
   headers: Record<string, string | string[] | undefined>;
   method: string;
-  protocol: string;
-  host: string;
   path: string;
 }): ApiRequest => ({
   authorization: ctx.get('authorization') || undefined,
   dpop: ctx.headers.dpop,
   method: ctx.method,
-  url: `${ctx.protocol}://${ctx.host}${ctx.path}`,
+  path: ctx.path,
 });
 
 /** `POST /v2/translate`, `GET /v2/usage`, `GET /v2/languages`, `GET /v3/languages`. */

@@ -21,11 +21,15 @@ export interface ApiRequest {
   authorization: string | undefined;
   dpop?: string | string[] | undefined;
   method?: string;
-  url?: string;
+  /** The request's path; the proof's `htu` must name it on one of this hub's own origins. */
+  path?: string;
 }
 
 /** `Authorization: Bearer <token>` or `DPoP <token>` (RFC 9449 §7.1) with how it was presented. */
-function tokenOf(req: ApiRequest): { token: string; presentation: TokenPresentation } | null {
+function tokenOf(
+  req: ApiRequest,
+  origins: () => string[],
+): { token: string; presentation: TokenPresentation } | null {
   const m = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(req.authorization ?? '');
   if (!m) return null;
   const proof = Array.isArray(req.dpop) ? req.dpop.join(',') : req.dpop || undefined;
@@ -34,13 +38,18 @@ function tokenOf(req: ApiRequest): { token: string; presentation: TokenPresentat
     presentation: {
       scheme: m[1]!.toLowerCase() === 'dpop' ? 'dpop' : 'bearer',
       method: req.method ?? 'POST',
-      urls: req.url ? [req.url] : [],
+      // RFC 9449 §4.3 item 9, §11.1: the main listener's own origins, never the Host header.
+      urls: req.path ? origins().map((o) => `${o}${req.path}`) : [],
       ...(proof ? { proof } : {}),
     },
   };
 }
 
-export function clientAuthenticator(keys: DeveloperKeys, auth: () => AuthExports | undefined) {
+export function clientAuthenticator(
+  keys: DeveloperKeys,
+  auth: () => AuthExports | undefined,
+  origins: () => string[],
+) {
   return async (req: ApiRequest): Promise<Account> => {
     const header = req.authorization;
     const secret = deeplAuthKey(header);
@@ -49,7 +58,7 @@ export function clientAuthenticator(keys: DeveloperKeys, auth: () => AuthExports
       if (!key) throw forbidden();
       return { id: `key:${key.id}`, limit: key.limits.characters };
     }
-    const presented = tokenOf(req);
+    const presented = tokenOf(req, origins);
     const verify = auth()?.verifyAccessToken;
     if (presented && verify) {
       const token = await verify(presented.token, {

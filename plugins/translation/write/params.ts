@@ -31,12 +31,21 @@ export const TONES = [
 export type WritingStyle = (typeof WRITING_STYLES)[number];
 export type Tone = (typeof TONES)[number];
 
-/** The languages text improvement serves, as the API spells them in answers (`target_language`). */
+/**
+ * The languages text improvement serves, as the API spells them in answers (`target_language`): DeepL
+ * answers a plain `en` as `en-US` and `pt` as `pt-PT`, the variants it writes.
+ */
 const TARGETS = new Map(
-  ['de', 'en', 'en-GB', 'en-US', 'es', 'fr', 'it', 'ja', 'ko', 'pt', 'pt-BR', 'pt-PT', 'zh', 'zh-Hans'].map(
-    (code) => [code.toLowerCase(), code],
-  ),
+  ['de', 'en-GB', 'en-US', 'es', 'fr', 'it', 'ja', 'ko', 'pt-BR', 'pt-PT', 'zh', 'zh-Hans'].map((code) => [
+    code.toLowerCase(),
+    code,
+  ]),
 );
+TARGETS.set('en', 'en-US');
+TARGETS.set('pt', 'pt-PT');
+
+/** `target_language` of an answer: the target asked for, else the text's own language in DeepL's spelling. */
+export const answerLanguage = (code: string): string => TARGETS.get(code.toLowerCase()) ?? code;
 
 export interface ImproveRequest {
   kind: ImproveKind;
@@ -68,7 +77,10 @@ export function parseImproveRequest(kind: ImproveKind, raw: RawParams): ImproveR
     if (writingStyle === 'default') writingStyle = null;
     if (tone === 'default') tone = null;
     // Style and tone pull the text different ways; DeepL takes one or the other.
-    if (writingStyle && tone) throw invalid("Only one of 'writing_style' and 'tone' may be set.");
+    if (writingStyle && tone)
+      throw invalid(
+        'Bad request. Reason: Both writing_style and tone defined. Currently only style OR tone can be chosen for a single request.',
+      );
   } else {
     for (const name of ['writing_style', 'tone']) {
       if (p.has(name)) throw invalid(`Parameter '${name}' is not supported by /v2/write/correct.`);

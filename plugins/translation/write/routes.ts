@@ -7,7 +7,7 @@ import { apiRequest, reportingTag } from '../routes/api.ts';
 import type { ApiRequest } from '../routes/client-auth.ts';
 import { clientGone } from '../routes/client-gone.ts';
 import { type Account, NO_ENGINE_MESSAGE } from '../translate-service.ts';
-import { type ImproveKind, parseImproveRequest } from './params.ts';
+import { answerLanguage, type ImproveKind, parseImproveRequest } from './params.ts';
 
 export interface WriteDeps {
   authenticate(req: ApiRequest): Promise<Account>;
@@ -25,6 +25,8 @@ export function mountWrite(router: HearthRouter, deps: WriteDeps): void {
     const req = parseImproveRequest(kind, await requestParams(ctx.req));
     const tag = reportingTag(ctx.get('x-deepl-reporting-tag'));
     if (!deps.chain) throw invalid(NO_ENGINE_MESSAGE);
+    // No able engine is a 400 whatever the quota, so it is checked before the characters are reserved.
+    await deps.chain.improvers(req);
     const billed = req.texts.map(characterCount).reduce((a, b) => a + b, 0);
     if (!deps.ledger.reserve(account.id, billed, account.limit)) throw keyLimitReached();
     try {
@@ -33,7 +35,7 @@ export function mountWrite(router: HearthRouter, deps: WriteDeps): void {
       ctx.body = {
         improvements: result.map((r) => ({
           detected_source_language: r.detectedSource ?? 'en',
-          target_language: req.target ?? r.detectedSource ?? 'en',
+          target_language: req.target ?? answerLanguage(r.detectedSource ?? 'en'),
           text: r.text,
         })),
       };
