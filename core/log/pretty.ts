@@ -54,7 +54,11 @@ function printable(v: unknown): unknown {
     const out: Record<string, unknown> = {};
     // defineProperty: a key `__proto__` from outside input stays a plain key.
     for (const [k, x] of Object.entries(v))
-      Object.defineProperty(out, escapeControls(k), { value: printable(x), enumerable: true, writable: true });
+      Object.defineProperty(out, escapeControls(k), {
+        value: printable(x),
+        enumerable: true,
+        writable: true,
+      });
     return out;
   }
   return v;
