@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../core/log/logger.ts';
@@ -362,6 +364,14 @@ describe('log format', () => {
     expect(plain).toContain('Error: boom');
     expect(c.text()).not.toContain(SITE_KEY);
     expect(c.text()).not.toContain('\u001b[2J');
+  });
+
+  it('loads pino-pretty only for a terminal: a hub writing JSON never pays its start-up cost', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/core/fixtures/pretty-loaded.ts'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(run.stdout)).toEqual({ pipe: false, terminal: true });
   });
 
   it('is one JSON object per line for journald, files and pipes', async () => {
