@@ -9,7 +9,10 @@ import { lightProblem } from './words.js';
 translatePage();
 const languageSwitch = document.getElementById('lang');
 languageSwitch.value = lang;
-languageSwitch.addEventListener('change', (e) => chooseLanguage(e.target.value));
+languageSwitch.addEventListener('change', (e) => {
+  // Storage refused: the switch goes back to the language the page still shows.
+  if (!chooseLanguage(e.target.value)) e.target.value = lang;
+});
 const state = {
   siteid: '',
   name: '',

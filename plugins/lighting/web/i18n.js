@@ -18,12 +18,6 @@ export function pickLanguage(languages) {
   return 'en';
 }
 
-/** The languages of the switch, each named in its own language (as a person looking for theirs reads it). */
-export const LANGUAGES = [
-  ['en', 'English'],
-  ['de', 'Deutsch'],
-];
-
 const STORED = 'hearth.lighting.lang';
 
 /** The language chosen with the switch in this browser, if any (storage may be off: then none). */
@@ -41,16 +35,17 @@ export const lang =
 
 /**
  * Keeps `code` as this browser's language for the app and shows the page again in it (every text, the
- * ones already drawn too). With storage off the choice lasts for this page only.
+ * ones already drawn too). A browser that refuses storage cannot keep a choice: the page stays as it is.
  */
 export function chooseLanguage(code) {
-  if (!CATALOGUES.has(code) || code === lang) return;
+  if (!CATALOGUES.has(code) || code === lang) return false;
   try {
-    globalThis.localStorage?.setItem(STORED, code);
+    globalThis.localStorage.setItem(STORED, code);
   } catch {
-    // storage refused (private mode): nothing to keep it in
+    return false;
   }
   globalThis.location.reload();
+  return true;
 }
 const texts = CATALOGUES.get(lang);
 
