@@ -123,6 +123,17 @@ export class SimulatedBridge {
   light(n: number): Resource {
     return this.#resources.get(ids.light(n)) as Resource;
   }
+  /**
+   * A light added on the bridge (the Hue app) whose `add` event the stream does not carry (a stream that
+   * was reconnecting): a copy of light 1 under a new id, at `patch`. Returns its id.
+   */
+  addLightQuietly(patch: Record<string, unknown> = {}): string {
+    const light = structuredClone(this.light(1));
+    light.id = randomUUID();
+    merge(light, patch);
+    this.#resources.set(light.id, light);
+    return light.id;
+  }
   /** The colour commands a light received (`color_temperature` → `ct`, `color` → `xy`), oldest first. */
   colourCommands(id: string): ColourCommandKind[] {
     return [...(this.#colourLog.get(id) ?? [])];
