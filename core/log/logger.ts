@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { LogOutput } from './output.ts';
-import { prettyLine } from './pretty.ts';
+import { prettyFormatter } from './pretty.ts';
 import { Redactor } from './redactor.ts';
 import { LogTail } from './tail.ts';
 
@@ -61,7 +61,7 @@ export function createLogger(opts: LoggerOptions): RootLogger {
   const output = new LogOutput({
     sink,
     tail,
-    ...(pretty ? { format: (line: string) => prettyLine(line, tty) } : {}),
+    ...(pretty ? { format: prettyFormatter(tty) } : {}),
   });
   const logger = pino(
     {

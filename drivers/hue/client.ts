@@ -79,6 +79,15 @@ export class ClipClient {
     return data.filter((r): r is HueResource => typeof r?.id === 'string' && typeof r?.type === 'string');
   }
 
+  /** One resource (`GET /clip/v2/resource/<type>/<id>`); null when the bridge has none by that id. */
+  async getResource(type: string, id: string): Promise<HueResource | null> {
+    const { status, json } = await this.request('GET', `/clip/v2/resource/${type}/${encodeURIComponent(id)}`);
+    if (status === 404) return null;
+    if (status !== 200) throw new HueHttpError(status, `GET ${type}`);
+    const [r] = ((json as { data?: unknown })?.data ?? []) as HueResource[];
+    return typeof r?.id === 'string' && r.type === type ? r : null;
+  }
+
   async put(type: string, id: string, body: unknown): Promise<void> {
     const what = `PUT ${type}`;
     const res = await this.#send(

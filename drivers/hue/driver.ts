@@ -24,6 +24,7 @@ export interface HueDriver extends LightingDriver {
   scenes(): Array<{ id: string; name: string; group: string | undefined }>;
   recallScene(sceneId: string): Promise<void>;
   setGroupState(group: GroupTarget, cmd: LightCommand): Promise<void>;
+  readState(protocolid: string): Promise<LightState | null>;
   readonly limiterStats: { sent: number; merged: number; retried: number };
 }
 
@@ -167,9 +168,22 @@ export function createHueDriver(init: DriverInit): HueDriver {
       }
       await Promise.all(group.members.map((m) => driver.setState(m.protocolid, cmd, m.light)));
     },
+    /**
+     * From the bridge's listing, current through the event stream; a light or room the model has never
+     * seen (added while the stream was reconnecting) is asked for with a GET of its resource.
+     */
     async readState(protocolid: string): Promise<LightState | null> {
-      const id = protocolid.startsWith(GROUP_PREFIX) ? protocolid.slice(GROUP_PREFIX.length) : protocolid;
-      const r = model.get(id);
+      const group = protocolid.startsWith(GROUP_PREFIX);
+      const id = group ? protocolid.slice(GROUP_PREFIX.length) : protocolid;
+      let r = model.get(id);
+      if (!r && client && status.connected && !stopped) {
+        const fetched = await client.getResource(group ? 'grouped_light' : 'light', id);
+        if (fetched) {
+          model.apply({ type: 'add', data: [fetched] });
+          sink.reportDevices(model.devices());
+          r = model.get(id);
+        }
+      }
       return r && (r.type === 'light' || r.type === 'grouped_light') ? lightState(r) : null;
     },
     connection: () => status,

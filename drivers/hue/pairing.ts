@@ -107,11 +107,13 @@ export async function pairBridge(opts: PairingOptions): Promise<PairingResult> {
           `bridge refused pairing: ${String(error.description ?? error.type)}`,
         );
       }
-      if (Date.now() + (opts.pollMs ?? 1000) > deadline) {
+      // The last poll is at the deadline itself: a press in the last second of the wait still pairs.
+      const left = deadline - Date.now();
+      if (left <= 0) {
         throw new PairingError('timeout', `the link button of bridge ${bridgeId} was not pressed in time`);
       }
       await new Promise<void>((r) => {
-        const t = setTimeout(r, opts.pollMs ?? 1000);
+        const t = setTimeout(r, Math.min(opts.pollMs ?? 1000, left));
         const stop = () => {
           clearTimeout(t);
           r();

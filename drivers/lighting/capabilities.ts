@@ -27,3 +27,15 @@ export interface LightColour {
   xy?: Xy;
   colormode?: ColourMode;
 }
+
+/**
+ * The one colour setting a command asks a device to show. A command may carry both fields (a `ct` command
+ * also carries its black-body xy, so a light that only takes colour can follow): `colormode` decides, so a
+ * light that takes colour temperature is sent colour temperature. Without a mode, xy wins when given.
+ */
+export function commandColour(cmd: LightColour): { ct: number } | { xy: Xy } | null {
+  const mode = cmd.colormode ?? (cmd.xy ? 'xy' : cmd.ct !== undefined ? 'ct' : undefined);
+  if (mode === 'ct' && cmd.ct !== undefined) return { ct: cmd.ct };
+  if (cmd.xy) return { xy: cmd.xy };
+  return cmd.ct !== undefined ? { ct: cmd.ct } : null;
+}

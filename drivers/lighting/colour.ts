@@ -76,6 +76,14 @@ export function xyToMirek(xy: Xy): number {
 // ---- xy and sRGB ----
 
 const round4 = (n: number) => Math.round(n * 10000) / 10000;
+
+/**
+ * xy at the precision Hearth answers with everywhere (4 decimals: finer than any bulb shows, coarser than
+ * ZCL's 1/65536 steps, so a read-back compares equal to what was set).
+ */
+export function roundXy(xy: Xy): Xy {
+  return [round4(xy[0]), round4(xy[1])];
+}
 const toLinear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
 const toGamma = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
 
@@ -192,9 +200,9 @@ function nearestOnSegment(p: Xy, a: Xy, b: Xy): Xy {
   return [a[0] + t * dx, a[1] + t * dy];
 }
 
-/** The point itself when the light can show it, else the nearest point on its gamut's edge. */
+/** The point itself when the light can show it, else the nearest point on its gamut's edge; 4 decimals. */
 export function clipToGamut(p: Xy, gamut: Gamut): Xy {
-  if (inGamut(p, gamut)) return p;
+  if (inGamut(p, gamut)) return roundXy(p);
   const [r, g, b] = gamut;
   let best: Xy = r;
   let bestD = Number.POSITIVE_INFINITY;

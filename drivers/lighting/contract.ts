@@ -104,7 +104,13 @@ export interface LightingDriver {
    * driver guessed about the device from its id.
    */
   setState(protocolid: string, level: LightCommand, light?: LightTarget): Promise<void>;
-  /** Reads a device's level, for reconciliation when no report arrived. Optional: some links cannot read. */
+  /**
+   * Reads a device's state. The plugin calls it when a light is bound to the device (created, adopted or
+   * moved to it: the light then shows what the device shows at once), for reconciliation when no report
+   * arrived, and for the resync after a reconnect. A driver whose link can read implements it, from what it
+   * already knows when that is current (a bridge listing) or by asking the device. Optional: some links
+   * cannot read.
+   */
   readState?(protocolid: string): Promise<LightState | null>;
   connection(): ConnectionStatus;
   /** Smallest-free sender-id base for radio vendors that allocate them (EnOcean Base ID), else absent. */

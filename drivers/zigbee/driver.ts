@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import {
   briToLevel254,
   type ConnectionStatus,
+  commandColour,
   type DeviceInfo,
   type DriverFactory,
   type DriverInit,
@@ -276,11 +277,13 @@ export class ZigbeeDriver implements LightingDriver {
     if (!cmd.on || cmd.bri <= 0) out.push(onOff(false));
     else {
       out.push(dims ? moveToLevelWithOnOff(briToLevel254(cmd.bri), cmd.transition) : onOff(true));
-      if (inClusters.includes(Cluster.COLOR)) {
-        if (cmd.xy) {
-          const [x, y] = xyToZcl(cmd.xy);
-          out.push(moveToXy(x, y, cmd.transition));
-        } else if (cmd.ct !== undefined) out.push(moveToColorTemp(cmd.ct, cmd.transition));
+      // colormode decides: a `ct` command also carries its xy, and must still reach the bulb as Move to
+      // Colour Temperature (ZCL r7 §5.2.2.3.14), or it stays in xy mode at its old temperature.
+      const colour = inClusters.includes(Cluster.COLOR) ? commandColour(cmd) : null;
+      if (colour && 'ct' in colour) out.push(moveToColorTemp(colour.ct, cmd.transition));
+      else if (colour) {
+        const [x, y] = xyToZcl(colour.xy);
+        out.push(moveToXy(x, y, cmd.transition));
       }
     }
     for (const c of out) await zcl.command(dest, c);

@@ -20,6 +20,7 @@ export function adoptionExports(d: SiteDeps): Adoption {
       requireSite(siteId);
       const fields = parseLightCreate({ ...light });
       const record = await d.catalog.addLight(siteId, opts.new ? { ...fields, new: true } : fields);
+      await d.control.bound(record);
       return d.control.view(record);
     },
     async createSensor(siteId, sensor, opts = {}) {

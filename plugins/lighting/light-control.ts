@@ -32,6 +32,9 @@ export interface LightControlDeps {
   log: Logger;
 }
 
+/** How long an answer that binds a light waits for its device's state; a slower read still lands (pushed). */
+const BIND_WAIT_MS = 1000;
+
 export class LightControl {
   readonly #d: LightControlDeps;
   readonly #timers = new Map<string, NodeJS.Timeout>();
@@ -300,6 +303,35 @@ export class LightControl {
   async #read(inst: DriverInstance, protocolid: string): Promise<LightState | null> {
     if (!inst.driver.readState) return null;
     return withDeadline(inst.driver.readState(protocolid), this.#d.commandTimeoutMs);
+  }
+
+  /**
+   * A light was just bound to its device (created, adopted, or moved to another device): the device's
+   * state is read through its driver (contract: `readState`), so the light shows what the device shows
+   * instead of off until its next report. Resolves once read, or after BIND_WAIT_MS; a slower read still
+   * confirms and pushes `setLightState`. A report or command meanwhile is newer, and wins.
+   */
+  bound(light: LightRecord): Promise<void> {
+    const inst = this.#d.drivers.driverFor(light);
+    if (!inst?.driver.readState || !inst.status.connected) return Promise.resolve();
+    const reportsBefore = this.#reports.get(light._id) ?? 0;
+    const desiredBefore = this.entry(light._id).desired;
+    const read = this.#read(inst, light.protocolid).then(
+      (level) => {
+        const now = this.#d.catalog.lightsWithProtocolId(light.protocolid).find((l) => l._id === light._id);
+        if (!level || !now || !this.#d.drivers.serves(inst, now)) return;
+        if ((this.#reports.get(light._id) ?? 0) !== reportsBefore) return;
+        if (!sameLevel(this.entry(light._id).desired, desiredBefore)) return;
+        this.#confirm(now, level);
+      },
+      (err: unknown) => this.#d.log.debug({ err, light: light._id }, 'reading a newly bound light failed'),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, BIND_WAIT_MS);
+      timer.unref();
+    });
+    return Promise.race([read, waited]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -22,6 +22,12 @@ export interface Received {
   retain: boolean;
 }
 
+/**
+ * Which kind of colour command a simulated light received: a colour temperature (`ct`) or a colour (`xy`,
+ * however the protocol spells it). A command carrying both is recorded as both, in that order.
+ */
+export type ColourCommandKind = 'ct' | 'xy';
+
 export interface SimDevice {
   readonly client: MqttClient;
   readonly received: Received[];

@@ -11,6 +11,7 @@
 import { hexToRgb, hsToRgb, rgbToHex, rgbToHs } from '../../drivers/lighting/index.ts';
 import {
   answer,
+  type ColourCommandKind,
   connected,
   connectSim,
   extend,
@@ -25,6 +26,8 @@ export interface TasmotaBulb extends SimDevice {
   /** Colour bulbs: `CT`, the hue/saturation shown and whether it shows colour or white. */
   readonly colour: { ct: number; hue: number; sat: number; mode: 'ct' | 'rgb' };
   press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD'): Promise<void>;
+  /** The colour commands the bulb received (`CT` → `ct`; `HSBColor`, `Color` → `xy`), oldest first. */
+  readonly colourCommands: ColourCommandKind[];
 }
 
 /** Tasmota's own discovery message (Tasmota ≥ 9.2, SetOption19 0) for a single-channel dimmer with a detached button. */
@@ -83,6 +86,7 @@ export async function startTasmotaBulb(
   let power = false;
   let dimmer = 100;
   const colour = { ct: 370, hue: 0, sat: 0, mode: 'ct' as 'ct' | 'rgb' };
+  const colourCommands: ColourCommandKind[] = [];
   const colourState = () => {
     const rgb = rgbToHex(hsToRgb(colour.hue, colour.sat)).slice(1).toUpperCase();
     const white = Math.round((dimmer * 255) / 100)
@@ -123,6 +127,9 @@ export async function startTasmotaBulb(
     const command = (topic.split('/')[2] ?? '').toUpperCase();
     const arg = payload.toString().trim().toUpperCase();
     sim.record({ topic, payload: payload.toString(), retain: packet.retain });
+    if (opts.colour && arg !== '' && command === 'CT') colourCommands.push('ct');
+    if (opts.colour && arg !== '' && (command === 'HSBCOLOR' || command === 'COLOR'))
+      colourCommands.push('xy');
     if (command === 'POWER') {
       if (arg === 'ON' || arg === '1') power = true;
       else if (arg === 'OFF' || arg === '0') power = false;
@@ -164,6 +171,7 @@ export async function startTasmotaBulb(
     get colour() {
       return { ...colour };
     },
+    colourCommands,
     async press(button: number, action: 'SINGLE' | 'DOUBLE' | 'HOLD') {
       await client.publishAsync(
         `stat/${t}/RESULT`,

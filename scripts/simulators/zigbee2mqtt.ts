@@ -9,6 +9,7 @@
 import { hsToXy } from '../../drivers/lighting/index.ts';
 import {
   answer,
+  type ColourCommandKind,
   connected,
   connectSim,
   extend,
@@ -38,6 +39,8 @@ export interface Zigbee2mqttSim extends SimDevice {
   readonly permitJoins: number;
   /** Commands zigbee2mqtt would have logged as errors (`No converter available for 'brightness'`). */
   readonly errors: string[];
+  /** The colour commands a bulb received (`color_temp` → `ct`, `color` → `xy`), oldest first. */
+  colourCommands(name: string): ColourCommandKind[];
 }
 
 const COLOUR_FEATURES = [
@@ -103,6 +106,7 @@ export async function startZigbee2mqtt(
   const plugs = new Set(devices.filter((d) => d.type === 'plug').map((d) => d.name));
   const errors: string[] = [];
   let permitJoins = 0;
+  const colourLog = new Map<string, ColourCommandKind[]>();
 
   const listing = () => [
     {
@@ -171,6 +175,10 @@ export async function startZigbee2mqtt(
       } else if (typeof body.brightness === 'number')
         bulb.brightness = Math.max(0, Math.min(254, body.brightness));
       if (body.state === 'ON' || body.state === 'OFF') bulb.state = body.state;
+      const kinds = colourLog.get(name) ?? [];
+      colourLog.set(name, kinds);
+      if (bulb.color_mode && body.color_temp !== undefined) kinds.push('ct');
+      if (bulb.color_mode && body.color !== undefined) kinds.push('xy');
       if (bulb.color_mode && typeof body.color_temp === 'number') {
         bulb.color_temp = Math.max(153, Math.min(500, Math.round(body.color_temp)));
         bulb.color_mode = 'color_temp';
@@ -210,5 +218,6 @@ export async function startZigbee2mqtt(
       return permitJoins;
     },
     errors,
+    colourCommands: (name: string) => [...(colourLog.get(name) ?? [])],
   });
 }

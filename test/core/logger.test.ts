@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../core/log/logger.ts';
@@ -348,20 +350,28 @@ describe('log format', () => {
     return { logger: logger.child({ name: 'lighting' }), text: () => text };
   };
 
-  it('is readable text on a terminal', async () => {
+  it('is readable text on a terminal (pino-pretty), control characters from outside shown escaped', async () => {
     const c = capture('auto', true);
     c.logger.info({ light: 3, url: `/site/${SITE_KEY}` }, 'light switched \u001b[2J');
     c.logger.error({ err: new Error('boom') }, 'failed');
     await new Promise((r) => setImmediate(r));
-    const [first, second] = c.text().split('\n');
-    expect(first).toMatch(
-      /^\S*\d{2}:\d{2}:\d{2}\.\d{3}\S* \S*INFO\s*\S* lighting: light switched \\u001b\[2J /,
-    );
-    expect(first).toContain('light=3');
-    expect(first).toContain('url=/site/[REDACTED]');
-    expect(second).toContain('lighting: failed');
-    expect(c.text()).toContain('    Error: boom');
+    const plain = c.text().replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
+    const [first, second] = plain.split('\n');
+    expect(first).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: lighting: light switched \\u001b\[2J /);
+    expect(first).toContain('"light":3');
+    expect(first).toContain('"url":"/site/[REDACTED]"');
+    expect(second).toMatch(/ERROR: lighting: failed/);
+    expect(plain).toContain('Error: boom');
     expect(c.text()).not.toContain(SITE_KEY);
+    expect(c.text()).not.toContain('\u001b[2J');
+  });
+
+  it('loads pino-pretty only for a terminal: a hub writing JSON never pays its start-up cost', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/core/fixtures/pretty-loaded.ts'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(run.stdout)).toEqual({ pipe: false, terminal: true });
   });
 
   it('is one JSON object per line for journald, files and pipes', async () => {

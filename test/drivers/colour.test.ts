@@ -33,6 +33,8 @@ import {
   xyToZcl,
   zclToXy,
 } from '../../drivers/lighting/index.ts';
+// @ts-expect-error plain browser JavaScript without types
+import { blackBodyXy } from '../../plugins/lighting/web/blackbody.js';
 
 const near = (a: readonly number[], b: readonly number[], tol = 0.002) =>
   a.every((v, i) => Math.abs(v - (b[i] ?? Number.NaN)) <= tol);
@@ -183,5 +185,12 @@ describe('device family scales', () => {
     expect(near(rgbwwToXy({ r: 0, g: 0, b: 0, c: 0, w: 255 }, range) ?? [0, 0], mirekToXy(454), 0.01)).toBe(
       true,
     );
+  });
+});
+
+describe('the household app’s black-body colour', () => {
+  it('is the hub’s: blackBodyXy (web) equals mirekToXy for every mirek a light takes', () => {
+    for (let mirek = 50; mirek <= 1000; mirek++)
+      expect(blackBodyXy(mirek), String(mirek)).toEqual(mirekToXy(mirek));
   });
 });

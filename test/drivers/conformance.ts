@@ -5,16 +5,18 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type {
-  ConnectionStatus,
-  DeviceInfo,
-  DriverFactory,
-  DriverSink,
-  LightCapabilities,
-  LightingDriver,
-  LightLevel,
-  LightState,
+import {
+  type ConnectionStatus,
+  type DeviceInfo,
+  type DriverFactory,
+  type DriverSink,
+  fitColour,
+  type LightCapabilities,
+  type LightingDriver,
+  type LightLevel,
+  type LightState,
 } from '../../drivers/lighting/index.ts';
+import type { ColourCommandKind } from '../../scripts/simulators/common.ts';
 
 export interface ConformanceSubject {
   factory: DriverFactory;
@@ -22,10 +24,15 @@ export interface ConformanceSubject {
   /** Protocol id of a dimmable light the driver controls once started. */
   light: string;
   /**
-   * A light with colour temperature and colour, for drivers that declare colour: its protocol id and
-   * capabilities. The colour checks are skipped without it.
+   * A light with colour temperature and colour, for drivers that declare colour: its protocol id,
+   * capabilities, and the colour commands its simulated device received so far (a colour temperature
+   * command is `ct`, a colour command `xy`). The colour checks are skipped without it.
    */
-  colourLight?: { protocolid: string; capabilities: LightCapabilities };
+  colourLight?: {
+    protocolid: string;
+    capabilities: LightCapabilities;
+    received(): readonly ColourCommandKind[];
+  };
   /** True when devices report levels on their own after a command (else readState must answer). */
   reports: boolean;
   /** Makes the (fake) device side emit a sensor event; sensor checks are skipped without it. */
@@ -159,7 +166,7 @@ export function describeDriverConformance(
       }
     });
 
-    it('a light that declares colour ends up at the colour temperature and colour it was sent', async (ctx) => {
+    it('ct reaches a colour light as a colour-temperature command, never as xy (colormode decides), and it ends up at the ct and colour it was sent', async (ctx) => {
       const { s, d } = await build();
       const c = s.colourLight;
       if (!c) return ctx.skip();
@@ -183,6 +190,11 @@ export function describeDriverConformance(
           ? Math.abs((got.ct ?? 0) - want.ct) <= 2
           : Math.abs((got.xy?.[0] ?? 0) - (want.xy?.[0] ?? 0)) <= 0.01 &&
             Math.abs((got.xy?.[1] ?? 0) - (want.xy?.[1] ?? 0)) <= 0.01;
+      /** The colour commands the device received since `before`, once it received one. */
+      const receivedSince = async (before: number) => {
+        await expect.poll(() => c.received().length, { timeout: 5000 }).toBeGreaterThan(before);
+        return c.received().slice(before);
+      };
       const settledAt = async (from: number, mode: 'ct' | 'xy', want: Parameters<typeof closeTo>[1]) => {
         const r = await sink.waitFor(
           (x) =>
@@ -196,8 +208,15 @@ export function describeDriverConformance(
       };
       for (const ct of [c.capabilities.ct?.min, c.capabilities.ct?.max]) {
         if (ct === undefined) continue;
+        // What the site API hands a driver for `ct`/`kelvin`: the temperature, its black-body xy (so a light
+        // in colour mode can follow) and `colormode: 'ct'`, which decides what the device is sent.
+        const colour = fitColour({ ct }, c.capabilities);
         const from = sink.reports.length;
-        await d.setState(c.protocolid, { on: true, bri: 200, ct, colormode: 'ct' }, target);
+        const before = c.received().length;
+        await d.setState(c.protocolid, { on: true, bri: 200, ...colour }, target);
+        expect(await receivedSince(before), 'a ct command reaches the device as colour temperature').toEqual([
+          'ct',
+        ]);
         const got = await settledAt(from, 'ct', { ct });
         expect(got.colormode).toBe('ct');
         expect(Math.abs((got.ct ?? 0) - ct)).toBeLessThanOrEqual(2);
@@ -205,19 +224,23 @@ export function describeDriverConformance(
       if (c.capabilities.xy) {
         for (const xy of c.capabilities.xy.gamut) {
           const from = sink.reports.length;
+          const before = c.received().length;
           await d.setState(c.protocolid, { on: true, bri: 200, xy, colormode: 'xy' }, target);
+          expect(await receivedSince(before), 'an xy command reaches the device as a colour').toEqual(['xy']);
           const got = await settledAt(from, 'xy', { xy });
           expect(got.colormode).toBe('xy');
           expect(Math.abs((got.xy?.[0] ?? 0) - xy[0])).toBeLessThanOrEqual(0.01);
           expect(Math.abs((got.xy?.[1] ?? 0) - xy[1])).toBeLessThanOrEqual(0.01);
         }
       }
-      // a level alone keeps the colour
+      // a level alone keeps the colour, and sends none
       const from = sink.reports.length;
+      const before = c.received().length;
       await d.setState(c.protocolid, { on: true, bri: 50 }, target);
       const got = await stateAfter(from);
       expect(got.bri).toBeGreaterThan(40);
       expect(got.colormode).toBe(c.capabilities.xy ? 'xy' : 'ct');
+      expect(c.received().slice(before)).toEqual([]);
     });
 
     it('reads back the level its device reported, when it implements readState', async (ctx) => {

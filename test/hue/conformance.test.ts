@@ -13,6 +13,7 @@ describeDriverConformance('hue (simulated bridge)', async () => {
     colourLight: {
       protocolid: ids.light(2),
       capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: HUE_GAMUT_C } },
+      received: () => bridge.colourCommands(ids.light(2)),
     },
     reports: true,
     async pressButton() {

@@ -322,3 +322,14 @@ describe('hue driver: the event stream', () => {
     expect(driver.connection().detail).toMatchObject({ port: bridges[0]?.port });
   });
 });
+
+describe('reading a light', () => {
+  it('a light the listing and the stream never showed is read from the bridge (GET of its resource)', async () => {
+    const { bridge, driver } = await setup();
+    await driver.start();
+    const id = bridge.addLightQuietly({ on: { on: true }, dimming: { brightness: 40 } });
+    expect(await driver.readState(id)).toMatchObject({ on: true, bri: 102 });
+    expect((await driver.listDevices()).map((d) => d.protocolid)).toContain(id);
+    expect(await driver.readState('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+});

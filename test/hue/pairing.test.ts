@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHueDriver } from '../../drivers/hue/driver.ts';
 import { PairingError, pairBridge } from '../../drivers/hue/pairing.ts';
 import { makeBridgeCerts } from '../../scripts/simulators/hue-bridge/certs.ts';
@@ -8,6 +8,7 @@ import { SimulatedBridge } from './helpers.ts';
 
 let bridge: SimulatedBridge | null = null;
 afterEach(async () => {
+  vi.useRealTimers();
   await bridge?.stop();
   bridge = null;
 });
@@ -86,5 +87,55 @@ describe('hue pairing', () => {
     expect(
       await codeOf(pairBridge({ host: bridge.host, port: bridge.port, timeoutMs: 300, pollMs: 100 })),
     ).toBe('timeout');
+  });
+
+  /**
+   * The bridge answers after 50 ms of (fake) time, as a real one takes a moment. The clock only moves while
+   * everything waits on a timer (a request in flight is real I/O on loopback, waited for in real time), so
+   * nothing depends on how fast this machine is.
+   */
+  async function pairOnFakeClock(pressAtMs: number): Promise<string> {
+    bridge = await SimulatedBridge.start({ latencyMs: 50 });
+    const b = bridge;
+    let waiting = false;
+    let pressed = false;
+    let done = false;
+    const result = codeOf(
+      pairBridge({
+        host: b.host,
+        port: b.port,
+        roots: [b.certs.rootPem],
+        timeoutMs: 30_000,
+        pollMs: 1000,
+        // The certificate is checked on the real clock; the wait for the button runs on the fake one.
+        onWaiting() {
+          vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+          waiting = true;
+          setTimeout(() => {
+            pressed = true;
+            b.pressLinkButton();
+          }, pressAtMs);
+        },
+      }),
+    ).finally(() => {
+      done = true;
+    });
+    const realTurn = () => new Promise<void>((r) => setImmediate(r));
+    while (!done) {
+      // Our own press timer counts as one until it fired.
+      const ours = pressed ? 0 : 1;
+      while (!done && (!waiting || vi.getTimerCount() <= ours)) await realTurn();
+      if (done) break;
+      await vi.advanceTimersToNextTimerAsync();
+    }
+    return result;
+  }
+
+  it('pairs when the link button is pressed in the last second of the wait (a last poll at the deadline)', async () => {
+    expect(await pairOnFakeClock(29_500)).toBe('paired');
+  });
+
+  it('a press after the wait is over does not pair', async () => {
+    expect(await pairOnFakeClock(30_500)).toBe('timeout');
   });
 });

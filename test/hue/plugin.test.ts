@@ -148,6 +148,33 @@ describe('hue plugin', () => {
     );
   });
 
+  it('a light created for a Hue light that is on shows it on at once, not off until the next event', async () => {
+    const { hub, bridge, site } = await start();
+    bridge.change(ids.light(3), { on: { on: true }, dimming: { brightness: 60 } });
+    bridge.pressLinkButton();
+    const paired = await hub.admin('POST', '/admin/hue/bridges', {
+      host: bridge.host,
+      port: bridge.port,
+      site: 'Home',
+    });
+    expect(paired.status).toBe(201);
+    await eventually(async () => {
+      const l = await hub.admin('GET', '/admin/hue/bridges');
+      return (l.body as Array<{ connected: boolean }>)[0]?.connected;
+    }, 'the bridge to connect');
+    // Nothing changes on the bridge from here on: no event would ever correct an "off".
+    const light = await site('POST', '/light', {
+      name: 'Reading',
+      type: 'dimmable',
+      vendor: 'hue',
+      hueid: ids.light(3),
+    });
+    expect(light.status).toBe(201);
+    expect(light.body).toMatchObject({ on: true, bri: 153 });
+    const listed = (await site('GET', '/light')).body.find((x: { _id: string }) => x._id === light.body._id);
+    expect(listed).toMatchObject({ on: true, bri: 153 });
+  });
+
   it('toggling a Hearth group made of the lights of a Hue room sends one grouped_light command', async () => {
     const { hub, bridge, site } = await start();
     bridge.pressLinkButton();

@@ -1,6 +1,6 @@
 /** Colour temperature, colour and transitions on the site API (README "Colour"), over a real hub. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HUE_GAMUT_B, inGamut } from '../../drivers/lighting/index.ts';
+import { HUE_GAMUT_B, inGamut, type LightLevel } from '../../drivers/lighting/index.ts';
 import { type Json, type LightingHarness, startLighting } from './harness.ts';
 import { SiteSocket } from './ws-client.ts';
 
@@ -374,5 +374,45 @@ describe('sensor actions', () => {
     }
     const after = (await h.call('GET', '/sensor')).body.find((s: Json) => s._id === sensor._id);
     expect(after.actions).toEqual({});
+  });
+});
+
+describe('xy keeps the documented 4 decimals, given or reported', () => {
+  it('a given xy with 6 decimals is answered, stored, pushed and sent on the bus with 4', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    const events: Json[] = [];
+    const off = h.t.hub.bus.on('xy-decimals', 'lighting.light.state', (e) => {
+      events.push(e);
+    });
+    const given: [number, number] = [0.412345, 0.312345];
+    expect(inGamut(given, HUE_GAMUT_B)).toBe(true);
+    const res = await h.call('PUT', '/light/state', { _id: colour._id, on: true, bri: 101, xy: given });
+    expect(res.status).toBe(200);
+    expect(res.body.xy).toEqual([0.4123, 0.3123]);
+    const pushed = await ws.next('setLightState', (d) => d._id === colour._id && d.bri === 101);
+    expect(pushed.data.xy).toEqual([0.4123, 0.3123]);
+    expect((await get(colour._id)).xy).toEqual([0.4123, 0.3123]);
+    await expect
+      .poll(() => events.find((e) => e.lightId === colour._id && e.bri === 101)?.xy)
+      .toEqual([0.4123, 0.3123]);
+    // a scene entry too
+    const scene = await h.call('POST', '/scene', {
+      name: 'Decimals',
+      state: [{ _id: colour._id, on: true, bri: 50, xy: given }],
+    });
+    expect(scene.body.state[0].xy).toEqual([0.4123, 0.3123]);
+    off?.();
+    await ws.close();
+  });
+
+  it('a reported xy with 6 decimals is answered and pushed with 4', async () => {
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    h.driver.external('C', { on: true, bri: 102, xy: [0.398765, 0.387654], colormode: 'xy' } as LightLevel);
+    const pushed = await ws.next('setLightState', (d) => d._id === colour._id && d.bri === 102);
+    expect(pushed.data.xy).toEqual([0.3988, 0.3877]);
+    expect((await get(colour._id)).xy).toEqual([0.3988, 0.3877]);
+    await ws.close();
   });
 });

@@ -174,3 +174,65 @@ describe('lights found by id and by protocol id after changes', () => {
     expect(gone.status).toBe(404);
   });
 });
+
+describe('a light bound to a device its driver already knows shows the device state at once', () => {
+  it('POST /light answers and pushes the device state read through the driver, not off until its next report', async () => {
+    h.driver.behaviour = 'report';
+    h.driver.readable = true;
+    h.driver.unseenChange('ON1', { on: true, bri: 180 });
+    const ws = await SiteSocket.open(`${h.api}/ws`);
+    await ws.next('hello');
+    const made = await h.call('POST', '/light', {
+      name: 'Bound',
+      type: 'dimmable',
+      vendor: 'test',
+      testid: 'ON1',
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ on: true, bri: 180 });
+    expect(await level(made.body._id)).toEqual({ on: true, bri: 180 });
+    const pushed = await ws.next('setLightState', (d) => d._id === made.body._id);
+    expect(pushed.data).toMatchObject({ on: true, bri: 180 });
+    await ws.close();
+  });
+
+  it('PUT /light moving a light to another device reads that device', async () => {
+    h.driver.readable = true;
+    h.driver.unseenChange('ON2', { on: true, bri: 90 });
+    const made = await h.call('POST', '/light', {
+      name: 'Mover',
+      type: 'dimmable',
+      vendor: 'test',
+      testid: 'OFF2',
+    });
+    expect(made.body).toMatchObject({ on: false, bri: 0 });
+    const moved = await h.call('PUT', '/light', { _id: made.body._id, testid: 'ON2' });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ on: true, bri: 90 });
+  });
+
+  it('a light adopted by another plugin (createLight) shows the device state', async () => {
+    h.driver.readable = true;
+    h.driver.unseenChange('ON3', { on: true, bri: 60 });
+    const view = await h.lighting.createLight(
+      h.siteid,
+      { name: 'Adopted', type: 'dimmable', vendor: 'test', protocolid: 'ON3' },
+      { new: true },
+    );
+    expect(view).toMatchObject({ on: true, bri: 60 });
+  });
+
+  it('a device that cannot be read leaves the light off and the answer prompt', async () => {
+    h.driver.readable = true;
+    h.driver.hangingReads.add('HANG');
+    const made = await h.call('POST', '/light', {
+      name: 'Hangs',
+      type: 'dimmable',
+      vendor: 'test',
+      testid: 'HANG',
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ on: false, bri: 0 });
+    h.driver.hangingReads.delete('HANG');
+  });
+});

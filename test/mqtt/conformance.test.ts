@@ -3,7 +3,7 @@
  * with a simulated device (a real mqtt.js client) on a real broker; the link checks stop and restart it.
  */
 import type { MqttApi } from '../../core/mqtt/types.ts';
-import { HUE_GAMUT_C } from '../../drivers/lighting/index.ts';
+import { HUE_GAMUT_C, SRGB_GAMUT } from '../../drivers/lighting/index.ts';
 import { createMqttDriver, createMqttDriverFactory } from '../../drivers/mqtt/driver.ts';
 import { connectFanout, inProcessLink } from '../../drivers/mqtt/inprocess-link.ts';
 import { startShellyDimmer } from '../../scripts/simulators/shelly-dimmer.ts';
@@ -39,6 +39,7 @@ describeDriverConformance('mqtt: zigbee2mqtt bulb and wall switch', async () => 
     colourLight: {
       protocolid: 'zigbee2mqtt:lamp',
       capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: HUE_GAMUT_C } },
+      received: () => z2m.colourCommands('lamp'),
     },
     reports: true,
     async pressButton() {
@@ -68,6 +69,28 @@ describeDriverConformance('mqtt: tasmota bulb', async () => {
     },
     dropLink: () => broker.stop(),
     restoreLink: () => broker.start(),
+    async teardown() {
+      bulb.crash();
+      await broker.stop();
+    },
+  };
+});
+
+describeDriverConformance('mqtt: tasmota RGBCW bulb', async () => {
+  const broker = await startAedes();
+  const bulb = await startTasmotaBulb({ url: broker.url, topic: 'tasmota_rgb', colour: true });
+  const light = 'tasmota:tasmota_rgb';
+  return {
+    factory: createMqttDriver,
+    options: { broker: fast(broker.url), devices: [{ protocolid: light }] },
+    light,
+    // Tasmota's CT runs 153–500; colour goes as hue and saturation, exact at the sRGB primaries.
+    colourLight: {
+      protocolid: light,
+      capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: SRGB_GAMUT } },
+      received: () => bulb.colourCommands,
+    },
+    reports: true,
     async teardown() {
       bulb.crash();
       await broker.stop();

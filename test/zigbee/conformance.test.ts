@@ -33,6 +33,7 @@ describeDriverConformance('zigbee: Z-Stack coordinator simulated on a PTY', asyn
     colourLight: {
       protocolid: PID.colourBulb,
       capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: HUE_GAMUT_C } },
+      received: () => sim.coordinator.devices.get('colourBulb')?.colourCommands ?? [],
     },
     reports: true,
     async pressButton() {

@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
+import { DataType } from '../../drivers/zigbee/zcl/types.ts';
 import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
 import { PID } from './sim-helpers.ts';
@@ -250,5 +252,22 @@ describe('zigbee plugin in the hub', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ _id: 'zigbee', vendor: 'zigbee' });
     expect(r.body.devices.map((d: Json) => d.protocolid)).toEqual([PID.dimmableBulb]);
+  });
+
+  it('a bulb that is already on when it joins shows on in its new light, not off until it next reports', async () => {
+    sim = await startZnpSimulator({ blank: true });
+    const bulb = sim.coordinator.devices.get('dimmableBulb');
+    bulb?.define(Cluster.ON_OFF, Attr.ON_OFF, DataType.BOOL, true);
+    bulb?.define(Cluster.LEVEL, Attr.LEVEL_CURRENT, DataType.UINT8, 127);
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    await connectedStatus();
+    await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
+    expect(sim.coordinator.join('dimmableBulb')).toBe(true);
+    const light = await until(async () =>
+      (((await h?.site('GET', '/light'))?.body ?? []) as Json[]).find(
+        (l: Json) => l.zigbeeid === PID.dimmableBulb && l.on,
+      ),
+    );
+    expect(light).toMatchObject({ on: true, bri: 128 });
   });
 });

@@ -1,5 +1,10 @@
 /** Light level rules from the spec, applied to every level that is stored, sent or returned. */
-import type { LightColour, LightLevel, LightState } from '../../../drivers/lighting/index.ts';
+import {
+  type LightColour,
+  type LightLevel,
+  type LightState,
+  roundXy,
+} from '../../../drivers/lighting/index.ts';
 import type { LightType } from '../types.ts';
 import { type Body, bool, bri } from './check.ts';
 
@@ -33,11 +38,14 @@ export function sameLevel(a: LightState, b: LightState): boolean {
   );
 }
 
-/** The colour fields of a state (none for a light without colour). */
+/**
+ * The colour fields of a state (none for a light without colour). Every colour the plugin stores, answers,
+ * pushes or emits passes here, so xy gets its documented 4 decimals here, whatever the driver reported.
+ */
 export function colourOf(s: LightColour): LightColour {
   const out: LightColour = {};
   if (s.ct !== undefined) out.ct = s.ct;
-  if (s.xy !== undefined) out.xy = s.xy;
+  if (s.xy !== undefined) out.xy = roundXy(s.xy);
   if (s.colormode !== undefined) out.colormode = s.colormode;
   return out;
 }

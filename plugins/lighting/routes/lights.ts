@@ -58,6 +58,7 @@ export function mountLightDesigned(r: HearthRouter, d: SiteDeps): void {
   r.post('/:key/light', d.access.guard('site:admin'), async (ctx) => {
     const fields = parseLightCreate(jsonBody(ctx));
     const light = await d.catalog.addLight(siteOf(ctx), fields);
+    await d.control.bound(light);
     ctx.status = 201;
     ctx.body = d.control.view(light);
   });
@@ -68,6 +69,8 @@ export function mountLightDesigned(r: HearthRouter, d: SiteDeps): void {
     const fields = parseLightModify(body, current);
     const light = await d.catalog.modifyLight(siteOf(ctx), current._id, fields);
     d.control.retyped(light);
+    if (light.vendor !== current.vendor || light.protocolid !== current.protocolid)
+      await d.control.bound(light);
     ctx.body = d.control.view(light);
   });
 

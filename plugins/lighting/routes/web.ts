@@ -39,6 +39,7 @@ const TYPES: Record<string, string> = {
   'view.js': JS,
   'words.js': JS,
   'colour.js': JS,
+  'blackbody.js': JS,
   'sw.js': JS,
   'style.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',

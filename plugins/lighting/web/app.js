@@ -3,10 +3,16 @@
 // from one `state` and are switched by the URL's #fragment.
 import { apiBase, call } from './api.js';
 import { renderHome } from './home.js';
-import { t, translatePage } from './i18n.js';
+import { chooseLanguage, lang, t, translatePage } from './i18n.js';
 import { lightProblem } from './words.js';
 
 translatePage();
+const languageSwitch = document.getElementById('lang');
+languageSwitch.value = lang;
+languageSwitch.addEventListener('change', (e) => {
+  // Storage refused: the switch goes back to the language the page still shows.
+  if (!chooseLanguage(e.target.value)) e.target.value = lang;
+});
 const state = {
   siteid: '',
   name: '',

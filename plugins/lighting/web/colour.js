@@ -2,6 +2,7 @@
 // (in Kelvin, warm on the left) and a colour picker. The page sends what the person chose (`kelvin`,
 // `hex`); the hub converts it and clips it to what the light can show. The card's swatch shows the
 // colour the hub confirmed.
+import { blackBodyXy } from './blackbody.js';
 import { t } from './i18n.js';
 import { el } from './view.js';
 
@@ -13,20 +14,19 @@ export function whiteText(kelvin) {
   return `${kelvin} K, ${t(kind)}`;
 }
 
+/** An xy chromaticity as a CSS colour: CIE XYZ at a fixed luminance, mapped to the screen by the browser. */
+function xyColour([x, y]) {
+  const Y = 0.6;
+  return `color(xyz-d65 ${((x / y) * Y).toFixed(4)} ${Y} ${(((1 - x - y) / y) * Y).toFixed(4)})`;
+}
+
 /**
- * The confirmed colour as a CSS colour: xy goes to the browser as CIE XYZ (the browser maps it to the
- * screen); a colour temperature alone is shown between candle-warm and daylight.
+ * The confirmed colour as a CSS colour: a colour's xy, or for a light showing white (colour-temperature
+ * mode, or a white-only light) the colour of a black body at its temperature.
  */
 export function cssColour(light) {
-  if (light.colormode === 'xy' && Array.isArray(light.xy) && light.xy[1] > 0) {
-    const [x, y] = light.xy;
-    const Y = 0.6;
-    return `color(xyz-d65 ${((x / y) * Y).toFixed(4)} ${Y} ${(((1 - x - y) / y) * Y).toFixed(4)})`;
-  }
-  if (typeof light.ct === 'number') {
-    const cool = Math.round(Math.min(100, Math.max(0, ((500 - light.ct) / (500 - 153)) * 100)));
-    return `color-mix(in oklab, #cfe3ff ${cool}%, #ff9c40)`;
-  }
+  if (light.colormode === 'xy' && Array.isArray(light.xy) && light.xy[1] > 0) return xyColour(light.xy);
+  if (typeof light.ct === 'number' && light.ct > 0) return xyColour(blackBodyXy(light.ct));
   return '';
 }
 
@@ -110,7 +110,8 @@ export function updateColour(card, light) {
     ct.value = String(kelvinOf(light.ct));
     ct.setAttribute('aria-valuetext', whiteText(kelvinOf(light.ct)));
   }
+  // The picker shows what the light shows: its colour, or the white of its colour temperature (an input
+  // of type color holds a colour at all times; left alone it would show black).
   const picker = card.querySelector('input.xy');
-  if (picker && css && light.colormode === 'xy' && document.activeElement !== picker)
-    picker.value = hexOf(css);
+  if (picker && css && document.activeElement !== picker) picker.value = hexOf(css);
 }

@@ -1,5 +1,6 @@
-// Every text the household app shows, in one catalogue: English and German. The page follows the
-// browser's language list (`navigator.languages`): the first language we have wins, English otherwise.
+// Every text the household app shows, in one catalogue: English and German. The language chosen with the
+// app's switch is kept in this browser (localStorage); until one is chosen, the page follows the browser's
+// language list (`navigator.languages`): the first language we have wins, English otherwise.
 // `{name}` in a text is filled from the values passed to `t`.
 import { de, en } from './strings.js';
 
@@ -17,7 +18,35 @@ export function pickLanguage(languages) {
   return 'en';
 }
 
-export const lang = pickLanguage(globalThis.navigator?.languages ?? [globalThis.navigator?.language]);
+const STORED = 'hearth.lighting.lang';
+
+/** The language chosen with the switch in this browser, if any (storage may be off: then none). */
+function chosenLanguage() {
+  try {
+    const v = globalThis.localStorage?.getItem(STORED);
+    return v && CATALOGUES.has(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+export const lang =
+  chosenLanguage() ?? pickLanguage(globalThis.navigator?.languages ?? [globalThis.navigator?.language]);
+
+/**
+ * Keeps `code` as this browser's language for the app and shows the page again in it (every text, the
+ * ones already drawn too). A browser that refuses storage cannot keep a choice: the page stays as it is.
+ */
+export function chooseLanguage(code) {
+  if (!CATALOGUES.has(code) || code === lang) return false;
+  try {
+    globalThis.localStorage.setItem(STORED, code);
+  } catch {
+    return false;
+  }
+  globalThis.location.reload();
+  return true;
+}
 const texts = CATALOGUES.get(lang);
 
 /** The text for `key` in the page's language (English when German lacks it), with `{x}` filled in. */

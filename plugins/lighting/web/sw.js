@@ -26,6 +26,7 @@ const SHELL = [
   'view.js',
   'words.js',
   'colour.js',
+  'blackbody.js',
   'style.css',
   'icon.svg',
 ].map((f) => `/lighting/ui/${f}`);

@@ -32,6 +32,26 @@ const pendingText = (light, level) =>
 const sliderText = (bri) => (bri > 0 ? percent(bri) : t('off'));
 
 /**
+ * Keyboard steps of the brightness slider, on its 0–255 scale: about 5 % per arrow key and 25 % per
+ * PageUp/PageDown (one unit per key, a range input's own step, is 0.4 %: a dozen presses for a visible
+ * change). Home and End keep their own meaning (off, full).
+ */
+const KEY_STEPS = { ArrowRight: 13, ArrowUp: 13, ArrowLeft: -13, ArrowDown: -13, PageUp: 64, PageDown: -64 };
+
+/** Moves a range input by its key step and tells it as the input itself would (input, then change). */
+function stepByKey(e) {
+  const step = Object.hasOwn(KEY_STEPS, e.key) ? KEY_STEPS[e.key] : 0;
+  if (!step || e.altKey || e.ctrlKey || e.metaKey) return;
+  e.preventDefault();
+  const s = e.target;
+  const next = Math.min(Number(s.max), Math.max(Number(s.min), Number(s.value) + step));
+  if (next === Number(s.value)) return;
+  s.value = String(next);
+  s.dispatchEvent(new Event('input', { bubbles: true }));
+  s.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+/**
  * A light card: name, level, an on/off switch and, for dimmable lights, a brightness slider.
  * `act.toggle(id, on)` and `act.dim(id, bri)` send the commands.
  */
@@ -66,6 +86,7 @@ export function lightCard(light, act) {
       min: 0,
       max: 255,
       'aria-label': t('lightBrightness', { name: light.name }),
+      onkeydown: stepByKey,
       // While a finger holds the slider, live updates leave its value alone; the label follows the finger.
       onpointerdown: () => {
         card.dataset.dragging = '1';

@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { ColourCommandKind } from '../common.ts';
 import { type BridgeCerts, makeBridgeCerts } from './certs.ts';
 import { buildResources, ids, type Resource } from './resources.ts';
 
@@ -70,6 +71,7 @@ export class SimulatedBridge {
   #flushTimer: NodeJS.Timeout | null = null;
   #lastFlush = 0;
   #eventSeq = 0;
+  readonly #colourLog = new Map<string, ColourCommandKind[]>();
 
   private constructor(opts: SimulatedBridgeOptions) {
     this.bridgeId = opts.bridgeId ?? '001788fffe4a5b6c';
@@ -120,6 +122,21 @@ export class SimulatedBridge {
   }
   light(n: number): Resource {
     return this.#resources.get(ids.light(n)) as Resource;
+  }
+  /**
+   * A light added on the bridge (the Hue app) whose `add` event the stream does not carry (a stream that
+   * was reconnecting): a copy of light 1 under a new id, at `patch`. Returns its id.
+   */
+  addLightQuietly(patch: Record<string, unknown> = {}): string {
+    const light = structuredClone(this.light(1));
+    light.id = randomUUID();
+    merge(light, patch);
+    this.#resources.set(light.id, light);
+    return light.id;
+  }
+  /** The colour commands a light received (`color_temperature` → `ct`, `color` → `xy`), oldest first. */
+  colourCommands(id: string): ColourCommandKind[] {
+    return [...(this.#colourLog.get(id) ?? [])];
   }
 
   /** A change made outside Hearth (the Hue app, a Hue switch): applied and sent on the event stream. */
@@ -281,15 +298,24 @@ export class SimulatedBridge {
   #putLight(r: Resource, patch: Record<string, unknown>): void {
     this.stats.lightPuts++;
     this.stats.arrivals.push({ id: r.id, at: performance.now() });
+    this.#logColour(r.id, patch);
     const change = lightPatch(r, patch);
     merge(r, change);
     this.#queueEvent(r, change);
+  }
+
+  #logColour(id: string, patch: Record<string, unknown>): void {
+    const kinds = this.#colourLog.get(id) ?? [];
+    this.#colourLog.set(id, kinds);
+    if (patch.color_temperature !== undefined) kinds.push('ct');
+    if (patch.color !== undefined) kinds.push('xy');
   }
 
   #putGroup(r: Resource, patch: Record<string, unknown>): void {
     this.stats.groupPuts++;
     const owner = this.#resources.get((r.owner as { rid: string }).rid);
     for (const light of this.#lightsOf(owner)) {
+      this.#logColour(light.id, patch);
       const change = lightPatch(light, patch);
       merge(light, change);
       this.#queueEvent(light, change);

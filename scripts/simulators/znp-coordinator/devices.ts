@@ -24,6 +24,9 @@ import {
 import { decodeZcl, encodeZcl, type ZclFrame } from '../../../drivers/zigbee/zcl/frame.ts';
 import { type AttrValue, DataType } from '../../../drivers/zigbee/zcl/types.ts';
 
+/** Colour Control commands that set a colour (ZCL r7 §5.2.2.3): move to hue, saturation, both, xy; enhanced hue. */
+const COLOUR_COMMANDS = new Set([0x00, 0x03, 0x06, ColorCmd.MOVE_TO_XY, 0x40, 0x43]);
+
 export type SimDeviceName =
   | 'colourBulb'
   | 'dimmableBulb'
@@ -71,6 +74,18 @@ export class SimDevice {
   /** Every ZCL command the device received, newest last. */
   readonly received: Array<{ cluster: number; frame: ZclFrame; at: bigint }> = [];
   #tsn = 0;
+
+  /**
+   * The colour commands the device received, oldest first: Move to Colour Temperature is `ct`; Move to
+   * Colour (xy), hue and saturation are `xy`.
+   */
+  get colourCommands(): Array<'ct' | 'xy'> {
+    return this.received.flatMap(({ cluster, frame }) => {
+      if (cluster !== Cluster.COLOR || frame.kind !== 1) return [];
+      if (frame.command === ColorCmd.MOVE_TO_COLOR_TEMP) return ['ct' as const];
+      return COLOUR_COMMANDS.has(frame.command) ? ['xy' as const] : [];
+    });
+  }
 
   constructor(
     readonly name: SimDeviceName,
