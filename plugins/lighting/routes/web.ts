@@ -39,6 +39,7 @@ const TYPES: Record<string, string> = {
   'words.js': JS,
   'colour.js': JS,
   'sw.js': JS,
+  'start.js': JS,
   'style.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',
   'icon-192.png': 'image/png',
