@@ -143,6 +143,22 @@ describe.each(VIEWPORTS)('first run at a %s viewport', (_name, viewport) => {
     await other.close();
   });
 
+  it('shows a new admin key once to the owner, whose password session goes on', async () => {
+    await page.getByRole('link', { name: 'Status' }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Rotate the admin key' }).click();
+    await page.getByText('Keep it for scripts and the command line').waitFor();
+    const key = await page.locator('#new-admin-key .secret').innerText();
+    expect(key).not.toBe(t.adminKey);
+    const verify = (k: string) =>
+      fetch(`${t.adminUrl}/admin/auth/verify`, { method: 'POST', headers: { authorization: `Bearer ${k}` } });
+    expect((await verify(key)).status).toBe(200);
+    expect((await verify(t.adminKey)).status).toBe(401);
+    // The owner's session does not hang on the admin key.
+    await page.getByRole('link', { name: 'Set up' }).click();
+    await page.getByRole('heading', { name: /Name the home/ }).waitFor();
+  });
+
   it('stays claimed after a restart', async () => {
     t = await t.restart();
     const start = await (await fetch(`${t.adminUrl}/admin/ui/start`)).json();
