@@ -57,7 +57,9 @@ async function orMissing(el, api, what, fn) {
   try {
     await fn();
   } catch (err) {
-    el.replaceChildren(api.h('p', {}, `${what}: ${err.message}`));
+    // The admin API answers 404 "No route …" for a plugin that is not running.
+    const why = /^No route/.test(err.message) ? 'its plugin is not running on this hub' : err.message;
+    el.replaceChildren(api.h('p', {}, `${what}: ${why}.`));
   }
 }
 
@@ -67,7 +69,7 @@ const homeStep = {
   render(el, ctx) {
     const { api } = ctx;
     const { h } = api;
-    orMissing(el, api, 'Homes need the lighting plugin', async () => {
+    orMissing(el, api, 'Homes', async () => {
       let site = ctx.site();
       if (!site) {
         site = await api.send('POST', '/sites', { name: 'Home' });
@@ -216,7 +218,7 @@ function hueBridges(el, ctx) {
 function zigbeeStick(el, ctx) {
   const { api } = ctx;
   const { h } = api;
-  orMissing(el, api, 'Zigbee', async () => {
+  orMissing(el, api, 'Zigbee sticks', async () => {
     const s = await api.get('/zigbee/status');
     if (!s.connected) {
       el.replaceChildren(

@@ -1,0 +1,95 @@
+/**
+ * The setup steps against the real things they drive, in chromium: a Hue bridge (simulated at the wire,
+ * answering mDNS on loopback where the hue plugin's discovery setting asks) found and paired from "Find
+ * devices"; the assistants step shown only when `GET /admin/matter` answers, opening a pairing window and
+ * showing its code; a step whose plugin is not running says so.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { definePlugin } from '../../core/plugin/types.ts';
+import { BridgeMdnsResponder } from '../../scripts/simulators/hue-bridge/mdns.ts';
+import { axeViolations } from '../helpers/axe.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { freeUdpPort, SimulatedBridge } from '../hue/helpers.ts';
+
+/** The Matter plugin's admin surface as the console sees it: a status and a pairing window per site. */
+const windows: string[] = [];
+const matterFixture = definePlugin({
+  name: 'matter-fixture',
+  version: '1.0.0',
+  description: 'test plugin: GET /admin/matter and POST /admin/matter/:site/window',
+  configSchema: { type: 'object', properties: {} },
+  async start(ctx) {
+    const r = ctx.http.router('admin');
+    r.get('/admin/matter', (k) => {
+      k.body = { running: true, sites: [] };
+    });
+    r.post('/admin/matter/:site/window', (k) => {
+      windows.push(k.params.site ?? '');
+      k.body = { manualPairingCode: '3497-011-2332', qrPayload: 'MT:Y.K9042C00KA0648G00', seconds: 900 };
+    });
+    return { stop() {} };
+  },
+});
+
+let t: TestHub;
+let browser: Browser;
+let bridge: SimulatedBridge;
+let responder: BridgeMdnsResponder;
+
+beforeAll(async () => {
+  bridge = await SimulatedBridge.start({ coalesceMs: 50, bridgeId: '001788fffe0a0b0c' });
+  const mdnsPort = await freeUdpPort();
+  responder = await BridgeMdnsResponder.start(bridge, {
+    mdns: { port: mdnsPort, interface: '127.0.0.1', multicast: false },
+  });
+  t = await startTestHub({
+    plugins: ['console', 'lighting', 'hue'],
+    extraPlugins: [matterFixture],
+    adminKey: null,
+    config: {
+      plugins: { hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
+    },
+  });
+  browser = await launchBrowser();
+}, 30_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+  await responder?.stop();
+  await bridge?.stop();
+});
+
+it('finds and pairs a Hue bridge, and opens a Matter pairing window, from the setup steps', async () => {
+  const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${t.adminUrl}/`);
+  await page.getByLabel('Choose the owner password').fill('correct horse battery');
+  await page.getByLabel('The same password again').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Set up this hub' }).click();
+  await page.getByRole('heading', { name: /Find devices/ }).waitFor();
+
+  // A plugin that is not running is named, not a raw error.
+  await page.getByText('Zigbee sticks: its plugin is not running on this hub.').waitFor();
+
+  await page.getByRole('button', { name: 'Find Hue bridges' }).click();
+  const pair = page.getByRole('button', { name: 'Pair Hue Bridge - 0A0B0C' });
+  await pair.waitFor();
+  expect(responder.answered).toBeGreaterThanOrEqual(1);
+  bridge.pressLinkButton();
+  await pair.click();
+  await page.locator('#say', { hasText: 'Hue Bridge - 0A0B0C is paired' }).waitFor();
+  await page.getByRole('heading', { name: 'Find devices (done)' }).waitFor();
+  const bridges = (await t.admin('GET', '/admin/hue/bridges')).body as Array<{ bridgeId: string }>;
+  expect(bridges.map((b) => b.bridgeId)).toEqual([bridge.bridgeId]);
+  expect(bridge.keys()).toHaveLength(1);
+
+  await page.getByRole('button', { name: 'Open a Matter pairing window' }).click();
+  await page.getByRole('img', { name: 'Matter pairing QR code' }).waitFor();
+  await page.getByText('Or type the code 3497-011-2332').waitFor();
+  const [site] = (await t.admin('GET', '/admin/sites')).body as Array<{ siteid: string }>;
+  expect(windows).toEqual([site?.siteid]);
+  await page.getByRole('heading', { name: 'Turn on the assistants (done)' }).waitFor();
+  expect(await axeViolations(page)).toEqual([]);
+}, 90_000);
