@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createPasswordHasher, definePlugin, type PasswordHasher, VERSION } from '../../core/sdk.ts';
+import { addressesOf } from './addresses.ts';
 import { mountOwnerAdmin } from './claim/admin-routes.ts';
 import { Owner } from './claim/owner.ts';
 import { mountClaim } from './claim/routes.ts';
@@ -56,6 +57,10 @@ export default definePlugin<ConsoleConfig, ConsoleExports>({
 
     const { owner, setupCode } = await Owner.open(ctx);
     const requireCode = ctx.config.claim.setupCode;
+    const adminUrl = ctx.http.listeners().find((l) => l.name === 'admin')?.url;
+    if (setupCode && adminUrl) {
+      ctx.print(`Set up this hub from a browser on this network: ${addressesOf(adminUrl, '/')[0]}`);
+    }
     if (setupCode) {
       ctx.print(
         `Setup code (asked before this hub can be set up${requireCode ? '' : ', when plugins.console.claim.setupCode is on'}): ${setupCode}`,

@@ -37,6 +37,8 @@ describe('hearth status', { timeout: 120_000 }, () => {
       const code = /([0-9A-Z]{4}-[0-9A-Z]{4})$/.exec(
         t.printed.find((l) => l.startsWith('Setup code')) ?? '',
       )?.[1];
+      // The first start says where to go, next to the setup code.
+      expect(t.printed).toContain(`Set up this hub from a browser on this network: ${t.adminUrl}/`);
       const before = await hearth(['status'], t.dataDir);
       expect(before.stderr).toBe('');
       expect(before.code).toBe(0);
