@@ -2,8 +2,10 @@
  * The setup steps against the real things they drive, in chromium: a Hue bridge (simulated at the wire,
  * answering mDNS on loopback where the hue plugin's discovery setting asks) found and paired from "Find
  * devices"; the assistants step shown only when `GET /admin/matter` answers, opening a pairing window and
- * showing its code; a step whose plugin is not running says so.
+ * showing its code; a device that announced itself over MQTT (Home Assistant discovery, published with
+ * mqtt.js to the hub's broker) listed as new; a step whose plugin is not running says so.
  */
+import mqtt from 'mqtt';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { definePlugin } from '../../core/plugin/types.ts';
@@ -45,14 +47,33 @@ beforeAll(async () => {
     mdns: { port: mdnsPort, interface: '127.0.0.1', multicast: false },
   });
   t = await startTestHub({
-    plugins: ['console', 'lighting', 'hue'],
+    plugins: ['console', 'lighting', 'hue', 'mqtt-devices'],
     extraPlugins: [matterFixture],
     adminKey: null,
     config: {
+      mqtt: { allowAnonymous: true },
       plugins: { hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
     },
   });
   browser = await launchBrowser();
+  // A lamp announces itself (Home Assistant MQTT discovery, retained) before anyone opens the console.
+  const lamp = await mqtt.connectAsync(t.mqttUrl);
+  await lamp.publishAsync(
+    'homeassistant/light/desk/config',
+    JSON.stringify({
+      schema: 'json',
+      unique_id: 'desk',
+      name: 'Desk lamp',
+      cmd_t: 'desk/set',
+      stat_t: 'desk/state',
+    }),
+    { retain: true, qos: 1 },
+  );
+  await lamp.endAsync();
+  for (let i = 0; i < 100; i++) {
+    if (((await t.admin('GET', '/admin/mqtt/devices')).body as unknown[]).length > 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }, 30_000);
 afterAll(async () => {
   await browser?.close();
@@ -61,7 +82,7 @@ afterAll(async () => {
   await bridge?.stop();
 });
 
-it('finds and pairs a Hue bridge, and opens a Matter pairing window, from the setup steps', async () => {
+it('lists an announced MQTT device, finds and pairs a Hue bridge, and opens a Matter pairing window, from the setup steps', async () => {
   const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   page.on('dialog', (d) => void d.accept());
   await page.goto(`${t.adminUrl}/`);
@@ -70,6 +91,9 @@ it('finds and pairs a Hue bridge, and opens a Matter pairing window, from the se
   await page.getByRole('button', { name: 'Set up this hub' }).click();
   await page.getByRole('heading', { name: /Find devices/ }).waitFor();
 
+  await page.getByText('1 new device announced: Desk lamp.').waitFor();
+  await page.getByRole('button', { name: 'Look again for MQTT devices' }).click();
+  await page.getByText('1 new device announced: Desk lamp.').waitFor();
   // A plugin that is not running is named, not a raw error.
   await page.getByText('Zigbee sticks: its plugin is not running on this hub.').waitFor();
 
