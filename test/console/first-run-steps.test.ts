@@ -47,7 +47,7 @@ beforeAll(async () => {
     mdns: { port: mdnsPort, interface: '127.0.0.1', multicast: false },
   });
   t = await startTestHub({
-    plugins: ['console', 'lighting', 'hue', 'mqtt-devices'],
+    plugins: ['console', 'lighting', 'hue', 'mqtt-devices', 'auth'],
     extraPlugins: [matterFixture],
     adminKey: null,
     config: {
@@ -108,6 +108,21 @@ it('lists an announced MQTT device, finds and pairs a Hue bridge, and opens a Ma
   const bridges = (await t.admin('GET', '/admin/hue/bridges')).body as Array<{ bridgeId: string }>;
   expect(bridges.map((b) => b.bridgeId)).toEqual([bridge.bridgeId]);
   expect(bridge.keys()).toHaveLength(1);
+
+  // One invitation per person the auth server knows: the same household link, by e-mail.
+  const created = await t.admin('POST', '/admin/users', {
+    email: 'mia@example.org',
+    name: 'Mia',
+    password: 'a long enough password',
+    role: 'user',
+  });
+  expect(created.status).toBe(201);
+  await page.getByRole('button', { name: 'Show the household link as a QR code' }).click();
+  await page.getByRole('img', { name: /QR code of the household link/ }).waitFor();
+  const link = await page.locator('.secret').innerText();
+  const mail = await page.getByRole('link', { name: 'Email the link to Mia' }).getAttribute('href');
+  expect(mail).toMatch(/^mailto:mia%40example\.org\?subject=/);
+  expect(decodeURIComponent(mail?.split('body=')[1] ?? '')).toBe(link);
 
   await page.getByRole('button', { name: 'Open a Matter pairing window' }).click();
   await page.getByRole('img', { name: 'Matter pairing QR code' }).waitFor();
