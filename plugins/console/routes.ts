@@ -78,14 +78,15 @@ export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
     const s = session(ctx, false);
     ctx.body = { csrf: s.csrf, kind: s.kind };
   });
-  // Sign-in with the admin key ({key}) or the owner password ({password}); both limited per address.
-  const signIns = createRateLimiter({ ratePerSec: 0.5, burst: 10, maxKeys: 4096 });
+  // Sign-in with the admin key ({key}) or the owner password ({password}). Password guesses are limited
+  // per address (and each costs an argon2 hash); a 256-bit random admin key cannot be guessed.
+  const passwordTries = createRateLimiter({ ratePerSec: 0.5, burst: 10, maxKeys: 4096 });
   r.post('/admin/ui/session', async (ctx) => {
     sameOrigin(ctx);
     const { key, password } = await readJson(ctx);
-    const wait = signIns.take(ctx.ip);
-    if (wait > 0) throw tooManyAttempts(wait);
     if (typeof password === 'string') {
+      const wait = passwordTries.take(ctx.ip);
+      if (wait > 0) throw tooManyAttempts(wait);
       const hash = d.owner.passwordHash;
       // Without an owner password a dummy verify still runs: the answer's timing tells nothing.
       const ok = await (await d.passwords()).verify(hash, password);

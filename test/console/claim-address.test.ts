@@ -70,4 +70,29 @@ describe('a claim over a real request', () => {
     expect(res.headers.get('set-cookie')).toMatch(/hearth_console=.*HttpOnly/i);
     expect(t.logs.find((l) => l.msg === 'hub claimed: the owner password is set')?.from).toBe('127.0.0.1');
   });
+
+  it('limits password guesses per address: ten at once, then 429 with Retry-After', async () => {
+    const guess = () =>
+      fetch(`${t.adminUrl}/admin/ui/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: 'not the password' }),
+      });
+    for (let i = 0; i < 10; i++) expect((await guess()).status).toBe(401);
+    // The bucket refills at one guess per 2 s, so a slow machine may get one or two more before the 429.
+    let refused: Response | undefined;
+    for (let i = 0; i < 30 && !refused; i++) {
+      const res = await guess();
+      if (res.status === 429) refused = res;
+      else expect(res.status).toBe(401);
+    }
+    expect(refused?.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    // The admin key is not a guess: it still signs in.
+    const key = await fetch(`${t.adminUrl}/admin/ui/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: t.adminKey }),
+    });
+    expect(key.status).toBe(200);
+  });
 });
