@@ -9,7 +9,8 @@ import { createSocket } from 'node:dgram';
 import makeMdns from 'multicast-dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../core/version.ts';
-import { allRecords, answer } from '../../plugins/console/mdns/records.ts';
+import { shortId } from '../../plugins/console/mdns/announce.ts';
+import { allRecords, answer, nameTaken } from '../../plugins/console/mdns/records.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 
 async function freeUdpPort(): Promise<number> {
@@ -121,5 +122,12 @@ describe('the announcement records', () => {
       { name: '_services._dns-sd._udp.local', type: 'PTR', ttl: 4500, data: '_http._tcp.local' },
     ]);
     expect(answer([{ name: 'hub.local', type: 'A' }], services, 'hub.local', ['192.168.1.2'])).toBeNull();
+  });
+
+  it('takes a name another host answers for (RFC 6762 §8.1) as taken; the short id is four stable hex digits', () => {
+    expect(nameTaken([{ name: 'hearth CONSOLE._http._tcp.local' }], services)).toBe(true);
+    expect(nameTaken([{ name: 'Hearth household._http._tcp.local' }], services)).toBe(false);
+    expect(shortId()).toMatch(/^[0-9A-F]{4}$/);
+    expect(shortId()).toBe(shortId());
   });
 });

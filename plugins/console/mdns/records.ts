@@ -108,3 +108,9 @@ export function answer(
   const additionals = [...related.filter((r) => !answers.includes(r)), ...hostRecords];
   return { answers, additionals };
 }
+
+/** Whether answers (heard while probing, before we answer ourselves) name one of our instances: another host has it. */
+export function nameTaken(answers: Array<{ name: string }>, services: AnnouncedService[]): boolean {
+  const ours = new Set(services.map((s) => fullName(s).toLowerCase()));
+  return answers.some((r) => ours.has(r.name.toLowerCase()));
+}

@@ -11,7 +11,7 @@
 import makeMdns from 'multicast-dns';
 import type { Logger } from 'pino';
 import { type AnnounceTarget, isMulticast, MDNS_PORT } from './config.ts';
-import { type AnnouncedService, allRecords, answer, fullName, type Question } from './records.ts';
+import { type AnnouncedService, allRecords, answer, fullName, nameTaken, type Question } from './records.ts';
 
 export interface ResponderOptions {
   target: AnnounceTarget;
@@ -77,9 +77,7 @@ export function startResponder(o: ResponderOptions): Responder {
   // The probe: any answer for one of our names before we answer ourselves is another host's.
   let taken = false;
   mdns.on('response', (packet) => {
-    if (live) return;
-    const ours = new Set(services.map((s) => fullName(s).toLowerCase()));
-    if ((packet.answers ?? []).some((r) => ours.has(r.name.toLowerCase()))) taken = true;
+    if (!live && nameTaken(packet.answers ?? [], services)) taken = true;
   });
 
   mdns.on('query', (packet, rinfo) => {
