@@ -26,6 +26,9 @@ export interface CoreServices {
   plugins: () => PluginManager;
   pluginConfig: (name: string) => Record<string, unknown>;
   verifyAdminKey: (presented: string | undefined) => boolean;
+  /** Whether this start generated the admin key in a new data directory. */
+  newHub: boolean;
+  runToken: () => string;
   print: (line: string) => void;
 }
 
@@ -101,7 +104,7 @@ export function contextFactory(core: CoreServices): ContextFactory {
         value: (secret) => core.redactor.addValue(secret),
         path: (pattern) => core.redactor.addPath(pattern),
       },
-      adminKey: { verify: core.verifyAdminKey },
+      adminKey: { verify: core.verifyAdminKey, newHub: core.newHub, runToken: core.runToken },
       print: core.print,
       signal,
       use: <K extends PluginName>(other: K) => {

@@ -85,6 +85,9 @@ export class Hub {
   private manager: PluginManager | null = null;
   private adminKey: AdminKey | null = null;
   private controlHash: string | undefined;
+  private controlToken = '';
+  /** The last opening of the store generated the admin key: a new data directory (not a restore). */
+  private newHub = false;
   private readonly rootLog: Logger;
   private readonly logTail: LogTail;
   private startedAt = 0;
@@ -155,6 +158,7 @@ export class Hub {
     const generated = await this.openStore();
     await this.openSecrets();
     const controlToken = newSecret();
+    this.controlToken = controlToken;
     this.controlHash = hashSecret(controlToken);
     this.redactor.addValue(controlToken);
     if (this.opts.adminKey) this.redactor.addValue(this.opts.adminKey);
@@ -265,6 +269,7 @@ export class Hub {
       this.log,
     );
     this.adminKey = admin;
+    this.newHub = generated !== null;
     // Shown in /ready and the admin status until HEARTH_ADMIN_KEY is removed or replaced.
     this.notices.forOwner('core').set('admin_key_env_ignored', warning);
     return generated;
@@ -307,6 +312,8 @@ export class Hub {
         plugins: () => this.plugins,
         pluginConfig: (name) => cfg.plugins[name] ?? {},
         verifyAdminKey: this.verifyAdmin,
+        newHub: this.newHub,
+        runToken: () => this.controlToken,
         print: (line) => lines.push(line),
       }),
     );

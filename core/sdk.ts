@@ -13,6 +13,7 @@ export type { ConfigOf } from './config/derive.ts';
 export { HearthError, isKernelError, type KernelErrorCode } from './errors.ts';
 export { relayOnly } from './http/availability.ts';
 export { badRequest, HttpError, notFound } from './http/errors.ts';
+export { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 export {
   jsonObjectBody,
   type RouteContext,
@@ -55,6 +56,7 @@ export type {
 } from './plugin/types.ts';
 export { definePlugin } from './plugin/types.ts';
 export { SecretUnavailableError } from './secrets/cipher.ts';
+export { createPasswordHasher, type PasswordHasher } from './secrets/passwords.ts';
 export type { SecretsApi } from './secrets/vault.ts';
 export { errCode, fsyncDir, writeFileAtomic } from './store/atomic-write.ts';
 export type {

@@ -49,5 +49,12 @@ chmod 0755 /usr/local/bin/hearth
 install -m 0644 "$PREFIX/systemd/hearth.service" /etc/systemd/system/$SERVICE.service
 systemctl daemon-reload
 systemctl enable --now $SERVICE
-echo "Hearth is running. The first start printed the admin key and the site URL:"
-echo "  journalctl -u $SERVICE -o cat | grep -E 'Admin key|web UI'"
+# The first start makes the data directory; the run file appears once the hub answers.
+for _ in $(seq 60); do
+  [ -f /var/lib/hearth/run/control.json ] && break
+  sleep 1
+done
+echo
+# The addresses a phone on this network opens (hostname.local and the LAN addresses), and the setup code
+# while nobody has set up the hub. `sudo hearth status` prints the same later.
+hearth status || echo "Hearth is starting; run 'sudo hearth status' in a moment for the addresses to open."

@@ -147,12 +147,14 @@ export class HttpService {
   }
 }
 
-/** Only `/admin/...` (and `/metrics`, checked by its own route) exist on the admin listener. */
+/** Only `/admin/...` (and `/metrics`, checked by its own route, and `GET /`) exist on the admin listener. */
 export function adminGuard(verify: (presented: string | undefined) => boolean): HearthMiddleware {
   return async (ctx, next) => {
     // The metrics route checks its own credentials; the operator console (/admin/ui) its session cookie.
+    // `/` leads a browser to the console (its redirect, when the console runs).
     if (ctx.path === '/metrics' || ctx.path === '/admin/ui' || ctx.path.startsWith('/admin/ui/'))
       return next();
+    if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
     if (!ctx.path.startsWith('/admin/') && ctx.path !== '/admin') {
       throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
     }

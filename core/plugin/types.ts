@@ -101,6 +101,16 @@ export interface RedactApi {
 export interface AdminKeyApi {
   /** Constant-time check of a presented admin key (or the local control token). */
   verify(presented: string | undefined): boolean;
+  /**
+   * True when this start generated the admin key in a new data directory (no key preset with
+   * HEARTH_ADMIN_KEY, no restored data): a hub nobody has set up yet (the console offers its claim).
+   */
+  readonly newHub: boolean;
+  /**
+   * A credential the admin API accepts for this run only (the local control token), for a plugin that
+   * calls the admin API on behalf of an operator it has signed in itself (the console's owner password).
+   */
+  runToken(): string;
 }
 
 export interface PluginContext<C = Record<string, unknown>> {

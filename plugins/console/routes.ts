@@ -1,13 +1,20 @@
 /** The console's routes on the admin listener, all under /admin/ui (which the admin key guard leaves to us). */
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
-import { type AdminKeyApi, type HearthRouter, HttpError } from '../../core/sdk.ts';
+import {
+  type AdminKeyApi,
+  createRateLimiter,
+  type HearthRouter,
+  HttpError,
+  type PasswordHasher,
+} from '../../core/sdk.ts';
+import type { Owner } from './claim/owner.ts';
 import { forward } from './proxy.ts';
 import { uqr } from './qr.ts';
+import { COOKIE, readJson, sameOrigin, startSession, tooManyAttempts } from './request.ts';
 import { type Session, Sessions } from './sessions.ts';
 import type { ConsolePage } from './types.ts';
 
-const COOKIE = 'hearth_console';
 const CSRF_HEADER = 'x-hearth-csrf';
 /** Strict: our own scripts, styles and images only; QR codes come as data: images. */
 export const CONSOLE_CSP =
@@ -26,35 +33,12 @@ export interface ConsoleDeps {
   /** The base URL of a named listener. */
   listenerUrl: (name: string) => string;
   webDir: string;
+  owner: Owner;
+  passwords: () => Promise<PasswordHasher>;
 }
 
-const unauthorized = () => new HttpError(401, 'no_session', 'sign in with the admin key');
-
-async function readJson(ctx: Context, limit = 4096): Promise<Record<string, unknown>> {
-  if (ctx.request.type !== 'application/json') {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new HttpError(413, 'too_large', 'the body is too large');
-    chunks.push(chunk);
-  }
-  try {
-    const v: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {}
-  throw new HttpError(400, 'invalid_request', 'the body must be a JSON object');
-}
-
-/** A request from another origin never reaches a session (the cookie is SameSite=Strict as well). */
-function sameOrigin(ctx: Context): void {
-  const origin = ctx.get('origin');
-  // Compared with the Host header itself (Koa's ctx.origin is not the server's own origin here).
-  if (origin && origin !== `${ctx.protocol}://${ctx.req.headers.host}`)
-    throw new HttpError(403, 'forbidden', 'cross-origin request refused');
-}
+const unauthorized = () =>
+  new HttpError(401, 'no_session', 'sign in with the owner password or the admin key');
 
 export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
   const files = new Map<string, string>();
@@ -91,23 +75,28 @@ export function mountConsole(r: HearthRouter, d: ConsoleDeps): void {
 
   r.get('/admin/ui/session', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { csrf: session(ctx, false).csrf };
+    const s = session(ctx, false);
+    ctx.body = { csrf: s.csrf, kind: s.kind };
   });
+  // Sign-in with the admin key ({key}) or the owner password ({password}). Password guesses are limited
+  // per address (and each costs an argon2 hash); a 256-bit random admin key cannot be guessed.
+  const passwordTries = createRateLimiter({ ratePerSec: 0.5, burst: 10, maxKeys: 4096 });
   r.post('/admin/ui/session', async (ctx) => {
     sameOrigin(ctx);
-    const { key } = await readJson(ctx);
+    const { key, password } = await readJson(ctx);
+    if (typeof password === 'string') {
+      const wait = passwordTries.take(ctx.ip);
+      if (wait > 0) throw tooManyAttempts(wait);
+      const hash = d.owner.passwordHash;
+      // Without an owner password a dummy verify still runs: the answer's timing tells nothing.
+      const ok = await (await d.passwords()).verify(hash, password);
+      if (!ok) throw new HttpError(401, 'invalid_password', 'The password is wrong');
+      return startSession(ctx, d.sessions, d.adminKey.runToken(), 'password');
+    }
     if (typeof key !== 'string' || !d.adminKey.verify(key)) {
       throw new HttpError(401, 'invalid_admin_key', 'The admin key is missing or wrong');
     }
-    const { id, session: s } = d.sessions.create(key);
-    ctx.cookies.set(COOKIE, id, {
-      httpOnly: true,
-      sameSite: 'strict',
-      path: '/admin/ui',
-      secure: ctx.secure,
-    });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { csrf: s.csrf };
+    startSession(ctx, d.sessions, key, 'key');
   });
   r.delete('/admin/ui/session', (ctx) => {
     session(ctx, true);

@@ -1,12 +1,18 @@
 /**
  * Console sessions: the admin key is entered once; the browser then holds only a random session id in an
  * HttpOnly, SameSite=Strict cookie. The key stays in this process's memory to call the admin API on the
- * session's behalf, so rotating the admin key ends every session at its next call.
+ * session's behalf, so rotating the admin key ends every key session at its next call. A session opened
+ * with the owner password acts with this run's token instead, which a rotation does not touch.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** How the session was opened: the admin key, or the owner password (acting with this run's token). */
+export type SessionKind = 'key' | 'password';
+
 export interface Session {
+  /** The credential the session calls the admin API with. */
   key: string;
+  kind: SessionKind;
   csrf: string;
   expires: number;
 }
@@ -21,9 +27,14 @@ export class Sessions {
     this.#idleMs = idleMs;
   }
 
-  create(key: string): { id: string; session: Session } {
+  create(key: string, kind: SessionKind): { id: string; session: Session } {
     const id = randomBytes(32).toString('base64url');
-    const session = { key, csrf: randomBytes(24).toString('base64url'), expires: Date.now() + this.#idleMs };
+    const session = {
+      key,
+      kind,
+      csrf: randomBytes(24).toString('base64url'),
+      expires: Date.now() + this.#idleMs,
+    };
     this.#byId.set(id, session);
     // Oldest first: a Map iterates in insertion order.
     while (this.#byId.size > MAX_SESSIONS) this.#byId.delete(this.#byId.keys().next().value!);

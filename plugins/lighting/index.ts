@@ -24,6 +24,7 @@ import { mountLightDesigned, mountLightDocumented } from './routes/lights.ts';
 import { mountSceneDesigned, mountSceneDocumented } from './routes/scenes.ts';
 import { mountSensors } from './routes/sensors.ts';
 import { mountSite, siteData } from './routes/site.ts';
+import { mountStartPage } from './routes/start-page.ts';
 import { loadWebFiles, mountWebAssets, mountWebPage } from './routes/web.ts';
 import { SceneGroupCatalog } from './scene-group-catalog.ts';
 import { SensorCatalog } from './sensor-catalog.ts';
@@ -139,6 +140,7 @@ export default definePlugin<LightingConfig, LightingExports>({
     mountSceneDocumented(short, deps);
     mountWebPage(short, access, sites, files);
     mountWebAssets(ctx.http.router('main', { paths: ['/lighting/ui'], errorBody }), files);
+    mountStartPage(ctx.http.router('main', { paths: ['/'] }));
     const tokenSockets = new TokenSockets();
     mountSocket(ctx.ws, deps, live, tokenSockets, log);
 
@@ -152,6 +154,10 @@ export default definePlugin<LightingConfig, LightingExports>({
         groups: catalog.groups(siteId).length,
         sensors: catalog.sensors(siteId).length,
       }),
+      location: {
+        get: (siteId) => extras.schedules.location(siteId),
+        set: (siteId, place) => extras.schedules.setLocation(siteId, place),
+      },
       async onSiteGone(siteId, reason) {
         live.closeSite(siteId, reason === 'deleted' ? 'site deleted' : 'site key changed');
         if (reason === 'deleted') {

@@ -110,6 +110,7 @@ describe.each(VIEWPORTS)('at a %s viewport', (_name, viewport) => {
         'Translation keys',
         'Log',
         'Backups',
+        'Set up',
       ]);
       await page.locator('#page-body', { hasText: 'Plugins' }).waitFor();
       expect(await page.locator('#page-body').textContent()).toContain('lighting');

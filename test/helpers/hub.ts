@@ -18,7 +18,8 @@ export interface TestHubOptions {
   config?: Record<string, unknown>;
   /** Reuse a data dir (default: a new temp dir, removed by stop()). */
   dataDir?: string;
-  adminKey?: string;
+  /** The admin key (default: a random one, as HEARTH_ADMIN_KEY); null: the hub generates its own, as on a fresh install. */
+  adminKey?: string | null;
 }
 
 export interface TestHub {
@@ -61,11 +62,14 @@ export async function startTestHub(opts: TestHubOptions = {}): Promise<TestHub> 
   const plugins = [...(await loadPlugins(opts.plugins ?? [])), ...(opts.extraPlugins ?? [])];
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
-  const adminKey = opts.adminKey ?? `test-admin-${randomBytes(12).toString('hex')}`;
+  const presetKey =
+    opts.adminKey === null ? undefined : (opts.adminKey ?? `test-admin-${randomBytes(12).toString('hex')}`);
   const portZero: Record<string, unknown> = {};
   for (const p of plugins) {
     const props = (p.configSchema.properties ?? {}) as Record<string, unknown>;
     if ('port' in props) portZero[p.name] = { port: 0 };
+    // Tests stay on loopback: the console's mDNS announcement would join the LAN's multicast group.
+    if ('announce' in props) portZero[p.name] = { announce: { enabled: false } };
   }
   const base = {
     dataDir,
@@ -93,8 +97,15 @@ export async function startTestHub(opts: TestHubOptions = {}): Promise<TestHub> 
     if (process.env.HEARTH_TEST_LOG) process.stderr.write(chunk);
   });
   const printed: string[] = [];
-  const hub = new Hub({ config, plugins, adminKey, logStream: stream, print: (l) => printed.push(l) });
+  const hub = new Hub({
+    config,
+    plugins,
+    adminKey: presetKey,
+    logStream: stream,
+    print: (l) => printed.push(l),
+  });
   const info = await hub.start();
+  const adminKey = presetKey ?? (info.generatedAdminKey as string);
   const urls = info.urls;
   const self: TestHub = {
     url: urls.main as string,

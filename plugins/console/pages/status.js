@@ -43,8 +43,8 @@ export async function render(root, api) {
       ),
     ),
   );
-  // Rotating the admin key ends every console session (this one too) at its next call: the new key is
-  // shown once, here, and is needed to sign in again.
+  // Rotating the admin key ends every session signed in with the key (this one too, unless it was opened
+  // with the owner password) at its next call: the new key is shown once, here.
   const shown = h('div', { id: 'new-admin-key' });
   root.append(
     h('h3', {}, 'Admin key'),
@@ -56,16 +56,18 @@ export async function render(root, api) {
         {
           type: 'button',
           onclick: async () => {
-            if (
-              !confirm(
-                'Rotate the admin key? Every console session and every script using the old key stops.',
-              )
-            )
+            if (!confirm('Rotate the admin key? Every script and console session using the old key stops.'))
               return;
             try {
               const { key } = await api.send('POST', '/admin-key/rotate');
               shown.replaceChildren(
-                h('p', {}, 'The new admin key, shown only now. Keep it; you need it to sign in again:'),
+                h(
+                  'p',
+                  {},
+                  api.session?.() === 'password'
+                    ? 'The new admin key, shown only now. Keep it for scripts and the command line:'
+                    : 'The new admin key, shown only now. Keep it; you need it to sign in again:',
+                ),
                 h('p', { class: 'secret' }, key),
               );
               api.say('The admin key was rotated; the new key is shown below.');

@@ -52,6 +52,8 @@ const api = {
   qr: async (text) =>
     `data:image/svg+xml,${encodeURIComponent(await call('POST', '/admin/ui/qr', { text }))}`,
   href: (path) => `/admin/ui/api${path}`,
+  /** 'password' (the owner) or 'key' (the admin key): how this session was opened. */
+  session: () => kind,
   say,
   /** h('p', {class: 'x'}, 'text', child…): builds elements without HTML strings. */
   h(tag, attrs = {}, ...children) {
@@ -88,12 +90,32 @@ function markScrollableTables() {
 new MutationObserver(markScrollableTables).observe($('page-body'), { childList: true, subtree: true });
 window.addEventListener('resize', markScrollableTables);
 
-function showSignIn() {
-  $('sign-in').hidden = false;
+const STARTS = ['claim-start', 'claim-code', 'claim', 'claim-remote', 'sign-in-password', 'sign-in'];
+
+/** Shows one of the start forms (and the claim section around a claim form); hides the console. */
+function showStart(...ids) {
+  for (const id of STARTS) $(id).hidden = !ids.includes(id);
   $('nav').hidden = true;
   $('page').hidden = true;
   $('sign-out').hidden = true;
-  $('key').focus();
+  document.querySelector(`#${ids.at(-1)} input`)?.focus();
+}
+
+/**
+ * What a browser without a session sees: "Set up this hub" while the hub is unclaimed (after the setup
+ * code when the hub asks for one), else the owner password, else the admin key.
+ */
+async function showSignIn() {
+  let start = { claim: null, password: false };
+  try {
+    const res = await fetch('/admin/ui/start', { credentials: 'same-origin' });
+    if (res.ok) start = await res.json();
+  } catch {}
+  if (start.claim === 'open') showStart('claim-start', 'claim');
+  else if (start.claim === 'code') showStart('claim-start', 'claim-code');
+  else if (start.claim === 'remote') showStart('claim-start', 'claim-remote', 'sign-in');
+  else if (start.password) showStart('sign-in-password');
+  else showStart('sign-in');
 }
 
 let opened = 0;
@@ -126,7 +148,7 @@ async function open(id, title) {
 }
 
 async function showConsole() {
-  $('sign-in').hidden = true;
+  for (const id of STARTS) $(id).hidden = true;
   $('sign-out').hidden = false;
   const [pages] = await Promise.all([call('GET', '/admin/ui/pages'), loadKit()]);
   $('pages').replaceChildren(
@@ -142,16 +164,66 @@ async function showConsole() {
   if (wanted) await open(wanted.id, wanted.title);
 }
 
-$('sign-in').addEventListener('submit', async (e) => {
-  e.preventDefault();
+let kind = 'key';
+
+/** Signs in with `body` ({key} or {password}); the field is emptied whatever the answer. */
+async function signIn(body, field) {
   try {
-    const res = await call('POST', '/admin/ui/session', { key: $('key').value });
+    const res = await call('POST', '/admin/ui/session', body);
     csrf = res.csrf;
-    $('key').value = '';
+    kind = res.kind;
     say('Signed in.');
     await showConsole();
   } catch (err) {
     say(err.message, true);
+  } finally {
+    field.value = '';
+  }
+}
+
+$('sign-in').addEventListener('submit', (e) => {
+  e.preventDefault();
+  signIn({ key: $('key').value }, $('key'));
+});
+$('sign-in-password').addEventListener('submit', (e) => {
+  e.preventDefault();
+  signIn({ password: $('password').value }, $('password'));
+});
+$('use-key').addEventListener('click', () => showStart('sign-in'));
+
+// The setup code is sent again with the claim itself: the hub checks it there as well.
+let setupCode;
+$('claim-code').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  try {
+    await call('POST', '/admin/ui/claim/code', { code: $('setup-code').value });
+    setupCode = $('setup-code').value;
+    showStart('claim-start', 'claim');
+  } catch (err) {
+    say(err.message, true);
+  }
+});
+$('claim').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const password = $('owner-password').value;
+  if (password !== $('owner-password-again').value) {
+    say('The two passwords differ; type the same password twice.', true);
+    $('owner-password-again').focus();
+    return;
+  }
+  try {
+    const res = await call('POST', '/admin/ui/claim', { password, code: setupCode });
+    csrf = res.csrf;
+    kind = res.kind;
+    $('owner-password').value = '';
+    $('owner-password-again').value = '';
+    say('This hub is yours. Next: a few setup steps, each of which you can skip.');
+    if (!location.hash) location.hash = '#setup';
+    await showConsole();
+  } catch (err) {
+    say(err.message, true);
+    // Someone else finished first, or the hub refuses: show what it offers now.
+    if (/set up already|own network/.test(err.message)) await showSignIn();
   }
 });
 
@@ -165,7 +237,7 @@ $('sign-out').addEventListener('click', async () => {
 try {
   const res = await fetch('/admin/ui/session', { credentials: 'same-origin' });
   if (res.ok) {
-    csrf = (await res.json()).csrf;
+    ({ csrf, kind } = await res.json());
     await showConsole();
   } else showSignIn();
 } catch {

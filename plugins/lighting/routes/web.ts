@@ -41,6 +41,7 @@ const TYPES: Record<string, string> = {
   'colour.js': JS,
   'blackbody.js': JS,
   'sw.js': JS,
+  'start.js': JS,
   'style.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',
   'icon-192.png': 'image/png',

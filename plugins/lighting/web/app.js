@@ -264,6 +264,10 @@ setLive(false);
 showNetwork();
 route();
 connect();
+// The household start page (/) brings this browser back here (start.js).
+try {
+  localStorage.setItem('hearth.household', location.pathname);
+} catch {}
 // The shell stays available without a network: a service worker keeps the page and its files.
 if ('serviceWorker' in navigator)
   navigator.serviceWorker.register('/lighting/ui/sw.js', { scope: location.pathname }).catch(() => {});

@@ -1,0 +1,46 @@
+import { hash, verify } from '@node-rs/argon2';
+
+// OWASP minimum for argon2id: m = 19 MiB, t = 2, p = 1 (docs/auth.md#passwords). The binding runs off the event loop.
+// `algorithm: 2` is Algorithm.Argon2id (a const enum, which verbatimModuleSyntax cannot import).
+const PARAMS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+/** Caps overlapping hashes so a burst of logins cannot exhaust a Pi's memory. */
+const MAX_CONCURRENT = 2;
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Verifies against a PHC string; with `null` runs a dummy verify so unknown users cost the same time. */
+  verify(phc: string | null, password: string): Promise<boolean>;
+  /** True when a stored hash was made with other parameters than today's. */
+  needsRehash(phc: string): boolean;
+}
+
+export async function createPasswordHasher(): Promise<PasswordHasher> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const limited = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await fn();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+  const dummy = await hash('hearth-dummy-password', PARAMS);
+  return {
+    hash: (password) => limited(() => hash(password, PARAMS)),
+    needsRehash: (phc) =>
+      !phc.startsWith(`$argon2id$v=19$m=${PARAMS.memoryCost},t=${PARAMS.timeCost},p=${PARAMS.parallelism}$`),
+    verify: (phc, password) =>
+      limited(async () => {
+        try {
+          const ok = await verify(phc ?? dummy, password);
+          return phc !== null && ok;
+        } catch {
+          return false;
+        }
+      }),
+  };
+}
