@@ -32,6 +32,7 @@ export class SensorCatalog {
       if (!s) return;
       Object.assign(s, f);
       if (!f.new) delete s.new;
+      if (f.checkInSeconds === undefined) delete s.checkInSeconds;
     });
     const sensor = this.#catalog.sensor(siteId, id);
     if (wasNew && !sensor.new) this.#catalog.accepted('sensor', sensor);

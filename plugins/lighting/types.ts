@@ -92,6 +92,8 @@ export interface SensorRecord {
   events: string[];
   /** event name → actions run in order when the event fires. */
   actions: Record<string, ActionRecord[]>;
+  /** Silent for longer than this, the sensor shows a `silent` warning (docs/lighting.md#sensor-readings). */
+  checkInSeconds?: number;
   /** As a light's: stored (true) only on a sensor created from discovery, until accepted. */
   new?: boolean;
 }
@@ -120,6 +122,7 @@ export interface NewSensor {
   protocolid: string;
   type: string;
   events?: string[];
+  checkInSeconds?: number;
 }
 
 export interface ConfigDoc {
@@ -301,6 +304,13 @@ declare module '../../core/bus/events.ts' {
       vendor: string;
       protocolid: string;
       event: string;
+      at: string;
+    };
+    /** A sensor reported readings that changed (docs/lighting.md#sensor-readings); only the changed ones. */
+    'lighting.sensor.readings': {
+      siteId: string;
+      sensorId: string;
+      readings: import('../../drivers/lighting/index.ts').SensorReadings;
       at: string;
     };
     /** The site's configuration changed (lights, scenes, groups, sensors, name): the `siteChanged` push. */
