@@ -4,9 +4,10 @@
  * keeps the generic ZCL behaviour.
  */
 import { aqara } from './aqara.ts';
+import { ikea } from './ikea.ts';
 import type { DeviceDefinition, Match } from './types.ts';
 
-export const DEVICE_TABLE: readonly DeviceDefinition[] = [...aqara];
+export const DEVICE_TABLE: readonly DeviceDefinition[] = [...aqara, ...ikea];
 
 export function findDefinition(manufacturer: string | undefined, model: string | undefined): Match | null {
   if (!model) return null;

@@ -24,7 +24,7 @@ import {
 import { decodeZcl, encodeZcl, type ZclFrame } from '../../../drivers/zigbee/zcl/frame.ts';
 import { type AttrValue, DataType } from '../../../drivers/zigbee/zcl/types.ts';
 
-import type { VendorDeviceName } from './vendor-devices/index.ts';
+import type { VendorDeviceName } from './vendor-devices/names.ts';
 
 export type SimDeviceName =
   | VendorDeviceName

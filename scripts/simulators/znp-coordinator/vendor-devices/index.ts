@@ -5,6 +5,8 @@
  */
 import type { SimDevice } from '../devices.ts';
 import { aqaraContact, aqaraMiniSwitch, aqaraMotion, aqaraWallSwitch, aqaraWeather } from './aqara.ts';
+import { ikeaBulb, ikeaOnOff, ikeaRemote, ikeaShortcut, ikeaStyrbar } from './ikea.ts';
+import type { VendorDeviceName } from './names.ts';
 
 export const VENDOR_TWINS = {
   aqaraMiniSwitch,
@@ -12,10 +14,15 @@ export const VENDOR_TWINS = {
   aqaraMotion,
   aqaraContact,
   aqaraWeather,
-} satisfies Record<string, () => SimDevice>;
-
-export type VendorDeviceName = keyof typeof VENDOR_TWINS;
+  ikeaRemote,
+  ikeaOnOff,
+  ikeaStyrbar,
+  ikeaShortcut,
+  ikeaBulb,
+} satisfies Record<VendorDeviceName, () => SimDevice>;
 
 export function vendorTwin(name: VendorDeviceName): SimDevice {
   return VENDOR_TWINS[name]();
 }
+
+export type { VendorDeviceName } from './names.ts';
