@@ -161,7 +161,8 @@ describe('zigbee: pairing, control and reports', () => {
     const by = (id: string) => devices.find((d) => d.protocolid === id);
     expect(by(PID.colourBulb)).toMatchObject({
       kind: 'dimmable',
-      name: 'Signify Netherlands B.V. LCA001',
+      // Named by the device table's Philips entry, which also knows its gamut.
+      name: 'Philips Hue colour light (gamut C) (LCA001)',
       capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: expect.any(Array) } },
     });
     expect(by(PID.dimmableBulb)).toMatchObject({ kind: 'dimmable' });
@@ -177,7 +178,7 @@ describe('zigbee: pairing, control and reports', () => {
     expect(by(PID.iasMotion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion', 'tamper'] });
     expect(by(PID.hueDimmer)).toMatchObject({
       kind: 'sensor',
-      events: expect.arrayContaining(['on', 'off', 'on_press', 'down_hold_release']),
+      events: expect.arrayContaining(['on_press', 'off_hold', 'down_hold_release']),
     });
     expect(by(PID.remote)?.events).toEqual(
       expect.arrayContaining(['arrow_left_click', 'arrow_right_release']),

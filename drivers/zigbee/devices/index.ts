@@ -5,9 +5,11 @@
  */
 import { aqara } from './aqara.ts';
 import { ikea } from './ikea.ts';
+import { philips } from './philips.ts';
+import { sonoff } from './sonoff.ts';
 import type { DeviceDefinition, Match } from './types.ts';
 
-export const DEVICE_TABLE: readonly DeviceDefinition[] = [...aqara, ...ikea];
+export const DEVICE_TABLE: readonly DeviceDefinition[] = [...aqara, ...ikea, ...philips, ...sonoff];
 
 export function findDefinition(manufacturer: string | undefined, model: string | undefined): Match | null {
   if (!model) return null;

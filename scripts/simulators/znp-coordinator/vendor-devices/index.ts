@@ -5,8 +5,10 @@
  */
 import type { SimDevice } from '../devices.ts';
 import { aqaraContact, aqaraMiniSwitch, aqaraMotion, aqaraWallSwitch, aqaraWeather } from './aqara.ts';
+import { hueBulbB, hueDimmer2, hueMotion, hueTapDial } from './hue.ts';
 import { ikeaBulb, ikeaOnOff, ikeaRemote, ikeaShortcut, ikeaStyrbar } from './ikea.ts';
 import type { VendorDeviceName } from './names.ts';
+import { sonoffButton, sonoffClimate, sonoffContact, sonoffMotion } from './sonoff.ts';
 
 export const VENDOR_TWINS = {
   aqaraMiniSwitch,
@@ -19,6 +21,14 @@ export const VENDOR_TWINS = {
   ikeaStyrbar,
   ikeaShortcut,
   ikeaBulb,
+  hueDimmer2,
+  hueTapDial,
+  hueMotion,
+  hueBulbB,
+  sonoffButton,
+  sonoffClimate,
+  sonoffMotion,
+  sonoffContact,
 } satisfies Record<VendorDeviceName, () => SimDevice>;
 
 export function vendorTwin(name: VendorDeviceName): SimDevice {

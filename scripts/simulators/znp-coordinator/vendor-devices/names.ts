@@ -9,4 +9,12 @@ export type VendorDeviceName =
   | 'ikeaOnOff'
   | 'ikeaStyrbar'
   | 'ikeaShortcut'
-  | 'ikeaBulb';
+  | 'ikeaBulb'
+  | 'hueDimmer2'
+  | 'hueTapDial'
+  | 'hueMotion'
+  | 'hueBulbB'
+  | 'sonoffButton'
+  | 'sonoffClimate'
+  | 'sonoffMotion'
+  | 'sonoffContact';
