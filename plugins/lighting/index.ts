@@ -11,6 +11,7 @@ import { Catalog } from './catalog.ts';
 import { siteCommands } from './commands.ts';
 import { configSchema, type LightingConfig } from './config.ts';
 import { DeviceScenes } from './device-scenes.ts';
+import { conditionHolds } from './domain/conditions.ts';
 import { connectionView, DriverHost } from './drivers-host.ts';
 import { startExtras } from './extras.ts';
 import { followExports } from './follow.ts';
@@ -128,6 +129,12 @@ export default definePlugin<LightingConfig, LightingExports>({
       log,
     };
     const extras = await startExtras(ctx, deps, live);
+    actions.conditionsHold = (siteId, sensorId, when) =>
+      conditionHolds(when, siteId, sensorId, {
+        readings: (id) => readings.values(id),
+        location: (id) => extras.schedules.location(id),
+        now: () => Date.now(),
+      });
     // Configuration changes reach open pages and apps as `siteChanged` with the whole site.
     catalog.onChange = (siteId) => {
       if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));

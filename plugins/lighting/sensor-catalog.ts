@@ -3,6 +3,7 @@ import { type Catalog, missing } from './catalog.ts';
 import type { ParsedAction, SensorFields } from './domain/bodies.ts';
 import { nested } from './domain/check.ts';
 import { parseColour } from './domain/colour.ts';
+import type { ActionCondition } from './domain/conditions.ts';
 import { newId } from './domain/ids.ts';
 import { normalizeLevel } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
@@ -52,8 +53,10 @@ export class SensorCatalog {
     sensorId: string,
     event: string,
     spec: ParsedAction,
+    when?: ActionCondition,
   ): Promise<SensorRecord> {
     this.#catalog.sensor(siteId, sensorId);
+    if (when?.sensor !== undefined) this.#catalog.sensor(siteId, when.sensor);
     let target: ActionSpec = spec;
     if (spec.type === 'light') {
       // Stored like any level: normalised for the light's type (spec bri rules).
@@ -71,7 +74,7 @@ export class SensorCatalog {
       target = action;
     } else if (spec.type === 'scene') this.#catalog.scene(siteId, spec._id);
     else this.#catalog.group(siteId, spec._id);
-    const action: ActionRecord = { ...target, actionid: newId() };
+    const action: ActionRecord = { ...target, actionid: newId(), ...(when ? { when } : {}) };
     await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === sensorId);
       if (!s) return;

@@ -1,4 +1,5 @@
 /** The lighting domain's records, as stored and as the site API returns them. `_id`s are opaque strings. */
+
 import type {
   DriverFactory,
   LightCapabilities,
@@ -7,6 +8,7 @@ import type {
   LightLevel,
   LightState,
 } from '../../drivers/lighting/index.ts';
+import type { ActionCondition } from './domain/conditions.ts';
 
 export type LightType = 'dimmable' | 'binary';
 
@@ -79,8 +81,11 @@ export type LightAction = {
 
 export type ActionSpec = LightAction | { type: 'scene'; _id: string } | { type: 'group/toggle'; _id: string };
 
-/** An action bound to a sensor event; it has its own id so it can be removed. */
-export type ActionRecord = ActionSpec & { actionid: string };
+/**
+ * An action bound to a sensor event; it has its own id so it can be removed. `when`: it runs only while
+ * its conditions hold (docs/lighting.md#action-conditions).
+ */
+export type ActionRecord = ActionSpec & { actionid: string; when?: ActionCondition };
 
 export interface SensorRecord {
   _id: string;

@@ -17,6 +17,7 @@ import {
   strArray,
 } from './check.ts';
 import { hasColourFields, parseCapabilities } from './colour.ts';
+import { type ActionCondition, parseCondition } from './conditions.ts';
 import { eventName, eventNames } from './sensor-events.ts';
 
 export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
@@ -254,9 +255,14 @@ const LIGHT_ACTION_FIELDS = [
 ];
 
 /** POST /sensor/action `{_id, event, action}`; docs/lighting.md#the-designed-methods, actions modelled on deCONZ rules. */
-export function parseActionAdd(raw: unknown): { sensorId: string; event: string; action: ParsedAction } {
+export function parseActionAdd(raw: unknown): {
+  sensorId: string;
+  event: string;
+  action: ParsedAction;
+  when?: ActionCondition;
+} {
   const body = asObject(raw);
-  onlyFields(body, ['_id', 'event', 'action']);
+  onlyFields(body, ['_id', 'event', 'action', 'when']);
   const sensorId = str(body, '_id');
   const event = eventName(body);
   const a = asObject(body.action, 'action');
@@ -280,5 +286,7 @@ export function parseActionAdd(raw: unknown): { sensorId: string; event: string;
         throw invalid('type must be "light", "scene" or "group/toggle"');
     }
   });
-  return { sensorId, event, action };
+  return body.when === undefined
+    ? { sensorId, event, action }
+    : { sensorId, event, action, when: parseCondition(body.when) };
 }

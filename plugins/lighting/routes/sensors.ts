@@ -40,8 +40,8 @@ export function mountSensors(r: HearthRouter, d: SiteDeps): void {
   });
 
   r.post('/:key/sensor/action', d.access.guard('site:admin'), async (ctx) => {
-    const { sensorId, event, action } = parseActionAdd(jsonBody(ctx));
-    const sensor = await d.sensorCatalog.addAction(siteOf(ctx), sensorId, event, action);
+    const { sensorId, event, action, when } = parseActionAdd(jsonBody(ctx));
+    const sensor = await d.sensorCatalog.addAction(siteOf(ctx), sensorId, event, action, when);
     ctx.status = 201;
     ctx.body = sensorView(sensor, d.readings);
   });
