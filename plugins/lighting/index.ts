@@ -202,6 +202,7 @@ export default definePlugin<LightingConfig, LightingExports>({
       sites,
       drivers,
       catalog,
+      readings,
       timeoutMs: config.commandTimeoutMs,
     });
     ctx.tryUse('console')?.addPage({
