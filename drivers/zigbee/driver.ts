@@ -72,6 +72,9 @@ export interface ZigbeeDriverDeps {
   openTransport?: (path: string) => Promise<Transport>;
 }
 
+/** Light state clusters: their reports become light states, not events. */
+const LIGHT_CLUSTERS = new Set<number>([Cluster.ON_OFF, Cluster.LEVEL, Cluster.COLOR]);
+
 export class NotConnectedError extends Error {
   constructor() {
     super('the Zigbee stick is not connected');
@@ -481,6 +484,25 @@ export class ZigbeeDriver implements LightingDriver {
     } catch (err) {
       this.#log.debug({ err, ieee: rec.ieee }, 'undecodable ZCL frame');
     }
+    if (
+      !out.events?.length &&
+      !hasReadings(out.readings) &&
+      !(frame.kind === 0 && LIGHT_CLUSTERS.has(cluster))
+    )
+      // What "adding a device" starts from (docs/zigbee.md#adding-a-device): frames nothing turned into news.
+      this.#log.debug(
+        {
+          ieee: rec.ieee,
+          model: rec.model,
+          endpoint: srcEndpoint,
+          cluster,
+          command: frame.command,
+          kind: frame.kind,
+          manufacturerCode: frame.manufacturerCode,
+          payload: frame.payload.toString('hex'),
+        },
+        'zigbee frame not turned into an event or reading',
+      );
     // Readings first: an action's condition on this frame's event sees this frame's readings.
     const readings: SensorReadings = { ...out.readings };
     if (typeof f.linkQuality === 'number') readings.linkquality = f.linkQuality;
