@@ -112,9 +112,9 @@ describe('Aqara devices', () => {
     expect(history.some((e) => e.readings.illuminance === 40 || e.readings.illuminance === 25)).toBe(true);
   });
 
-  it('the door sensor, the weather sensor and the wall switch used as a remote', async () => {
+  it('the door sensor, the weather sensor and the wall switch used as a remote, its action gated by the weather sensor', async () => {
     d = await startDeviceHub([aqaraContact(), aqaraWeather(), aqaraWallSwitch()]);
-    await pair(d, ['aqaraContact', 'aqaraWeather', 'aqaraWallSwitch']);
+    await pair(d, ['aqaraContact', 'aqaraWeather', 'aqaraWallSwitch', 'plug']);
     const door = await d.sensor(pid(AQARA_IEEE.aqaraContact));
     expect(door).toMatchObject({ name: 'Aqara door and window sensor (MCCGQ11LM)', type: 'contact' });
     d.send('aqaraContact', contactState(true));
@@ -140,10 +140,25 @@ describe('Aqara devices', () => {
     const wall = await d.sensor(pid(AQARA_IEEE.aqaraWallSwitch, 2));
     expect(wall.name).toBe('Aqara wall switch, two buttons, no neutral (QBKG03LM)');
     expect(wall.events).toContain('single_left');
-    expect(((await d.h.site('GET', '/light')).body as Json[]).length).toBe(0);
-    d.send('aqaraWallSwitch', wallPress('left'));
-    await d.event(wall._id, 'single_left');
+    // Not a light: the only light of the site is the plug.
+    const lights = await until(async () => {
+      const list = (await d!.h.site('GET', '/light')).body as Json[];
+      return list.length ? list : undefined;
+    });
+    expect(lights.map((l) => l.zigbeeid)).toEqual([PID.plug]);
+    // The heater plug goes on from the left button, only while the weather sensor reads below 25 °C.
+    const added = await d.h.site('POST', '/sensor/action', {
+      _id: wall._id,
+      event: 'single_left',
+      action: { type: 'light', _id: lights[0]._id, on: true, bri: 255 },
+      when: { sensor: weather._id, temperature: { below: 25 } },
+    });
+    expect(added.status).toBe(201);
     d.send('aqaraWallSwitch', wallPress('both'));
     await d.event(wall._id, 'single_both');
+    d.send('aqaraWallSwitch', wallPress('left'));
+    await d.event(wall._id, 'single_left');
+    const plugTwin = d.sim.coordinator.devices.get('plug')!;
+    await until(async () => (plugTwin.attr(0x0006, 0) === true ? true : undefined));
   });
 });
