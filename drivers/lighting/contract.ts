@@ -43,7 +43,40 @@ export interface DeviceInfo {
   events?: string[];
   /** Colour temperature and colour the device says it can show. */
   capabilities?: LightCapabilities;
+  /** Readings the device reports (a sensor's temperature, battery...). */
+  readings?: ReadingName[];
+  /**
+   * The longest a healthy device of this kind stays silent (its reporting heartbeat with margin): silent
+   * for longer, it is shown as such. Absent: the driver cannot tell (a remote that only talks when pressed).
+   */
+  checkInSeconds?: number;
 }
+
+/**
+ * What a sensor measures besides its events, in zigbee2mqtt's names and units: temperature °C, humidity %,
+ * pressure hPa, illuminance lux, battery %, voltage mV, linkquality 0..255 (docs/lighting.md#sensor-readings).
+ */
+export interface SensorReadings {
+  temperature?: number;
+  humidity?: number;
+  pressure?: number;
+  illuminance?: number;
+  battery?: number;
+  voltage?: number;
+  linkquality?: number;
+}
+
+export type ReadingName = keyof SensorReadings;
+
+export const READING_NAMES: readonly ReadingName[] = [
+  'temperature',
+  'humidity',
+  'pressure',
+  'illuminance',
+  'battery',
+  'voltage',
+  'linkquality',
+];
 
 export interface ConnectionStatus {
   connected: boolean;
@@ -59,6 +92,11 @@ export interface DriverSink {
   reportState(protocolid: string, level: LightState): void;
   /** A sensor (button, motion, contact...) emitted a named event. */
   reportSensorEvent(protocolid: string, event: string): void;
+  /**
+   * A sensor reported readings (only those it just reported; each replaces the last). Optional: only
+   * drivers whose devices measure something call it.
+   */
+  reportReadings?(protocolid: string, readings: SensorReadings): void;
   /** The link to the bridge/stick/broker went up or down. */
   reportConnection(status: Omit<ConnectionStatus, 'since'>): void;
   /** New devices showed up (pairing, a bridge listing). */

@@ -90,6 +90,8 @@ export function createMqttDriverFactory(deps: MqttDriverDeps = {}): DriverFactor
       if (what.type === 'event') {
         sink.reportSensorEvent(pid, what.event);
         observer?.event?.(pid, what.event);
+      } else if (what.type === 'readings') {
+        sink.reportReadings?.(pid, what.readings);
       } else if (what.type === 'availability') {
         // A device announcing itself live has just (re)connected: it missed any earlier resync query,
         // or rebooted into its power-on state. A retained replay means it was already there.

@@ -1,6 +1,7 @@
 /** A joined Zigbee device as the driver keeps it, and what Hearth sees of it. */
 import type { DeviceInfo, LightCapabilities } from '../lighting/index.ts';
 import { HUE_GAMUT_C } from '../lighting/index.ts';
+import { findDefinition, type Match } from './devices/index.ts';
 import { type IasRecord, zoneEvents } from './ias.ts';
 import { Cluster } from './zcl/clusters.ts';
 import { HUE_BUTTON_CLUSTER, HUE_DIMMER_EVENTS, IKEA_ARROW_EVENTS } from './zcl/vendor-remotes.ts';
@@ -112,21 +113,36 @@ const REMOTE_EVENTS = [
   'brightness_stop',
 ];
 
+/** The device table's entry for a device, or null (generic ZCL). */
+export const definitionOf = (d: ZigbeeDeviceRecord): Match | null => findDefinition(d.manufacturer, d.model);
+
 export function deviceInfo(d: ZigbeeDeviceRecord): DeviceInfo | null {
   const ep = mainEndpoint(d);
   if (!ep) return null;
-  const name = [d.manufacturer, d.model].filter(Boolean).join(' ') || d.ieee;
+  const match = definitionOf(d);
+  const name = match
+    ? `${match.definition.vendor} ${match.model.description} (${match.model.model})`
+    : [d.manufacturer, d.model].filter(Boolean).join(' ') || d.ieee;
   const info: DeviceInfo = { protocolid: protocolIdOf(d.ieee, ep.id), kind: 'sensor', name };
-  if (has(ep, Cluster.ON_OFF)) {
+  if (match?.definition.readings) info.readings = [...match.definition.readings];
+  if (match?.definition.checkInSeconds) info.checkInSeconds = match.definition.checkInSeconds;
+  if (has(ep, Cluster.ON_OFF) && match?.definition.kind !== 'sensor') {
     info.kind = has(ep, Cluster.LEVEL) ? 'dimmable' : 'binary';
     if (has(ep, Cluster.COLOR)) {
       const bits = d.colorCapabilities ?? 0x18;
       const caps: LightCapabilities = {};
-      if (bits & 0x10) caps.ct = d.ct ?? { min: 153, max: 500 };
-      // ZCL does not say which gamut a bulb has; gamut C is the widest common one and the bulb clips.
-      if (bits & 0x08) caps.xy = { gamut: HUE_GAMUT_C };
+      // The table's range wins: some bulbs report none, or one wider than they can show.
+      if (bits & 0x10) caps.ct = match?.model.ct ?? d.ct ?? { min: 153, max: 500 };
+      // ZCL does not say which gamut a bulb has; the table knows some (Hue bulbs by model), else gamut C,
+      // the widest common one, and the bulb clips.
+      if (bits & 0x08) caps.xy = { gamut: match?.model.gamut ?? HUE_GAMUT_C };
       info.capabilities = caps;
     }
+    return info;
+  }
+  const listed = match?.model.events ?? match?.definition.events;
+  if (listed) {
+    info.events = [...listed];
     return info;
   }
   const events: string[] = [];

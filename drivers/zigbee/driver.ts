@@ -17,9 +17,11 @@ import {
   type LightingDriver,
   type LightState,
   type LightTarget,
+  type SensorReadings,
   xyToZcl,
 } from '../lighting/index.ts';
 import {
+  definitionOf,
   deviceInfo,
   freeZoneId,
   mainEndpoint,
@@ -28,6 +30,8 @@ import {
   type ZigbeeDeviceRecord,
   type ZigbeeStateStore,
 } from './device.ts';
+import type { Match, Output } from './devices/index.ts';
+import { hasReadings, standardReadings } from './devices/readings.ts';
 import { findStick } from './find-stick.ts';
 import { setGroupState } from './groups.ts';
 import { enrollResponse, statusEvents } from './ias.ts';
@@ -43,6 +47,7 @@ import {
   onOff,
   remoteEvent,
 } from './zcl/commands.ts';
+import type { AttrRecord } from './zcl/foundation.ts';
 import { decodeReadRsp, decodeReport } from './zcl/foundation.ts';
 import { decodeZcl, type ZclFrame } from './zcl/frame.ts';
 import { HUE_BUTTON_CLUSTER, vendorEvent } from './zcl/vendor-remotes.ts';
@@ -67,6 +72,9 @@ export interface ZigbeeDriverDeps {
   observer?: ZigbeeObserver;
   openTransport?: (path: string) => Promise<Transport>;
 }
+
+/** Light state clusters: their reports become light states, not events. */
+const LIGHT_CLUSTERS = new Set<number>([Cluster.ON_OFF, Cluster.LEVEL, Cluster.COLOR]);
 
 export class NotConnectedError extends Error {
   constructor() {
@@ -96,6 +104,10 @@ export class ZigbeeDriver implements LightingDriver {
   readonly #held = new Map<string, { direction?: string }>();
   /** Each IAS device's last zone status (a tamper event only when that bit rises). */
   readonly #zoneStatus = new Map<string, number>();
+  /** What each device's table entry remembers between frames. */
+  readonly #memory = new Map<string, Record<string, unknown>>();
+  /** Hub-timed `no_motion` for sensors that never send it, per device. */
+  readonly #noMotion = new Map<string, ReturnType<typeof setTimeout>>();
   #found: DeviceInfo[] | null = null;
   #joinUntil = 0;
   #detail: Record<string, unknown> = {};
@@ -194,6 +206,8 @@ export class ZigbeeDriver implements LightingDriver {
     this.#liveness = null;
     for (const t of this.#pending.values()) clearTimeout(t);
     this.#pending.clear();
+    for (const t of this.#noMotion.values()) clearTimeout(t);
+    this.#noMotion.clear();
     const adapter = this.#adapter;
     this.#adapter = null;
     this.#zcl?.close();
@@ -429,6 +443,9 @@ export class ZigbeeDriver implements LightingDriver {
       if (members.length !== g.members.length) await this.#deps.store.putGroup({ ...g, members });
     }
     this.#attrs.delete(ieee);
+    this.#memory.delete(ieee);
+    clearTimeout(this.#noMotion.get(ieee));
+    this.#noMotion.delete(ieee);
     this.#adapter?.addresses.delete(ieee);
     const ep = mainEndpoint(rec);
     this.#log.info({ ieee }, 'zigbee device left the network');
@@ -448,14 +465,76 @@ export class ZigbeeDriver implements LightingDriver {
     const rec = this.#byNwk(nwk);
     if (!rec) return;
     const ep = mainEndpoint(rec);
-    const protocolid = protocolIdOf(rec.ieee, ep?.id ?? (f.srcEndpoint as number));
+    const srcEndpoint = f.srcEndpoint as number;
+    const protocolid = protocolIdOf(rec.ieee, ep?.id ?? srcEndpoint);
+    const match = definitionOf(rec);
+    const ctx = { endpoint: srcEndpoint, memory: this.#memoryOf(rec.ieee) };
+    let out: Output = {};
     try {
-      if (frame.kind === 0) this.#attributes(rec, protocolid, cluster, frame);
-      else if (cluster === Cluster.IAS_ZONE) this.#ias(rec, protocolid, f.srcEndpoint as number, frame);
-      else this.#command(protocolid, cluster, frame);
+      if (frame.kind === 0) {
+        const records =
+          frame.command === Global.REPORT
+            ? decodeReport(frame.payload)
+            : frame.command === Global.READ_RSP
+              ? decodeReadRsp(frame.payload)
+              : [];
+        out =
+          match?.definition.attributes?.(cluster, records, ctx) ??
+          this.#attributes(rec, protocolid, cluster, records);
+      } else if (cluster === Cluster.IAS_ZONE) out = this.#ias(rec, srcEndpoint, frame);
+      else
+        out = match?.definition.commands?.(cluster, frame, ctx) ?? this.#command(protocolid, cluster, frame);
     } catch (err) {
       this.#log.debug({ err, ieee: rec.ieee }, 'undecodable ZCL frame');
     }
+    if (
+      !out.events?.length &&
+      !hasReadings(out.readings) &&
+      !(frame.kind === 0 && LIGHT_CLUSTERS.has(cluster))
+    )
+      // What "adding a device" starts from (docs/zigbee.md#adding-a-device): frames nothing turned into news.
+      this.#log.debug(
+        {
+          ieee: rec.ieee,
+          model: rec.model,
+          endpoint: srcEndpoint,
+          cluster,
+          command: frame.command,
+          kind: frame.kind,
+          manufacturerCode: frame.manufacturerCode,
+          payload: frame.payload.toString('hex'),
+        },
+        'zigbee frame not turned into an event or reading',
+      );
+    // Readings first: an action's condition on this frame's event sees this frame's readings.
+    const readings: SensorReadings = { ...out.readings };
+    if (typeof f.linkQuality === 'number') readings.linkquality = f.linkQuality;
+    if (hasReadings(readings)) this.#sink.reportReadings?.(protocolid, readings);
+    for (const e of out.events ?? []) this.#event(rec.ieee, protocolid, e, match);
+  }
+
+  #memoryOf(ieee: string): Record<string, unknown> {
+    let m = this.#memory.get(ieee);
+    if (!m) {
+      m = {};
+      this.#memory.set(ieee, m);
+    }
+    return m;
+  }
+
+  /** A sensor event; a `motion` of a sensor that never says `no_motion` (re)starts Hearth's own timer. */
+  #event(ieee: string, protocolid: string, event: string, match: Match | null): void {
+    this.#sink.reportSensorEvent(protocolid, event);
+    const seconds = this.#o.occupancyTimeoutSeconds ?? match?.definition.noMotionAfterSeconds;
+    if (event !== 'motion' || !match?.definition.noMotionAfterSeconds || seconds === undefined) return;
+    clearTimeout(this.#noMotion.get(ieee));
+    this.#noMotion.set(
+      ieee,
+      setTimeout(() => {
+        this.#noMotion.delete(ieee);
+        this.#sink.reportSensorEvent(protocolid, 'no_motion');
+      }, seconds * 1000),
+    );
   }
 
   #byNwk(nwk: number): ZigbeeDeviceRecord | undefined {
@@ -463,20 +542,16 @@ export class ZigbeeDriver implements LightingDriver {
     return this.#deps.store.devices().find((d) => (adapter?.addresses.get(d.ieee) ?? d.nwk) === nwk);
   }
 
-  #attributes(rec: ZigbeeDeviceRecord, protocolid: string, cluster: number, frame: ZclFrame): void {
-    const records =
-      frame.command === Global.REPORT
-        ? decodeReport(frame.payload)
-        : frame.command === Global.READ_RSP
-          ? decodeReadRsp(frame.payload)
-          : [];
+  /** Generic attribute reports: occupancy, measurements, and a light's state. */
+  #attributes(rec: ZigbeeDeviceRecord, protocolid: string, cluster: number, records: AttrRecord[]): Output {
     if (cluster === Cluster.OCCUPANCY) {
       const occ = records.find((r) => r.attr === Attr.OCCUPANCY);
-      if (occ) this.#sink.reportSensorEvent(protocolid, Number(occ.value) & 1 ? 'motion' : 'no_motion');
-      return;
+      return occ ? { events: [Number(occ.value) & 1 ? 'motion' : 'no_motion'] } : {};
     }
-    if (!applyRecords(this.#attrsOf(rec.ieee), cluster, records)) return;
-    this.#schedule(rec.ieee, protocolid);
+    const readings = standardReadings(cluster, records);
+    if (hasReadings(readings)) return { readings };
+    if (applyRecords(this.#attrsOf(rec.ieee), cluster, records)) this.#schedule(rec.ieee, protocolid);
+    return {};
   }
 
   #schedule(ieee: string, protocolid: string): void {
@@ -492,24 +567,25 @@ export class ZigbeeDriver implements LightingDriver {
   }
 
   /** IAS zone: answer an enroll request with the device's zone id; status changes become events. */
-  #ias(rec: ZigbeeDeviceRecord, protocolid: string, endpoint: number, frame: ZclFrame): void {
-    if (!frame.fromServer) return;
+  #ias(rec: ZigbeeDeviceRecord, endpoint: number, frame: ZclFrame): Output {
+    if (!frame.fromServer) return {};
     if (frame.command === IasZoneCmd.ENROLL_REQUEST) {
       const zoneId = rec.ias?.zoneId ?? freeZoneId(this.#deps.store.devices());
       const dest = { ieee: rec.ieee, nwk: rec.nwk, endpoint };
       this.#zcl?.command(dest, enrollResponse(zoneId)).catch((err: unknown) => {
         this.#log.warn({ err, ieee: rec.ieee }, 'zigbee IAS enroll response not delivered');
       });
-      return;
+      return {};
     }
-    if (frame.command !== IasZoneCmd.STATUS_CHANGE || frame.payload.length < 2) return;
+    if (frame.command !== IasZoneCmd.STATUS_CHANGE || frame.payload.length < 2) return {};
     const status = frame.payload.readUInt16LE(0);
     const events = statusEvents(rec.ias?.zoneType ?? 0, status, this.#zoneStatus.get(rec.ieee));
     this.#zoneStatus.set(rec.ieee, status);
-    for (const e of events) this.#sink.reportSensorEvent(protocolid, e);
+    return { events };
   }
 
-  #command(protocolid: string, cluster: number, frame: ZclFrame): void {
+  /** Generic remote commands: standard On/Off, Level and Scenes, and the vendor frames known by cluster. */
+  #command(protocolid: string, cluster: number, frame: ZclFrame): Output {
     if (frame.manufacturerCode !== undefined || cluster === HUE_BUTTON_CLUSTER) {
       let held = this.#held.get(protocolid);
       if (!held) {
@@ -517,11 +593,10 @@ export class ZigbeeDriver implements LightingDriver {
         this.#held.set(protocolid, held);
       }
       const event = vendorEvent(cluster, frame, held);
-      if (event) this.#sink.reportSensorEvent(protocolid, event);
-      return;
+      return event ? { events: [event] } : {};
     }
     const event = remoteEvent(cluster, frame.command, frame.payload);
-    if (event) this.#sink.reportSensorEvent(protocolid, event);
+    return event ? { events: [event] } : {};
   }
 }
 

@@ -2,7 +2,7 @@
  * Interviewing a device that joined: node descriptor, active endpoints, simple descriptors, Basic
  * manufacturer and model; then binding the clusters Hearth listens to and configuring their reporting.
  */
-import type { ZigbeeDeviceRecord } from './device.ts';
+import { definitionOf, type ZigbeeDeviceRecord } from './device.ts';
 import { enrollIas } from './ias.ts';
 import { Attr, Cluster } from './zcl/clusters.ts';
 import type { ReportingConfig } from './zcl/foundation.ts';
@@ -24,7 +24,21 @@ const REPORTING: Record<number, ReportingConfig[]> = {
     { attr: Attr.COLOR_MODE, type: DataType.ENUM8, minSeconds: 1, maxSeconds: 300 },
   ],
   [Cluster.OCCUPANCY]: [{ attr: Attr.OCCUPANCY, type: DataType.BITMAP8, minSeconds: 0, maxSeconds: 600 }],
+  // Measurements: at most every 10 s, at least hourly; 0.1 °C, 1 %, 1 hPa, a tenth of a decade of lux.
+  [Cluster.TEMPERATURE]: [
+    { attr: Attr.MEASURED_VALUE, type: DataType.INT16, minSeconds: 10, maxSeconds: 3600, change: 10 },
+  ],
+  [Cluster.HUMIDITY]: [
+    { attr: Attr.MEASURED_VALUE, type: DataType.UINT16, minSeconds: 10, maxSeconds: 3600, change: 100 },
+  ],
+  [Cluster.PRESSURE]: [
+    { attr: Attr.MEASURED_VALUE, type: DataType.INT16, minSeconds: 10, maxSeconds: 3600, change: 1 },
+  ],
+  [Cluster.ILLUMINANCE]: [
+    { attr: Attr.MEASURED_VALUE, type: DataType.UINT16, minSeconds: 10, maxSeconds: 3600, change: 1000 },
+  ],
 };
+
 /** Commands a remote sends: bound to the coordinator so its buttons reach Hearth. */
 const REMOTE_CLUSTERS: number[] = [Cluster.ON_OFF, Cluster.LEVEL, Cluster.SCENES];
 
@@ -68,6 +82,8 @@ export async function interview(
       if (a.attr === Attr.BASIC_MODEL) rec.model = String(a.value);
     }
   }
+  const definition = definitionOf(rec)?.definition;
+  const setUp = definition?.setUp !== false;
   for (const ep of rec.endpoints) {
     const dest = { ieee, nwk, endpoint: ep.id };
     const bind = (clusterId: number) =>
@@ -85,15 +101,18 @@ export async function interview(
         'zdoBindRsp',
         nwk,
       );
-    for (const cluster of ep.inClusters) {
-      const configs = REPORTING[cluster];
+    for (const cluster of setUp ? ep.inClusters : []) {
+      const configs = definition?.reporting?.[cluster] ?? REPORTING[cluster];
       if (!configs) continue;
       await bind(cluster);
       await zcl.configureReporting(dest, cluster, configs);
     }
-    for (const cluster of ep.outClusters) if (REMOTE_CLUSTERS.includes(cluster)) await bind(cluster);
-    // The Hue dimmer sends its button events from this server cluster, to whoever is bound to it.
-    if (ep.inClusters.includes(HUE_BUTTON_CLUSTER)) await bind(HUE_BUTTON_CLUSTER);
+    if (setUp) {
+      for (const cluster of ep.outClusters) if (REMOTE_CLUSTERS.includes(cluster)) await bind(cluster);
+      // The Hue dimmer sends its button events from this server cluster, to whoever is bound to it.
+      if (ep.inClusters.includes(HUE_BUTTON_CLUSTER)) await bind(HUE_BUTTON_CLUSTER);
+      for (const c of definition?.bind ?? []) if (ep.outClusters.includes(c)) await bind(c);
+    }
     // An IAS zone reports nothing until it is enrolled with a CIE (docs/zigbee.md#ias-zone-sensors).
     if (ep.inClusters.includes(Cluster.IAS_ZONE) && !rec.ias)
       rec.ias = await enrollIas(zcl, dest, coordinatorIeee, zoneId);

@@ -13,6 +13,11 @@ export interface ZigbeeDriverOptions {
   livenessMs: number;
   /** Reports of one device closer together than this become one state report. */
   coalesceMs: number;
+  /**
+   * Seconds after the last `motion` that Hearth reports `no_motion` for sensors that never send it
+   * (zigbee2mqtt's `occupancy_timeout`); absent: the device table's value (90 s for the Aqara sensor).
+   */
+  occupancyTimeoutSeconds?: number;
 }
 
 export function driverOptions(raw: Record<string, unknown>): ZigbeeDriverOptions {
@@ -25,6 +30,8 @@ export function driverOptions(raw: Record<string, unknown>): ZigbeeDriverOptions
     livenessMs: n(raw.livenessMs, 15_000),
     coalesceMs: n(raw.coalesceMs, 30),
   };
+  if (typeof raw.occupancyTimeoutSeconds === 'number' && raw.occupancyTimeoutSeconds > 0)
+    o.occupancyTimeoutSeconds = raw.occupancyTimeoutSeconds;
   if (typeof raw.channel === 'number' && raw.channel >= 11 && raw.channel <= 26) o.channel = raw.channel;
   return o;
 }

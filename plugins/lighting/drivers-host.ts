@@ -11,6 +11,7 @@ import type {
   DriverFactory,
   LightingDriver,
   LightLevel,
+  SensorReadings,
 } from '../../drivers/lighting/index.ts';
 import type { LightRecord } from './types.ts';
 
@@ -32,6 +33,8 @@ export interface DriverInstance {
 export interface DriverEvents {
   state(inst: DriverInstance, protocolid: string, level: LightLevel): void;
   sensor(inst: DriverInstance, protocolid: string, event: string): void;
+  /** A sensor's readings (docs/lighting.md#sensor-readings). */
+  readings?(inst: DriverInstance, protocolid: string, readings: SensorReadings): void;
   connection(inst: DriverInstance): void;
   /** The bridge's own scenes, the whole list (docs/lighting.md#device-scenes). */
   scenes?(inst: DriverInstance, scenes: DeviceScene[]): void;
@@ -91,6 +94,8 @@ export class DriverHost {
           this.#guard(inst, () => this.#events.state(inst, protocolid, level)),
         reportSensorEvent: (protocolid, event) =>
           this.#guard(inst, () => this.#events.sensor(inst, protocolid, event)),
+        reportReadings: (protocolid, readings) =>
+          this.#guard(inst, () => this.#events.readings?.(inst, protocolid, readings)),
         reportConnection: (status) =>
           this.#guard(inst, () => {
             if (inst.status && inst.status.connected === status.connected && !status.detail) return;

@@ -36,6 +36,9 @@ export async function startExtras(ctx: PluginContext<LightingConfig>, deps: Site
     ctx.bus.on('lighting.sensor.event', (e) =>
       history.sensor(e.siteId, e.sensorId, e.event, Date.parse(e.at)),
     ),
+    ctx.bus.on('lighting.sensor.readings', (e) =>
+      history.readings(e.siteId, e.sensorId, e.readings, Date.parse(e.at)),
+    ),
   ];
   schedules.start();
   return {

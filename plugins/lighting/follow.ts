@@ -11,7 +11,7 @@ import type { LightingExports } from './types.ts';
 export function followExports(d: SiteDeps): Pick<LightingExports, 'lights' | 'sensors' | 'setLightState'> {
   return {
     lights: (siteId) => d.catalog.lights(siteId).map((l) => d.control.view(l)),
-    sensors: (siteId) => d.catalog.sensors(siteId).map(sensorView),
+    sensors: (siteId) => d.catalog.sensors(siteId).map((s) => sensorView(s, d.readings)),
     setLightState: (siteId, lightId, level) => setLightState(d, siteId, lightId, level),
   };
 }

@@ -11,11 +11,13 @@ import { Catalog } from './catalog.ts';
 import { siteCommands } from './commands.ts';
 import { configSchema, type LightingConfig } from './config.ts';
 import { DeviceScenes } from './device-scenes.ts';
+import { conditionHolds } from './domain/conditions.ts';
 import { connectionView, DriverHost } from './drivers-host.ts';
 import { startExtras } from './extras.ts';
 import { followExports } from './follow.ts';
 import { LightControl } from './light-control.ts';
 import { Live } from './live.ts';
+import { defaultReadingsDoc, type ReadingsDoc, SensorReadingsStore } from './readings/readings.ts';
 import { mountAdmin } from './routes/admin.ts';
 import { mountAdminDrivers } from './routes/admin-drivers.ts';
 import type { SiteDeps } from './routes/context.ts';
@@ -55,6 +57,9 @@ export default definePlugin<LightingConfig, LightingExports>({
       sensors: [],
     });
     const stateDoc = await ctx.store.open<StateDoc>('state', { levels: {} });
+    const readings = new SensorReadingsStore(
+      await ctx.store.open<ReadingsDoc>('readings', defaultReadingsDoc()),
+    );
 
     const live = new Live();
     const sites = new Sites(configDoc, ctx.bus);
@@ -66,8 +71,29 @@ export default definePlugin<LightingConfig, LightingExports>({
       state: (inst, protocolid, level) => control.report(inst, protocolid, level),
       sensor: (inst, protocolid, event) => {
         const sensor = catalog.sensorByDevice(inst.siteId, inst.type, protocolid);
-        if (sensor) void actions.sensorEvent(inst.siteId, sensor, event);
-        else log.debug({ driver: inst.id, event }, 'event from an unknown sensor ignored');
+        if (sensor) {
+          readings.seen(sensor._id);
+          void actions.sensorEvent(inst.siteId, sensor, event);
+        } else log.debug({ driver: inst.id, event }, 'event from an unknown sensor ignored');
+      },
+      readings: (inst, protocolid, values) => {
+        const sensor = catalog.sensorByDevice(inst.siteId, inst.type, protocolid);
+        if (!sensor) return;
+        const changed = readings.update(sensor._id, values);
+        if (Object.keys(changed).length === 0) return;
+        const at = new Date().toISOString();
+        live.publish(inst.siteId, 'sensorReadings', {
+          _id: sensor._id,
+          name: sensor.name,
+          readings: changed,
+          at,
+        });
+        ctx.bus.emit('lighting.sensor.readings', {
+          siteId: inst.siteId,
+          sensorId: sensor._id,
+          readings: changed,
+          at,
+        });
       },
       connection: (inst) => {
         live.publish(inst.siteId, 'connection', connectionView(inst));
@@ -96,6 +122,7 @@ export default definePlugin<LightingConfig, LightingExports>({
       sensorCatalog: new SensorCatalog(catalog),
       control,
       actions,
+      readings,
       drivers,
       access,
       subdefBase: config.subdefBase,
@@ -103,9 +130,17 @@ export default definePlugin<LightingConfig, LightingExports>({
       log,
     };
     const extras = await startExtras(ctx, deps, live);
+    actions.conditionsHold = (siteId, sensorId, when) =>
+      conditionHolds(when, siteId, sensorId, {
+        readings: (id) => readings.values(id),
+        location: (id) => extras.schedules.location(id),
+        now: () => Date.now(),
+      });
     // Configuration changes reach open pages and apps as `siteChanged` with the whole site.
     catalog.onChange = (siteId) => {
       if (live.count(siteId) > 0) live.publish(siteId, 'siteChanged', siteData(deps, siteId));
+      const kept = new Set(catalog.data.sensors.map((x) => x._id));
+      readings.forget(Object.keys(readings.all()).filter((id) => !kept.has(id)));
       extras.siteChanged(siteId);
       deviceScenes.siteChanged(siteId);
       ctx.bus.emit('lighting.site.changed', { siteId });
@@ -173,6 +208,7 @@ export default definePlugin<LightingConfig, LightingExports>({
       sites,
       drivers,
       catalog,
+      readings,
       timeoutMs: config.commandTimeoutMs,
     });
     ctx.tryUse('console')?.addPage({
@@ -250,6 +286,7 @@ export default definePlugin<LightingConfig, LightingExports>({
         control.stop();
         await drivers.stopAll();
         await stateDoc.flush();
+        await readings.flush();
         await configDoc.flush();
       },
       health() {

@@ -3,6 +3,7 @@ import { type Catalog, missing } from './catalog.ts';
 import type { ParsedAction, SensorFields } from './domain/bodies.ts';
 import { nested } from './domain/check.ts';
 import { parseColour } from './domain/colour.ts';
+import type { ActionCondition } from './domain/conditions.ts';
 import { newId } from './domain/ids.ts';
 import { normalizeLevel } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
@@ -34,6 +35,7 @@ export class SensorCatalog {
       if (!s) return;
       Object.assign(s, f);
       if (!f.new) delete s.new;
+      if (f.checkInSeconds === undefined) delete s.checkInSeconds;
     });
     const sensor = this.#catalog.sensor(siteId, id);
     if (wasNew && !sensor.new) this.#catalog.accepted('sensor', sensor);
@@ -53,8 +55,10 @@ export class SensorCatalog {
     sensorId: string,
     event: string,
     spec: ParsedAction,
+    when?: ActionCondition,
   ): Promise<SensorRecord> {
     this.#catalog.sensor(siteId, sensorId);
+    if (when?.sensor !== undefined) this.#catalog.sensor(siteId, when.sensor);
     let target: ActionSpec = spec;
     if (spec.type === 'light') {
       // Stored like any level: normalised for the light's type (spec bri rules).
@@ -72,7 +76,7 @@ export class SensorCatalog {
       target = action;
     } else if (spec.type === 'scene') this.#catalog.scene(siteId, spec._id);
     else this.#catalog.group(siteId, spec._id);
-    const action: ActionRecord = { ...target, actionid: newId() };
+    const action: ActionRecord = { ...target, actionid: newId(), ...(when ? { when } : {}) };
     await this.#catalog.commit(siteId, (d) => {
       const s = d.sensors.find((x) => x._id === sensorId);
       if (!s) return;

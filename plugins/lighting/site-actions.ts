@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { LightColour, LightLevel } from '../../drivers/lighting/index.ts';
 import type { Catalog } from './catalog.ts';
 import type { ColourCommand } from './domain/colour.ts';
+import type { ActionCondition } from './domain/conditions.ts';
 import { groupLevel, type MemberLevel, togglePlan } from './domain/groups.ts';
 import { colourOf } from './domain/level.ts';
 import { actionsFor } from './domain/sensor-events.ts';
@@ -51,6 +52,8 @@ export class SiteActions {
   readonly #live: Live;
   readonly #log: Logger;
   readonly #recent = new Map<string, SensorEventRecord[]>();
+  /** Whether an action's conditions hold now (docs/lighting.md#action-conditions); set by the plugin. */
+  conditionsHold: (siteId: string, sensorId: string, when: ActionCondition) => boolean = () => false;
   /** Told of every sensor event after its actions started (the bus event `lighting.sensor.event`). */
   onEvent: ((sensor: SensorRecord, record: SensorEventRecord) => void) | null = null;
 
@@ -187,7 +190,10 @@ export class SiteActions {
    * commands are handed to drivers.
    */
   async sensorEvent(siteId: string, sensor: SensorRecord, event: string): Promise<void> {
-    const runs = actionsFor(sensor, event).map((a) => {
+    const due = actionsFor(sensor, event).filter(
+      (a) => !a.when || this.conditionsHold(siteId, sensor._id, a.when),
+    );
+    const runs = due.map((a) => {
       if (a.type === 'light') {
         const light = this.#catalog.data.lights.find((l) => l._id === a._id && l.siteid === siteId);
         return light

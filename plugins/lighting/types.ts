@@ -9,6 +9,7 @@ import type {
   LightLevel,
   LightState,
 } from '../../drivers/lighting/index.ts';
+import type { ActionCondition } from './domain/conditions.ts';
 
 export type LightType = 'dimmable' | 'binary';
 
@@ -81,8 +82,11 @@ export type LightAction = {
 
 export type ActionSpec = LightAction | { type: 'scene'; _id: string } | { type: 'group/toggle'; _id: string };
 
-/** An action bound to a sensor event; it has its own id so it can be removed. */
-export type ActionRecord = ActionSpec & { actionid: string };
+/**
+ * An action bound to a sensor event; it has its own id so it can be removed. `when`: it runs only while
+ * its conditions hold (docs/lighting.md#action-conditions).
+ */
+export type ActionRecord = ActionSpec & { actionid: string; when?: ActionCondition };
 
 export interface SensorRecord {
   _id: string;
@@ -94,6 +98,8 @@ export interface SensorRecord {
   events: string[];
   /** event name → actions run in order when the event fires. */
   actions: Record<string, ActionRecord[]>;
+  /** Silent for longer than this, the sensor shows a `silent` warning (docs/lighting.md#sensor-readings). */
+  checkInSeconds?: number;
   /** As a light's: stored (true) only on a sensor created from discovery, until accepted. */
   new?: boolean;
 }
@@ -122,6 +128,7 @@ export interface NewSensor {
   protocolid: string;
   type: string;
   events?: string[];
+  checkInSeconds?: number;
 }
 
 export interface ConfigDoc {
@@ -316,6 +323,13 @@ declare module '../../core/bus/events.ts' {
       vendor: string;
       protocolid: string;
       event: string;
+      at: string;
+    };
+    /** A sensor reported readings that changed (docs/lighting.md#sensor-readings); only the changed ones. */
+    'lighting.sensor.readings': {
+      siteId: string;
+      sensorId: string;
+      readings: import('../../drivers/lighting/index.ts').SensorReadings;
       at: string;
     };
     /** The site's configuration changed (lights, scenes, groups, sensors, name): the `siteChanged` push. */

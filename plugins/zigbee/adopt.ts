@@ -5,6 +5,15 @@ import type { LightingExports } from '../lighting/types.ts';
 
 const MAX_NAME = 200;
 
+/** The sensor's type from what it reports: what the app shows it as. */
+export function sensorType(d: DeviceInfo): string {
+  const events = d.events ?? [];
+  if (events.includes('motion')) return 'motion';
+  if (events.includes('open')) return 'contact';
+  if (events.length === 0 && d.readings?.length) return 'climate';
+  return 'button';
+}
+
 export async function adopt(
   lighting: LightingExports,
   siteId: string,
@@ -16,7 +25,14 @@ export async function adopt(
     if (d.kind === 'sensor')
       await lighting.createSensor(
         siteId,
-        { name, vendor: 'zigbee', protocolid: d.protocolid, type: 'button', events: d.events ?? [] },
+        {
+          name,
+          vendor: 'zigbee',
+          protocolid: d.protocolid,
+          type: sensorType(d),
+          events: d.events ?? [],
+          ...(d.checkInSeconds ? { checkInSeconds: d.checkInSeconds } : {}),
+        },
         { new: true },
       );
     else

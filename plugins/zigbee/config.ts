@@ -6,6 +6,7 @@ export interface ZigbeeConfig {
   path: string;
   channel: number;
   permitJoinSeconds: number;
+  occupancyTimeoutSeconds: number;
 }
 
 export const configSchema: JsonSchema = {
@@ -42,6 +43,15 @@ export const configSchema: JsonSchema = {
       maximum: 254,
       title: 'Permit-join time (s)',
       description: 'How long joining stays open when pairing is started without a duration.',
+    },
+    occupancyTimeoutSeconds: {
+      type: 'integer',
+      default: 0,
+      minimum: 0,
+      maximum: 3600,
+      title: 'No-motion delay (s)',
+      description:
+        "Seconds after a motion sensor's last motion report that Hearth reports no_motion, for sensors that never send it themselves (the Aqara RTCGQ11LM). 0: the device table's value (90 s, as zigbee2mqtt's occupancy_timeout).",
     },
   },
 };

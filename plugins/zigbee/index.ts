@@ -82,7 +82,13 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         id: DRIVER_ID,
         type: 'zigbee',
         site,
-        options: { path, ...(config.channel ? { channel: config.channel } : {}) },
+        options: {
+          path,
+          ...(config.channel ? { channel: config.channel } : {}),
+          ...(config.occupancyTimeoutSeconds
+            ? { occupancyTimeoutSeconds: config.occupancyTimeoutSeconds }
+            : {}),
+        },
       });
       driver = d instanceof ZigbeeDriver ? d : null;
     };

@@ -3,7 +3,13 @@
  * through `instances` so a test can watch commands, hold the link busy, make devices silent, press
  * buttons and drop the connection.
  */
-import type { DeviceInfo, DriverFactory, DriverSink, LightLevel } from '../../drivers/lighting/index.ts';
+import type {
+  DeviceInfo,
+  DriverFactory,
+  DriverSink,
+  LightLevel,
+  SensorReadings,
+} from '../../drivers/lighting/index.ts';
 
 export type Behaviour = 'report' | 'silent' | 'fail';
 
@@ -57,6 +63,11 @@ export class TestDriverControl {
 
   press(protocolid: string, event: string): void {
     this.sink.reportSensorEvent(protocolid, event);
+  }
+
+  /** A sensor reports readings (temperature, battery...). */
+  measure(protocolid: string, readings: SensorReadings): void {
+    this.sink.reportReadings?.(protocolid, readings);
   }
 
   /** A device changed on its own (wall switch, another app). */

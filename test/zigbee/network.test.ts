@@ -161,7 +161,8 @@ describe('zigbee: pairing, control and reports', () => {
     const by = (id: string) => devices.find((d) => d.protocolid === id);
     expect(by(PID.colourBulb)).toMatchObject({
       kind: 'dimmable',
-      name: 'Signify Netherlands B.V. LCA001',
+      // Named by the device table's Philips entry, which also knows its gamut.
+      name: 'Philips Hue colour light (gamut C) (LCA001)',
       capabilities: { ct: { min: 153, max: 500 }, xy: { gamut: expect.any(Array) } },
     });
     expect(by(PID.dimmableBulb)).toMatchObject({ kind: 'dimmable' });
@@ -169,14 +170,15 @@ describe('zigbee: pairing, control and reports', () => {
     expect(by(PID.plug)).toMatchObject({ kind: 'binary' });
     expect(by(PID.remote)).toMatchObject({
       kind: 'sensor',
-      events: expect.arrayContaining(['on', 'off', 'brightness_step_up']),
+      // The device table's IKEA entry: zigbee2mqtt's names for this remote.
+      events: expect.arrayContaining(['toggle', 'brightness_up_click', 'brightness_down_release']),
     });
     expect(by(PID.motion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion'] });
     expect(by(PID.contact)).toMatchObject({ kind: 'sensor', events: ['open', 'closed', 'tamper'] });
     expect(by(PID.iasMotion)).toMatchObject({ kind: 'sensor', events: ['motion', 'no_motion', 'tamper'] });
     expect(by(PID.hueDimmer)).toMatchObject({
       kind: 'sensor',
-      events: expect.arrayContaining(['on', 'off', 'on_press', 'down_hold_release']),
+      events: expect.arrayContaining(['on_press', 'off_hold', 'down_hold_release']),
     });
     expect(by(PID.remote)?.events).toEqual(
       expect.arrayContaining(['arrow_left_click', 'arrow_right_release']),
@@ -245,7 +247,7 @@ describe('zigbee: pairing, control and reports', () => {
       events.push((r as { event: string }).event);
       expect(r).toMatchObject({ protocolid: PID.remote });
     }
-    expect(events).toEqual(['on', 'off', 'brightness_step_up', 'brightness_step_down']);
+    expect(events).toEqual(['on', 'off', 'brightness_up_click', 'brightness_down_click']);
     const from = sink.reports.length;
     s.motion(true);
     await expect(sink.waitFor((x) => x.kind === 'sensor', from)).resolves.toEqual({

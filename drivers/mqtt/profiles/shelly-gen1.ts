@@ -17,6 +17,7 @@ import {
 } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { jsonObject, onOff, optBool, optNumber, optString, PayloadError, text } from '../payload.ts';
+import { anyReading, SHELLY_GEN1_SENSOR_TOPICS, shellyGen1Reading } from './readings.ts';
 import type { Inbound, Profile } from './types.ts';
 
 /** Gen1 input event codes → Hearth event names (a Map: a device's `constructor` is no code). */
@@ -60,7 +61,12 @@ export function shellyOnline(payload: Buffer): boolean {
 export const shellyGen1: Profile = {
   topics(d) {
     const input = `${d.address}/input_event/${d.channel ?? 0}`;
-    if (d.kind === 'sensor') return [input, `${d.address}/online`];
+    if (d.kind === 'sensor')
+      return [
+        input,
+        `${d.address}/online`,
+        ...SHELLY_GEN1_SENSOR_TOPICS.map((n) => `${d.address}/sensor/${n}`),
+      ];
     const status = isLight(d) ? `${base(d)}/status` : base(d);
     return [status, `${d.address}/online`, input];
   },
@@ -82,6 +88,10 @@ export const shellyGen1: Profile = {
 
   parse(d, topic, payload) {
     if (topic === `${d.address}/online`) return [{ type: 'availability', online: shellyOnline(payload) }];
+    if (topic.startsWith(`${d.address}/sensor/`)) {
+      const readings = shellyGen1Reading(topic.slice(`${d.address}/sensor/`.length), text(payload));
+      return anyReading(readings) ? [{ type: 'readings', readings }] : [];
+    }
     if (topic.startsWith(`${d.address}/input_event/`)) {
       const code = optString(jsonObject(payload), 'event');
       if (!code) return []; // an empty event follows every press

@@ -8,6 +8,7 @@ import { randomInt } from 'node:crypto';
 import { briToPercent, percentToBri } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 import { jsonObject, optBool, optNumber, PayloadError } from '../payload.ts';
+import { anyReading, SHELLY_GEN2_SENSOR_COMPONENTS, shellyGen2Readings } from './readings.ts';
 import { shellyOnline } from './shelly-gen1.ts';
 import type { Inbound, Profile } from './types.ts';
 
@@ -53,6 +54,7 @@ export const shellyGen2: Profile = {
     `${d.address}/events/rpc`,
     `${d.address}/status/${key(d)}`,
     `${replySource(d)}/rpc`,
+    ...(d.kind === 'sensor' ? SHELLY_GEN2_SENSOR_COMPONENTS.map((c) => `${d.address}/status/${c}`) : []),
   ],
 
   command(d, level) {
@@ -67,6 +69,11 @@ export const shellyGen2: Profile = {
   parse(d, topic, payload) {
     if (topic === `${d.address}/online`) return [{ type: 'availability', online: shellyOnline(payload) }];
     const obj = jsonObject(payload);
+    const component = topic.slice(`${d.address}/status/`.length);
+    if (d.kind === 'sensor' && SHELLY_GEN2_SENSOR_COMPONENTS.includes(component)) {
+      const readings = shellyGen2Readings(component, obj);
+      return anyReading(readings) ? [{ type: 'readings', readings }] : [];
+    }
     if (topic === `${d.address}/status/${key(d)}`) return d.kind === 'sensor' ? [] : statusOf(obj);
     if (topic === `${replySource(d)}/rpc`) return d.kind === 'sensor' ? [] : statusOf(obj.result);
     const params = obj.params;

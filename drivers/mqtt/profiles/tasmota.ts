@@ -16,6 +16,7 @@ import {
   xyToHs,
 } from '../../lighting/index.ts';
 import { jsonObject, onOff, optNumber, PayloadError, text } from '../payload.ts';
+import { anyReading, tasmotaReadings } from './readings.ts';
 import type { Inbound, Profile } from './types.ts';
 
 const INPUT = /^(Button|Switch)(\d{1,2})$/;
@@ -65,7 +66,12 @@ function tasmotaColour(obj: Record<string, unknown>): LightColour {
 
 export const tasmota: Profile = {
   // `stat/<topic>/POWER` repeats what RESULT already said: listening to both would report twice.
-  topics: (d) => [`stat/${d.address}/RESULT`, `tele/${d.address}/STATE`, `tele/${d.address}/LWT`],
+  topics: (d) => [
+    `stat/${d.address}/RESULT`,
+    `tele/${d.address}/STATE`,
+    `tele/${d.address}/LWT`,
+    ...(d.kind === 'sensor' ? [`tele/${d.address}/SENSOR`] : []),
+  ],
 
   command(d, level) {
     const topic = `cmnd/${d.address}`;
@@ -98,6 +104,10 @@ export const tasmota: Profile = {
       throw new PayloadError('LWT is neither Online nor Offline');
     }
     const obj = jsonObject(payload);
+    if (topic === `tele/${d.address}/SENSOR`) {
+      const readings = tasmotaReadings(obj);
+      return anyReading(readings) ? [{ type: 'readings', readings }] : [];
+    }
     const out = events(obj);
     if (d.kind === 'sensor') return out;
     const on = onOff(obj.POWER ?? obj.POWER1, 'POWER');

@@ -1,5 +1,5 @@
 /** What a device profile does: which topics to watch, how to command, how to ask, how to read. */
-import type { LightColour, LightCommand } from '../../lighting/index.ts';
+import type { LightColour, LightCommand, SensorReadings } from '../../lighting/index.ts';
 import type { MqttDevice } from '../device.ts';
 
 /** What one device message means. A state may be partial (Tasmota `POWER` alone carries no level). */
@@ -7,7 +7,9 @@ export type Inbound =
   /** `dimOnly`: a brightness alone that does not switch the light (HA default schema's brightness topic). */
   | ({ type: 'state'; on?: boolean; bri?: number; dimOnly?: boolean } & LightColour)
   | { type: 'availability'; online: boolean }
-  | { type: 'event'; event: string };
+  | { type: 'event'; event: string }
+  /** A sensor's readings (docs/mqtt-devices.md#sensor-readings). */
+  | { type: 'readings'; readings: SensorReadings };
 
 /** A message to a device. Hearth never publishes retained commands (Tasmota "ghost switching", §2.5). */
 export interface OutMessage {

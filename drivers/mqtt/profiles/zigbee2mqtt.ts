@@ -4,6 +4,7 @@
  */
 import { briToLevel254, hsToXy, type LightColour, level254ToBri, type Xy } from '../../lighting/index.ts';
 import { jsonObject, onOff, optNumber, optString, PayloadError, text } from '../payload.ts';
+import { anyReading, z2mReadings } from './readings.ts';
 import type { Inbound, Profile } from './types.ts';
 
 /** `{"state":"online"}` (zigbee2mqtt ≥ 1.x JSON availability) or the legacy plain `online`/`offline`. */
@@ -65,6 +66,11 @@ export const zigbee2mqtt: Profile = {
     if (topic !== d.address) return [{ type: 'availability', online: z2mAvailability(payload) }];
     const obj = jsonObject(payload);
     const out: Inbound[] = [];
+    // Readings first: a condition on this message's action sees this message's readings.
+    if (d.kind === 'sensor') {
+      const readings = z2mReadings(obj);
+      if (anyReading(readings)) out.push({ type: 'readings', readings });
+    }
     // Buttons publish `action`; zigbee2mqtt then clears it with an empty string, which is no event.
     const action = optString(obj, 'action');
     if (action) out.push({ type: 'event', event: action });

@@ -2,12 +2,18 @@
 
 export const Cluster = {
   BASIC: 0x0000,
+  POWER_CFG: 0x0001,
   IDENTIFY: 0x0003,
   GROUPS: 0x0004,
   SCENES: 0x0005,
   ON_OFF: 0x0006,
   LEVEL: 0x0008,
+  MULTISTATE_INPUT: 0x0012,
   COLOR: 0x0300,
+  ILLUMINANCE: 0x0400,
+  TEMPERATURE: 0x0402,
+  PRESSURE: 0x0403,
+  HUMIDITY: 0x0405,
   OCCUPANCY: 0x0406,
   IAS_ZONE: 0x0500,
 } as const;
@@ -15,6 +21,13 @@ export const Cluster = {
 export const Attr = {
   BASIC_MANUFACTURER: 0x0004,
   BASIC_MODEL: 0x0005,
+  /** Power configuration: battery voltage in 100 mV, remaining percentage in half percent (ZCL r7 §3.3.2.2.3). */
+  BATTERY_VOLTAGE: 0x0020,
+  BATTERY_PERCENT: 0x0021,
+  /** Multistate input `PresentValue` (ZCL r7 §3.14.8). */
+  PRESENT_VALUE: 0x0055,
+  /** Every measurement cluster's `MeasuredValue` (ZCL r7 §4.2 to §4.7). */
+  MEASURED_VALUE: 0x0000,
   ON_OFF: 0x0000,
   LEVEL_CURRENT: 0x0000,
   COLOR_X: 0x0003,

@@ -5,6 +5,8 @@ export interface AttrRecord {
   attr: number;
   type: number;
   value: AttrValue;
+  /** A string's bytes as sent (decoded records only). */
+  raw?: Buffer;
 }
 
 /** `read attributes`: a list of attribute ids (ZCL r7 §2.5.1). */
@@ -30,8 +32,8 @@ export function decodeReadRsp(p: Buffer): AttrRecord[] {
     at += 3;
     if (status !== 0) continue;
     const type = p[at] as number;
-    const { value, size } = decodeValue(type, p, at + 1);
-    out.push({ attr, type, value });
+    const { value, size, raw } = decodeValue(type, p, at + 1);
+    out.push(raw ? { attr, type, value, raw } : { attr, type, value });
     at += 1 + size;
   }
   return out;
@@ -69,8 +71,8 @@ export function decodeReport(p: Buffer): AttrRecord[] {
   while (at + 3 <= p.length) {
     const attr = p.readUInt16LE(at);
     const type = p[at + 2] as number;
-    const { value, size } = decodeValue(type, p, at + 3);
-    out.push({ attr, type, value });
+    const { value, size, raw } = decodeValue(type, p, at + 3);
+    out.push(raw ? { attr, type, value, raw } : { attr, type, value });
     at += 3 + size;
   }
   return out;

@@ -1,5 +1,6 @@
-// Console page of the lighting plugin: every driver of every site with its connection, and each one's
-// device registry (what the driver knows, and which light or sensor of the site uses each device).
+// Console page of the lighting plugin: every driver of every site with its connection, each one's
+// device registry (what the driver knows, and which light or sensor of the site uses each device), and
+// the sensors that need attention (battery low, silent for longer than their kind allows).
 export async function render(root, api) {
   const { h, table } = api;
   const rows = h('tbody');
@@ -42,7 +43,36 @@ export async function render(root, api) {
     api.say(`${devices.length} devices of ${d._id} shown below.`);
   }
 
+  const attentionRows = h('tbody');
+  const WARNINGS = { low_battery: 'battery low', silent: 'not heard from for too long' };
+
+  async function loadAttention() {
+    const list = await api.get('/lighting/sensors/attention');
+    attentionRows.replaceChildren(
+      ...(list.length
+        ? list.map((s) =>
+            h(
+              'tr',
+              { 'data-sensor': s._id },
+              h('td', {}, s.name),
+              h('td', {}, s.site.name ?? s.site.siteid),
+              h('td', {}, `${s.vendor} ${s.protocolid}`),
+              h('td', {}, s.warnings.map((w) => WARNINGS[w] ?? w).join(', ')),
+              h(
+                'td',
+                {},
+                s.readings?.battery === undefined ? '' : `battery ${s.readings.battery} %`,
+                h('br'),
+                h('small', {}, s.readings ? `last heard ${s.readings.lastSeen}` : ''),
+              ),
+            ),
+          )
+        : [h('tr', {}, h('td', { colspan: 5 }, 'Every sensor is fine.'))]),
+    );
+  }
+
   async function load() {
+    await loadAttention();
     const drivers = await api.get('/lighting/drivers');
     rows.replaceChildren(
       ...(drivers.length
@@ -84,6 +114,7 @@ export async function render(root, api) {
     ),
     h('p', {}, h('button', { type: 'button', onclick: () => load() }, 'Refresh')),
     registry,
+    table('Sensors that need attention', ['Sensor', 'Site', 'Device', 'Why', 'Last known'], attentionRows),
   );
   await load();
 }

@@ -17,6 +17,7 @@ import {
   strArray,
 } from './check.ts';
 import { hasColourFields, parseCapabilities } from './colour.ts';
+import { type ActionCondition, parseCondition } from './conditions.ts';
 import { eventName, eventNames } from './sensor-events.ts';
 
 export const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
@@ -178,10 +179,35 @@ export interface SensorFields {
   protocolid: string;
   type: string;
   events: string[];
+  /** Silent for longer than this, the sensor shows a `silent` warning (docs/lighting.md#sensor-readings). */
+  checkInSeconds?: number;
   new?: boolean;
 }
 
-const SENSOR_FIELDS = ['_id', 'siteid', 'name', 'vendor', 'protocolid', 'type', 'events', 'actions', 'new'];
+// `readings` and `warnings` are what the API shows of a sensor; a client that sends a sensor back as it
+// got it is not refused for them, and they are not taken from a body.
+const SENSOR_FIELDS = [
+  '_id',
+  'siteid',
+  'name',
+  'vendor',
+  'protocolid',
+  'type',
+  'events',
+  'actions',
+  'new',
+  'checkInSeconds',
+  'readings',
+  'warnings',
+];
+
+/** A check-in period: whole seconds from a minute to a week. */
+function checkIn(body: Body): number {
+  const v = body.checkInSeconds;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 60 || v > 7 * 86_400)
+    throw invalid('checkInSeconds must be a whole number of seconds from 60 to 604800');
+  return v;
+}
 
 export function parseSensorCreate(raw: unknown): SensorFields {
   const body = asObject(raw);
@@ -193,6 +219,7 @@ export function parseSensorCreate(raw: unknown): SensorFields {
     protocolid: protocolId(body, vendor),
     type: str(body, 'type', { max: 32 }),
     events: body.events === undefined ? [] : eventNames(body),
+    ...(body.checkInSeconds === undefined ? {} : { checkInSeconds: checkIn(body) }),
   };
 }
 
@@ -210,6 +237,8 @@ export function parseSensorModify(raw: unknown, current: SensorFields): SensorFi
   }
   if (body.type !== undefined) next.type = str(body, 'type', { max: 32 });
   if (body.events !== undefined) next.events = eventNames(body);
+  if (body.checkInSeconds === null) delete next.checkInSeconds;
+  else if (body.checkInSeconds !== undefined) next.checkInSeconds = checkIn(body);
   acceptNew(body, next);
   return next;
 }
@@ -232,9 +261,14 @@ const LIGHT_ACTION_FIELDS = [
 ];
 
 /** POST /sensor/action `{_id, event, action}`; docs/lighting.md#the-designed-methods, actions modelled on deCONZ rules. */
-export function parseActionAdd(raw: unknown): { sensorId: string; event: string; action: ParsedAction } {
+export function parseActionAdd(raw: unknown): {
+  sensorId: string;
+  event: string;
+  action: ParsedAction;
+  when?: ActionCondition;
+} {
   const body = asObject(raw);
-  onlyFields(body, ['_id', 'event', 'action']);
+  onlyFields(body, ['_id', 'event', 'action', 'when']);
   const sensorId = str(body, '_id');
   const event = eventName(body);
   const a = asObject(body.action, 'action');
@@ -258,5 +292,7 @@ export function parseActionAdd(raw: unknown): { sensorId: string; event: string;
         throw invalid('type must be "light", "scene" or "group/toggle"');
     }
   });
-  return { sensorId, event, action };
+  return body.when === undefined
+    ? { sensorId, event, action }
+    : { sensorId, event, action, when: parseCondition(body.when) };
 }

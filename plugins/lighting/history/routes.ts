@@ -1,4 +1,4 @@
-/** `GET /history`: light levels and sensor events of the site, newest first, in bounded pages. */
+/** `GET /history`: light levels, sensor events and sensor readings of the site, newest first, in bounded pages. */
 import type { HearthRouter } from '../../../core/sdk.ts';
 import { invalid } from '../domain/check.ts';
 import type { SiteDeps } from '../routes/context.ts';
@@ -21,7 +21,7 @@ function time(value: string | undefined, name: string): number | undefined {
 }
 
 export function parseHistoryQuery(query: Record<string, string | string[] | undefined>): HistoryQuery {
-  const known = ['light', 'sensor', 'from', 'to', 'limit'];
+  const known = ['light', 'sensor', 'from', 'to', 'limit', 'type'];
   for (const k of Object.keys(query)) if (!known.includes(k)) throw invalid(`unknown parameter ${k}`);
   const q: HistoryQuery = { limit: HISTORY_PAGE_DEFAULT };
   const light = one(query.light, 'light');
@@ -29,6 +29,12 @@ export function parseHistoryQuery(query: Record<string, string | string[] | unde
   const from = time(one(query.from, 'from'), 'from');
   const to = time(one(query.to, 'to'), 'to');
   const limit = one(query.limit, 'limit');
+  const type = one(query.type, 'type');
+  if (type !== undefined) {
+    if (type !== 'light' && type !== 'sensor' && type !== 'reading')
+      throw invalid('type must be light, sensor or reading');
+    q.type = type;
+  }
   if (light !== undefined) q.light = light;
   if (sensor !== undefined) q.sensor = sensor;
   if (from !== undefined) q.from = from;

@@ -7,6 +7,7 @@ import { type HearthRouter, HttpError } from '../../../core/sdk.ts';
 import type { Catalog } from '../catalog.ts';
 import { withDeadline } from '../domain/deadline.ts';
 import { connectionView, type DriverHost } from '../drivers-host.ts';
+import type { SensorReadingsStore } from '../readings/readings.ts';
 import type { Sites } from '../sites.ts';
 import { param } from './context.ts';
 
@@ -14,11 +15,31 @@ export interface AdminDriverDeps {
   sites: Sites;
   drivers: DriverHost;
   catalog: Catalog;
+  readings: SensorReadingsStore;
   /** Bound on a driver's `listDevices`. */
   timeoutMs: number;
 }
 
 export function mountAdminDrivers(r: HearthRouter, d: AdminDriverDeps): void {
+  // Sensors of every site that need a look: a low battery, or silent longer than their kind allows.
+  r.get('/admin/lighting/sensors/attention', (ctx) => {
+    ctx.body = d.catalog.data.sensors.flatMap((s) => {
+      const view = d.readings.view(s);
+      if (!view.warnings?.length) return [];
+      return [
+        {
+          _id: s._id,
+          name: s.name,
+          vendor: s.vendor,
+          protocolid: s.protocolid,
+          site: { siteid: s.siteid, name: d.sites.get(s.siteid)?.name ?? null },
+          warnings: view.warnings,
+          readings: view.readings,
+        },
+      ];
+    });
+  });
+
   r.get('/admin/lighting/drivers', (ctx) => {
     ctx.body = d.drivers.all().map((inst) => ({
       ...connectionView(inst),

@@ -6,6 +6,7 @@ import type { AccessControl, SiteAccess } from '../access.ts';
 import type { Catalog } from '../catalog.ts';
 import type { DriverHost } from '../drivers-host.ts';
 import type { LightControl } from '../light-control.ts';
+import type { SensorReadingsStore } from '../readings/readings.ts';
 import type { SceneGroupCatalog } from '../scene-group-catalog.ts';
 import type { SensorCatalog } from '../sensor-catalog.ts';
 import type { SiteActions } from '../site-actions.ts';
@@ -18,6 +19,8 @@ export interface SiteDeps {
   sensorCatalog: SensorCatalog;
   control: LightControl;
   actions: SiteActions;
+  /** Each sensor's last readings and when it was last heard from. */
+  readings: SensorReadingsStore;
   drivers: DriverHost;
   access: AccessControl;
   /** Sender-id base for vendors whose driver does not provide one (plugin config). */

@@ -3,31 +3,35 @@ import type { HearthRouter } from '../../../core/sdk.ts';
 import { parseActionAdd, parseSensorCreate, parseSensorModify } from '../domain/bodies.ts';
 import { asObject, onlyFields, str } from '../domain/check.ts';
 import { actionsFor, eventName } from '../domain/sensor-events.ts';
+import type { SensorReadingsStore } from '../readings/readings.ts';
 import type { SensorRecord, SensorView } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
 
-/** The protocol id goes out as `<vendor>id`, like a light's. */
-export function sensorView(s: SensorRecord): SensorView {
+/**
+ * The protocol id goes out as `<vendor>id`, like a light's; a sensor heard from also shows its `readings`
+ * and any `warnings` (docs/lighting.md#sensor-readings).
+ */
+export function sensorView(s: SensorRecord, readings?: SensorReadingsStore): SensorView {
   const { protocolid, new: isNew, ...rest } = s;
-  return { ...rest, [`${s.vendor}id`]: protocolid, new: isNew === true };
+  return { ...rest, [`${s.vendor}id`]: protocolid, new: isNew === true, ...readings?.view(s) };
 }
 
 export function mountSensors(r: HearthRouter, d: SiteDeps): void {
   r.get('/:key/sensor', d.access.guard('lights:read'), (ctx) => {
-    ctx.body = d.catalog.sensors(siteOf(ctx)).map(sensorView);
+    ctx.body = d.catalog.sensors(siteOf(ctx)).map((s) => sensorView(s, d.readings));
   });
 
   r.post('/:key/sensor', d.access.guard('site:admin'), async (ctx) => {
     const sensor = await d.sensorCatalog.addSensor(siteOf(ctx), parseSensorCreate(jsonBody(ctx)));
     ctx.status = 201;
-    ctx.body = sensorView(sensor);
+    ctx.body = sensorView(sensor, d.readings);
   });
 
   r.put('/:key/sensor', d.access.guard('site:admin'), async (ctx) => {
     const body = asObject(jsonBody(ctx));
     const current = d.catalog.sensor(siteOf(ctx), str(body, '_id'));
     const fields = parseSensorModify(body, current);
-    ctx.body = sensorView(await d.sensorCatalog.modifySensor(siteOf(ctx), current._id, fields));
+    ctx.body = sensorView(await d.sensorCatalog.modifySensor(siteOf(ctx), current._id, fields), d.readings);
   });
 
   r.delete('/:key/sensor/:id', d.access.guard('site:admin'), async (ctx) => {
@@ -36,15 +40,15 @@ export function mountSensors(r: HearthRouter, d: SiteDeps): void {
   });
 
   r.post('/:key/sensor/action', d.access.guard('site:admin'), async (ctx) => {
-    const { sensorId, event, action } = parseActionAdd(jsonBody(ctx));
-    const sensor = await d.sensorCatalog.addAction(siteOf(ctx), sensorId, event, action);
+    const { sensorId, event, action, when } = parseActionAdd(jsonBody(ctx));
+    const sensor = await d.sensorCatalog.addAction(siteOf(ctx), sensorId, event, action, when);
     ctx.status = 201;
-    ctx.body = sensorView(sensor);
+    ctx.body = sensorView(sensor, d.readings);
   });
 
   r.delete('/:key/sensor/:id/action/:actionid', d.access.guard('site:admin'), async (ctx) => {
     const sensor = await d.sensorCatalog.removeAction(siteOf(ctx), param(ctx, 'id'), param(ctx, 'actionid'));
-    ctx.body = sensorView(sensor);
+    ctx.body = sensorView(sensor, d.readings);
   });
 
   // A sensor event from outside a driver (scripts, MQTT bridges, tests): runs the bound actions.

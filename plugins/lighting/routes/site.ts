@@ -18,7 +18,7 @@ export function siteData(d: SiteDeps, siteId: string) {
     lights: d.catalog.lights(siteId).map((l) => d.control.view(l)),
     scenes: d.catalog.scenes(siteId),
     groups: d.catalog.groups(siteId).map((g) => d.actions.groupView(g)),
-    sensors: d.catalog.sensors(siteId).map(sensorView),
+    sensors: d.catalog.sensors(siteId).map((s) => sensorView(s, d.readings)),
   };
 }
 

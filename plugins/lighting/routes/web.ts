@@ -33,6 +33,7 @@ const TYPES: Record<string, string> = {
   'schedules.js': JS,
   'history.js': JS,
   'chart.js': JS,
+  'readings.js': JS,
   'favourites.js': JS,
   'i18n.js': JS,
   'strings.js': JS,

@@ -4,6 +4,7 @@
 import { apiBase, call } from './api.js';
 import { renderHome } from './home.js';
 import { chooseLanguage, lang, t, translatePage } from './i18n.js';
+import { foldReadings } from './readings.js';
 import { lightProblem } from './words.js';
 
 translatePage();
@@ -206,6 +207,10 @@ const handlers = {
   },
   connection: (c) => state.connections.set(c._id, c),
   eventSourceKey: (e) => state.events.unshift(e),
+  sensorReadings(r) {
+    const sensor = state.sensors.find((s) => s._id === r._id);
+    if (sensor) foldReadings(sensor, r);
+  },
   sceneApplied: () => {},
   scheduleRan: () => {},
 };

@@ -1,5 +1,6 @@
 // The history timeline as inline SVG (no chart library): one row per light — a bar where it was on, its
-// opacity the level — and one row per sensor with a tick per event. Time runs left to right.
+// opacity the level —, one row per sensor with a tick per event, and one row per sensor reading with its
+// values as a line between the row's lowest and highest value. Time runs left to right.
 const NS = 'http://www.w3.org/2000/svg';
 const WIDTH = 1000;
 const LABEL = 170;
@@ -14,7 +15,8 @@ function svg(tag, attrs = {}, ...children) {
 }
 
 /**
- * `rows`: `[{label, kind:"light", spans:[{from, to, bri}]} | {label, kind:"sensor", events:[{at, text}]}]`
+ * `rows`: `[{label, kind:"light", spans:[{from, to, bri}]} | {label, kind:"sensor", events:[{at, text}]}
+ * | {label, kind:"reading", points:[{at, value, text}]}]`
  * (times in ms); `ticks`: `[{at, text}]` for the axis. `title` names the chart for screen readers.
  */
 export function timeline({ rows, from, to, ticks, title }) {
@@ -50,6 +52,26 @@ export function timeline({ rows, from, to, ticks, title }) {
           'fill-opacity': (0.35 + (0.65 * span.bri) / 255).toFixed(2),
         });
         chart.append(rect);
+      }
+    } else if (row.kind === 'reading') {
+      const values = row.points.map((p) => p.value);
+      const lo = Math.min(...values);
+      const span = Math.max(...values) - lo || 1;
+      const yOf = (v) => y + ROW - 5 - ((v - lo) / span) * (ROW - 10);
+      // Each value holds until the next one (a step line), the last until now.
+      const coords = row.points.flatMap((p, i) => {
+        const next = row.points[i + 1];
+        return [`${x(p.at)},${yOf(p.value)}`, `${next ? x(next.at) : x(to)},${yOf(p.value)}`];
+      });
+      if (coords.length) chart.append(svg('polyline', { class: 'reading', points: coords.join(' ') }));
+      for (const p of row.points) {
+        chart.append(
+          svg(
+            'circle',
+            { class: 'reading', cx: x(p.at), cy: yOf(p.value), r: 2.5 },
+            svg('title', {}, p.text),
+          ),
+        );
       }
     } else {
       for (const e of row.events) {

@@ -2,6 +2,7 @@
 // (chart.js) with the same changes as a list for screen readers and exact times.
 import { timeline } from './chart.js';
 import { lang, t } from './i18n.js';
+import { readingsLine, readingText, SHOWN } from './readings.js';
 import { el, orEmpty } from './view.js';
 import { eventText, saveProblem } from './words.js';
 
@@ -113,7 +114,19 @@ export function historyView(app, root) {
       const events = entries
         .filter((e) => e.type === 'sensor' && e._id === sensor._id)
         .map((e) => ({ at: new Date(e.at).getTime(), text: eventText(e.event) }));
-      rows.push({ label: sensor.name, kind: 'sensor', events });
+      if (events.length || !entries.some((e) => e.type === 'reading' && e._id === sensor._id))
+        rows.push({ label: sensor.name, kind: 'sensor', events });
+      for (const [name] of SHOWN) {
+        const points = entries
+          .filter((e) => e.type === 'reading' && e._id === sensor._id && typeof e.readings[name] === 'number')
+          .map((e) => ({
+            at: new Date(e.at).getTime(),
+            value: e.readings[name],
+            text: readingText(name, e.readings[name]),
+          }));
+        if (points.length)
+          rows.push({ label: `${sensor.name} · ${t(`reading_${name}`)}`, kind: 'reading', points });
+      }
     }
     const title = t('historyTitle', {
       lights: state.lights.size,
@@ -139,7 +152,9 @@ export function historyView(app, root) {
               ? e.on
                 ? `${t('on')} ${Math.max(1, Math.round((e.bri * 100) / 255))} %`
                 : t('off')
-              : eventText(e.event);
+              : e.type === 'reading'
+                ? readingsLine(e.readings)
+                : eventText(e.event);
           return el(
             'li',
             {},
@@ -164,7 +179,8 @@ export function historyView(app, root) {
     clearTimeout(again);
     again = setTimeout(load, 3000);
   };
-  for (const name of ['setLightState', 'eventSourceKey']) app.events.addEventListener(name, soon);
+  for (const name of ['setLightState', 'eventSourceKey', 'sensorReadings'])
+    app.events.addEventListener(name, soon);
 
   return {
     open: load,

@@ -3,6 +3,7 @@
 // lists it, so each light has exactly one card on the page.
 import { isFavourite } from './favourites.js';
 import { t } from './i18n.js';
+import { readingsLine, warningText } from './readings.js';
 import {
   connectionItem,
   el,
@@ -97,12 +98,33 @@ export function renderHome(app) {
   syncSceneButtons($('scenes'), state.scenes, act.scene);
   renderFavourites(app, isOn);
   $('events').replaceChildren(...orEmpty(state.events.slice(0, 10).map(eventItem), t('noEvents')));
+  const measured = state.sensors.filter((s) => s.readings || s.warnings?.length);
+  $('sensor-readings').replaceChildren(...orEmpty(measured.map(sensorItem), t('noSensorReadings')));
   const connections = [...state.connections.values()];
   $('connections').replaceChildren(
     ...orEmpty(
       connections.map((c) => connectionItem(c, connections)),
       t('noConnections'),
     ),
+  );
+}
+
+/** A sensor's readings in one line, its warnings as badges, and when it was last heard from. */
+function sensorItem(s) {
+  const seen = s.readings?.lastSeen
+    ? new Date(s.readings.lastSeen).toLocaleString(document.documentElement.lang, {
+        weekday: 'short',
+        hour: '2-digit',
+        minute: '2-digit',
+      })
+    : '';
+  return el(
+    'li',
+    { 'data-sensor': s._id },
+    el('strong', {}, s.name),
+    ` ${readingsLine(s.readings)}`,
+    ...(s.warnings ?? []).map((w) => el('span', { class: 'badge off warning' }, warningText(w))),
+    seen ? el('small', { class: 'muted' }, ` ${t('lastSeen', { time: seen })}`) : '',
   );
 }
 

@@ -20,6 +20,7 @@ const SHELL = [
   'schedules.js',
   'history.js',
   'chart.js',
+  'readings.js',
   'favourites.js',
   'i18n.js',
   'strings.js',

@@ -435,6 +435,11 @@ export class SimCoordinator {
     });
   }
 
+  /** Adds devices to the simulated network (the vendor twins); they join like the others. */
+  host(...devices: SimDevice[]): void {
+    for (const d of devices) this.devices.set(d.name, d);
+  }
+
   /** A device joins (permit-join must be open): trust-centre indication, then its announce. */
   join(name: SimDeviceName): boolean {
     const d = this.devices.get(name);

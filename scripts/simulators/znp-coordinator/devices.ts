@@ -24,10 +24,13 @@ import {
 import { decodeZcl, encodeZcl, type ZclFrame } from '../../../drivers/zigbee/zcl/frame.ts';
 import { type AttrValue, DataType } from '../../../drivers/zigbee/zcl/types.ts';
 
+import type { VendorDeviceName } from './vendor-devices/names.ts';
+
 /** Colour Control commands that set a colour (ZCL r7 §5.2.2.3): move to hue, saturation, both, xy; enhanced hue. */
 const COLOUR_COMMANDS = new Set([0x00, 0x03, 0x06, ColorCmd.MOVE_TO_XY, 0x40, 0x43]);
 
 export type SimDeviceName =
+  | VendorDeviceName
   | 'colourBulb'
   | 'dimmableBulb'
   | 'plug'

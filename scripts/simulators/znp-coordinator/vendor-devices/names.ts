@@ -1,0 +1,20 @@
+/** The vendor twins' names (kept apart so devices.ts can name them without importing the twins). */
+export type VendorDeviceName =
+  | 'aqaraMiniSwitch'
+  | 'aqaraWallSwitch'
+  | 'aqaraMotion'
+  | 'aqaraContact'
+  | 'aqaraWeather'
+  | 'ikeaRemote'
+  | 'ikeaOnOff'
+  | 'ikeaStyrbar'
+  | 'ikeaShortcut'
+  | 'ikeaBulb'
+  | 'hueDimmer2'
+  | 'hueTapDial'
+  | 'hueMotion'
+  | 'hueBulbB'
+  | 'sonoffButton'
+  | 'sonoffClimate'
+  | 'sonoffMotion'
+  | 'sonoffContact';
