@@ -32,6 +32,7 @@ import { setGroupState } from './groups.ts';
 import { enrollResponse, statusEvents } from './ias.ts';
 import { interview } from './interview.ts';
 import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
+import { probeStick } from './probe.ts';
 import type { Destination, IncomingFrame, RadioAdapter, RadioEvent } from './radio.ts';
 import { type Attrs, applyRecords, toLightState } from './reports.ts';
 import { Attr, Cluster, Global, IasZoneCmd } from './zcl/clusters.ts';
@@ -47,7 +48,6 @@ import { decodeReadRsp, decodeReport } from './zcl/foundation.ts';
 import { decodeZcl, type ZclFrame } from './zcl/frame.ts';
 import { HUE_BUTTON_CLUSTER, vendorEvent } from './zcl/vendor-remotes.ts';
 import { ZclClient } from './zcl-client.ts';
-import { ZStackAdapter } from './znp/adapter.ts';
 import { randomNetwork } from './znp/network.ts';
 import type { StickSecurity } from './znp/nv-backup.ts';
 import { openSerial } from './znp/serial.ts';
@@ -121,7 +121,14 @@ export class ZigbeeDriver implements LightingDriver {
     const path = this.#o.path || (await findStick());
     if (!path) throw new Error('no Zigbee stick found under /dev/serial/by-id');
     const transport = await (this.#deps.openTransport ?? openSerial)(path);
-    const adapter: RadioAdapter = new ZStackAdapter(transport, this.#o.timings);
+    const probed = await probeStick(transport, path, this.#o.stick, {
+      znp: this.#o.timings,
+      ezsp: this.#o.timings,
+    }).catch(async (err: unknown) => {
+      await transport.close().catch(() => {});
+      throw err;
+    });
+    const adapter = probed.adapter;
     adapter.onEvent((e) => this.#onEvent(adapter, e));
     transport.onClose(() => this.#lost(adapter));
     try {
@@ -136,7 +143,18 @@ export class ZigbeeDriver implements LightingDriver {
         this.#log.info({ panId: r.network.panId, channel: r.network.channel }, 'network formed on the stick');
       this.#coordinatorIeee = r.ieee;
       for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
-      this.#detail = { path, firmware: r.version, channel: r.network.channel, panId: r.network.panId };
+      this.#detail = {
+        path,
+        stick: probed.kind,
+        detected: probed.how,
+        firmware: r.version,
+        channel: r.network.channel,
+        panId: r.network.panId,
+      };
+      this.#log.info(
+        { path, stick: probed.kind, detected: probed.how, firmware: r.version },
+        'zigbee stick found',
+      );
     } catch (err) {
       await adapter.close().catch(() => {});
       throw err;

@@ -130,9 +130,14 @@ export class ZStackAdapter implements RadioAdapter {
       commissioned = true;
       // A replacement for a known network: the stick's security state (or at least a frame counter above
       // the old stick's), then a reset so Z-Stack takes it (docs/zigbee.md#backup-and-restore).
+      // Another family's backup (Z-Stack 3.0.x, EZSP) brings only its frame counter across.
+      const counter = security?.frameCounter ?? params.frameCounter;
       const restore =
-        security ??
-        (params.frameCounter !== undefined ? { zstack: '3.x.0', frameCounter: params.frameCounter } : null);
+        security?.zstack === '3.x.0'
+          ? security
+          : counter !== undefined
+            ? { zstack: '3.x.0', frameCounter: counter }
+            : null;
       if (network && restore && this.product === ZStackProduct.Z3X0) {
         await writeSecurity(this.znp, restore, params.extendedPanId, params.networkKey);
         await this.#reset();
