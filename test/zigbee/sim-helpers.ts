@@ -24,6 +24,8 @@ export const fastOptions = (path: string) => ({
     retryBackoffMs: 50,
     routeDiscoveryMs: 20,
     confirmMs: 1000,
+    commandMs: 2000,
+    ash: { ackMs: 400, minAckMs: 100, resetMs: 1000 },
   },
   reconnectMs: 100,
   livenessMs: 150,

@@ -132,6 +132,7 @@ export class EzspAdapter implements RadioAdapter {
   #listeners: Array<(e: RadioEvent) => void> = [];
   #networkUp = false;
   #closed = false;
+  #resuming: Promise<void> | null = null;
   #ieee = '';
   stackVersion = '';
 
@@ -349,12 +350,19 @@ export class EzspAdapter implements RadioAdapter {
     return r.u32();
   }
 
-  async resume(): Promise<void> {
-    await this.#hello('the serial port');
-    await this.#configure();
-    if (!(await this.#networkInit())) throw new Error('the stick lost its network');
-    this.#networkUp = true;
-    await this.#afterUp();
+  resume(): Promise<void> {
+    const run = async () => {
+      await this.#hello('the serial port');
+      await this.#configure();
+      if (!(await this.#networkInit())) throw new Error('the stick lost its network');
+      this.#networkUp = true;
+      await this.#afterUp();
+    };
+    const p = run().finally(() => {
+      if (this.#resuming === p) this.#resuming = null;
+    });
+    this.#resuming = p;
+    return p;
   }
 
   async alive(timeoutMs: number): Promise<void> {
@@ -449,7 +457,7 @@ export class EzspAdapter implements RadioAdapter {
    * a delivery failure looks the device's address up again (it may have moved) before the retry.
    */
   async send(d: Destination, cluster: number, data: Buffer): Promise<void> {
-    this.#needUp();
+    await this.#needUp();
     let last = 0;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const nwk = this.nwkOf(d);
@@ -475,7 +483,7 @@ export class EzspAdapter implements RadioAdapter {
   }
 
   async sendGroup(group: number, cluster: number, data: Buffer): Promise<void> {
-    this.#needUp();
+    await this.#needUp();
     let last = 0;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const tag = this.#nextTag();
@@ -593,7 +601,7 @@ export class EzspAdapter implements RadioAdapter {
 
   /** A ZDO request to `nwk` and the device's answer (status checked). */
   async #zdo(nwk: number, cluster: number, payload: Buffer, timeoutMs?: number): Promise<Buffer> {
-    this.#needUp();
+    await this.#needUp();
     this.#zdoSeq = (this.#zdoSeq + 1) & 0xff;
     const seq = this.#zdoSeq;
     const answer = this.#zdoAnswer(cluster, seq, nwk, timeoutMs);
@@ -650,7 +658,9 @@ export class EzspAdapter implements RadioAdapter {
     await this.#zdo(nwk, ZdoCluster.MGMT_LEAVE_REQ, zdoRequest.mgmtLeave(ieee), timeoutMs);
   }
 
-  #needUp(): void {
+  /** Sends made while the stick comes back from a reset wait for it rather than fail. */
+  async #needUp(): Promise<void> {
+    if (this.#resuming) await this.#resuming.catch(() => {});
     if (!this.#networkUp) throw new AshError('the Zigbee network is not up on the stick');
   }
 
