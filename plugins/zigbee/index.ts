@@ -1,5 +1,5 @@
 /**
- * Zigbee over a Z-Stack stick (README.md): registers the `zigbee` lighting driver and starts one instance
+ * Zigbee over a Z-Stack or EmberZNet stick (README.md): registers the `zigbee` lighting driver and starts one instance
  * on the configured site, keeps the network parameters and device table in its store (one owner), turns
  * devices that join into new lights and sensors, and offers permit-join and backup/restore to operators.
  */
@@ -21,7 +21,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
   name: 'zigbee',
   version: '0.1.0',
   description:
-    'Zigbee lights, plugs, remotes and sensors through a Texas Instruments Z-Stack coordinator stick.',
+    'Zigbee lights, plugs, remotes and sensors through a Texas Instruments Z-Stack or Silicon Labs EmberZNet coordinator stick.',
   requires: ['lighting'],
   optional: ['console'],
   configSchema,
@@ -78,7 +78,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         id: DRIVER_ID,
         type: 'zigbee',
         site,
-        options: { path, ...(config.channel ? { channel: config.channel } : {}) },
+        options: { path, stick: config.stick, ...(config.channel ? { channel: config.channel } : {}) },
       });
       driver = d instanceof ZigbeeDriver ? d : null;
     };
