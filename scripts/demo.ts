@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from '../core/cli/boot.ts';
 import { Hub } from '../core/hub.ts';
+import { startEzspSimulator } from './simulators/ezsp-ncp/index.ts';
 import { ids as hueIds, SimulatedBridge } from './simulators/hue-bridge/bridge.ts';
 import { startShellyRelay } from './simulators/shelly-relay.ts';
 import { startTasmotaBulb } from './simulators/tasmota-bulb.ts';
 import { startZigbee2mqtt } from './simulators/zigbee2mqtt.ts';
-import { startEzspSimulator } from './simulators/ezsp-ncp/index.ts';
 import { startZnpSimulator } from './simulators/znp-coordinator/index.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-demo-'));

@@ -145,6 +145,7 @@ export class ZigbeeDriver implements LightingDriver {
       for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
       this.#detail = {
         path,
+        coordinator: r.ieee,
         stick: probed.kind,
         detected: probed.how,
         firmware: r.version,
@@ -166,6 +167,9 @@ export class ZigbeeDriver implements LightingDriver {
     this.#adapter = adapter;
     this.#zcl = new ZclClient(adapter);
     this.#setConnected(true);
+    // Devices known without their descriptors (imported from another controller): read them now.
+    for (const d of this.#deps.store.devices())
+      if (!d.interviewed) void this.#announced(adapter, d.ieee, this.#adapter.addresses.get(d.ieee) ?? d.nwk);
     this.#liveness = setInterval(() => {
       adapter.alive(2000).catch(() => this.#lost(adapter));
     }, this.#o.livenessMs);

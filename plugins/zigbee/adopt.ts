@@ -10,14 +10,16 @@ export async function adopt(
   siteId: string,
   d: DeviceInfo,
   log: Logger,
+  opts: { name?: string; isNew?: boolean } = {},
 ): Promise<void> {
-  const name = (d.name?.trim() || d.protocolid).slice(0, MAX_NAME);
+  const name = (opts.name?.trim() || d.name?.trim() || d.protocolid).slice(0, MAX_NAME);
+  const mark = { new: opts.isNew ?? true };
   try {
     if (d.kind === 'sensor')
       await lighting.createSensor(
         siteId,
         { name, vendor: 'zigbee', protocolid: d.protocolid, type: 'button', events: d.events ?? [] },
-        { new: true },
+        mark,
       );
     else
       await lighting.createLight(
@@ -29,7 +31,7 @@ export async function adopt(
           protocolid: d.protocolid,
           ...(d.capabilities ? { capabilities: d.capabilities } : {}),
         },
-        { new: true },
+        mark,
       );
     log.info(
       { device: d.protocolid, site: siteId },

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/sdk.ts';
-import type { ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
+import { deviceInfo, type ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { createZigbeeDriverFactory, ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { findStick } from '../../drivers/zigbee/find-stick.ts';
 import type { LightingExports } from '../lighting/types.ts';
@@ -104,6 +104,27 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         await state.replace(network, devices);
         await startDriver();
       },
+      async importNetwork(network, devices, names) {
+        if (driver) await lighting.removeDriver(DRIVER_ID);
+        driver = null;
+        await state.replace(network, devices);
+        await startDriver();
+        const site = siteId();
+        let added = 0;
+        let named = 0;
+        for (const d of devices) {
+          const info = d.interviewed ? deviceInfo(d) : null;
+          if (!site || !info) continue;
+          const name = names.get(d.ieee);
+          // Imported on purpose: named as before and not marked new.
+          await adopt(lighting, site, info, log, { ...(name ? { name } : {}), isNew: false });
+          added++;
+          if (name) named++;
+        }
+        log.info({ devices: devices.length, added, named }, 'zigbee network imported');
+        return { devices: devices.length, added, named };
+      },
+      coordinatorIeee: () => String(driver?.status().coordinator ?? ''),
     });
 
     return {

@@ -111,7 +111,10 @@ export class AshSession {
     this.#dataListeners.push(listener);
   }
 
-  /** The peer reset or failed without being asked (an RSTACK out of the blue, an ERROR frame). */
+  /**
+   * Host: the NCP reset or failed without being asked (an RSTACK out of the blue, an ERROR frame).
+   * NCP: the host asked for a reset (an RST).
+   */
   onReset(listener: (code: number) => void): void {
     this.#resetListeners.push(listener);
   }
@@ -222,6 +225,8 @@ export class AshSession {
         if (this.#role !== 'ncp') return;
         this.#restart();
         this.#connected = true;
+        // An NCP restarts its whole application on an RST, not only the link.
+        for (const l of this.#resetListeners) l(this.resetCode);
         void this.#write({ type: 'rstack', version: ASH_VERSION, code: this.resetCode }).catch(sleepless);
         return;
       case 'rstack':

@@ -143,6 +143,8 @@ export class SimNcp {
     const ash = new AshSession(portTransport(port), 'ncp');
     ash.resetCode = ResetCode.POWER_ON;
     ash.onData((b) => this.#onFrame(b));
+    // RST restarts the NCP: what the host set up is gone, the tokens stay.
+    ash.onReset(() => this.powerCycle());
     this.#port = port;
     this.#ash = ash;
     this.#syncFaults();
