@@ -267,3 +267,34 @@ describe('zigbee: a Z-Stack backup restored onto a Silicon Labs stick', () => {
     expect(await driver.readState(PID.colourBulb)).toMatchObject({ on: true });
   });
 });
+
+describe('zigbee: a Silicon Labs backup restored onto a Z-Stack stick', () => {
+  it('forms the same network above the EZSP counter and the devices answer without pairing', async () => {
+    const sim = await ezsp({ blank: true });
+    const a = await started(sim);
+    await pairAll(sim, a.driver, ['dimmableBulb']);
+    for (let i = 0; i < 3; i++) await a.driver.setState(PID.dimmableBulb, { on: true, bri: 10 + i });
+    const security = await a.driver.stickSecurity();
+    expect(security).toEqual({ zstack: 'ezsp', frameCounter: sim.coordinator.frameCounter });
+    const network = a.store.network() as NetworkParams;
+    const devices = a.store.devices();
+    await a.driver.stop();
+
+    const znp = await startZnpSimulator({ blank: true });
+    sims.push(znp);
+    const bulb = znp.coordinator.devices.get('dimmableBulb');
+    if (bulb) bulb.joined = true;
+    const store = memoryStateStore();
+    await store.setNetwork({ ...network, ...(security ? { security } : {}) });
+    for (const d of devices) await store.putDevice(d);
+    const b = makeDriver(znp, store);
+    cleanup.push(() => b.driver.stop());
+    await b.driver.start();
+    expect(znp.coordinator.panId).toBe(network.panId);
+    expect(znp.coordinator.frameCounter).toBeGreaterThanOrEqual(
+      (security?.frameCounter ?? 0) + FRAME_COUNTER_MARGIN,
+    );
+    await b.driver.setState(PID.dimmableBulb, { on: true, bri: 77 });
+    expect(bulb?.attr(Cluster.LEVEL, Attr.LEVEL_CURRENT)).toBe(briToLevel254(77));
+  });
+});
