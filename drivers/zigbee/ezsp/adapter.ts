@@ -365,8 +365,16 @@ export class EzspAdapter implements RadioAdapter {
     return p;
   }
 
+  /** `nop` answered; a stick coming back from a reset of its own counts as alive once it is back. */
   async alive(timeoutMs: number): Promise<void> {
-    await this.ezsp.command('nop', Buffer.alloc(0), timeoutMs);
+    if (this.#resuming) return this.#resuming;
+    try {
+      await this.ezsp.command('nop', Buffer.alloc(0), timeoutMs);
+    } catch (err) {
+      // The reset that failed the nop started a resume (the reset event comes first).
+      if (this.#resuming) return this.#resuming;
+      throw err;
+    }
   }
 
   /** The stick's security state for a backup: the frame counter (the keys are Hearth's own). */
