@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadAll } from '../core/cli/boot.ts';
 import { Hub } from '../core/hub.ts';
+import { startEzspSimulator } from './simulators/ezsp-ncp/index.ts';
 import { ids as hueIds, SimulatedBridge } from './simulators/hue-bridge/bridge.ts';
 import { startShellyRelay } from './simulators/shelly-relay.ts';
 import { startTasmotaBulb } from './simulators/tasmota-bulb.ts';
@@ -27,7 +28,12 @@ import { startZnpSimulator } from './simulators/znp-coordinator/index.ts';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-demo-'));
 const adminKey = randomBytes(24).toString('base64url');
 const printed: string[] = [];
-const znp = await startZnpSimulator({ blank: true, autoJoin: true });
+// HEARTH_DEMO_ZIGBEE=ezsp: a simulated Silicon Labs (EmberZNet) stick instead of the Z-Stack one.
+const zigbeeKind = process.env.HEARTH_DEMO_ZIGBEE === 'ezsp' ? 'ezsp' : 'znp';
+const znp =
+  zigbeeKind === 'ezsp'
+    ? await startEzspSimulator({ blank: true, autoJoin: true })
+    : await startZnpSimulator({ blank: true, autoJoin: true });
 const { config, plugins } = await loadAll({
   overrides: {
     dataDir,
@@ -223,7 +229,7 @@ console.log(
   `  Hue site:    ${hueSite.url}  (a simulated Hue bridge at https://${bridge.host}:${bridge.port}; its dimmer switch is pressed with the wall switch: on = button 1, off = button 4)`,
 );
 console.log(
-  `  zigbee:      simulated Z-Stack stick on ${znp.path} (colour bulb, dimmable bulb, plug, remote, motion sensor join as new devices)`,
+  `  zigbee:      simulated ${zigbeeKind === 'ezsp' ? 'Silicon Labs (EZSP)' : 'Z-Stack'} stick on ${znp.path} (colour bulb, dimmable bulb, plug, remote, motion sensor join as new devices)`,
 );
 console.log(`  admin API:   ${info.urls.admin}  (Authorization: Bearer ${adminKey})`);
 console.log(

@@ -37,6 +37,8 @@ import { setGroupState } from './groups.ts';
 import { enrollResponse, statusEvents } from './ias.ts';
 import { interview } from './interview.ts';
 import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
+import { probeStick } from './probe.ts';
+import type { Destination, IncomingFrame, RadioAdapter, RadioEvent } from './radio.ts';
 import { type Attrs, applyRecords, toLightState } from './reports.ts';
 import { Attr, Cluster, Global, IasZoneCmd } from './zcl/clusters.ts';
 import {
@@ -52,9 +54,6 @@ import { decodeReadRsp, decodeReport } from './zcl/foundation.ts';
 import { decodeZcl, type ZclFrame } from './zcl/frame.ts';
 import { HUE_BUTTON_CLUSTER, vendorEvent } from './zcl/vendor-remotes.ts';
 import { ZclClient } from './zcl-client.ts';
-import { type Destination, ZStackAdapter } from './znp/adapter.ts';
-import type { Fields } from './znp/codec.ts';
-import type { MtMessage } from './znp/mt.ts';
 import { randomNetwork } from './znp/network.ts';
 import type { StickSecurity } from './znp/nv-backup.ts';
 import { openSerial } from './znp/serial.ts';
@@ -88,7 +87,7 @@ export class ZigbeeDriver implements LightingDriver {
   readonly #sink: DriverSink;
   readonly #log: Logger;
   readonly #deps: ZigbeeDriverDeps;
-  #adapter: ZStackAdapter | null = null;
+  #adapter: RadioAdapter | null = null;
   #zcl: ZclClient | null = null;
   #coordinatorIeee = '';
   #status: ConnectionStatus = { connected: false, since: new Date().toISOString() };
@@ -135,8 +134,15 @@ export class ZigbeeDriver implements LightingDriver {
     const path = this.#o.path || (await findStick());
     if (!path) throw new Error('no Zigbee stick found under /dev/serial/by-id');
     const transport = await (this.#deps.openTransport ?? openSerial)(path);
-    const adapter = new ZStackAdapter(transport, this.#o.timings);
-    adapter.onMessage((m) => this.#onMessage(adapter, m));
+    const probed = await probeStick(transport, path, this.#o.stick, {
+      znp: this.#o.timings,
+      ezsp: this.#o.timings,
+    }).catch(async (err: unknown) => {
+      await transport.close().catch(() => {});
+      throw err;
+    });
+    const adapter = probed.adapter;
+    adapter.onEvent((e) => this.#onEvent(adapter, e));
     transport.onClose(() => this.#lost(adapter));
     try {
       const store = this.#deps.store;
@@ -150,7 +156,19 @@ export class ZigbeeDriver implements LightingDriver {
         this.#log.info({ panId: r.network.panId, channel: r.network.channel }, 'network formed on the stick');
       this.#coordinatorIeee = r.ieee;
       for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
-      this.#detail = { path, firmware: r.version, channel: r.network.channel, panId: r.network.panId };
+      this.#detail = {
+        path,
+        coordinator: r.ieee,
+        stick: probed.kind,
+        detected: probed.how,
+        firmware: r.version,
+        channel: r.network.channel,
+        panId: r.network.panId,
+      };
+      this.#log.info(
+        { path, stick: probed.kind, detected: probed.how, firmware: r.version },
+        'zigbee stick found',
+      );
     } catch (err) {
       await adapter.close().catch(() => {});
       throw err;
@@ -162,8 +180,11 @@ export class ZigbeeDriver implements LightingDriver {
     this.#adapter = adapter;
     this.#zcl = new ZclClient(adapter);
     this.#setConnected(true);
+    // Devices known without their descriptors (imported from another controller): read them now.
+    for (const d of this.#deps.store.devices())
+      if (!d.interviewed) void this.#announced(adapter, d.ieee, this.#adapter.addresses.get(d.ieee) ?? d.nwk);
     this.#liveness = setInterval(() => {
-      adapter.znp.request('sysPing', {}, 2000).catch(() => this.#lost(adapter));
+      adapter.alive(2000).catch(() => this.#lost(adapter));
     }, this.#o.livenessMs);
   }
 
@@ -173,7 +194,7 @@ export class ZigbeeDriver implements LightingDriver {
     this.#sink.reportConnection({ connected, detail: this.#detail });
   }
 
-  #lost(adapter: ZStackAdapter): void {
+  #lost(adapter: RadioAdapter): void {
     if (this.#adapter !== adapter) return;
     this.#log.warn('zigbee stick lost');
     this.#adapter = null;
@@ -269,7 +290,7 @@ export class ZigbeeDriver implements LightingDriver {
     };
   }
 
-  #need(): ZStackAdapter {
+  #need(): RadioAdapter {
     if (this.#stopped || !this.#adapter) throw new NotConnectedError();
     return this.#adapter;
   }
@@ -351,34 +372,31 @@ export class ZigbeeDriver implements LightingDriver {
     return a;
   }
 
-  #onMessage(adapter: ZStackAdapter, m: MtMessage): void {
-    const f = m.fields;
-    switch (m.name) {
-      case 'sysResetInd':
+  #onEvent(adapter: RadioAdapter, e: RadioEvent): void {
+    switch (e.type) {
+      case 'reset':
         // During start-up a reset is the adapter's own doing (after a restore); it handles it.
         if (this.#adapter !== adapter) return;
         // The coordinator restarted: it forgot its endpoint and must start its network again.
-        this.#log.warn({ reason: f.reason }, 'zigbee coordinator reset');
+        this.#log.warn({ reason: e.reason }, 'zigbee coordinator reset');
         adapter.resume().catch((err: unknown) => {
           this.#log.error({ err }, 'zigbee coordinator did not come back after a reset');
           this.#lost(adapter);
         });
         return;
-      case 'zdoEndDeviceAnnceInd':
-        void this.#announced(adapter, f.ieee as string, f.nwkAddr as number);
+      case 'announce':
+        void this.#announced(adapter, e.ieee, e.nwk);
         return;
-      case 'zdoLeaveInd':
-        void this.#left(f.ieee as string);
+      case 'left':
+        void this.#left(e.ieee);
         return;
-      case 'afIncomingMsg':
-        this.#incoming(f);
-        return;
-      default:
+      case 'message':
+        this.#incoming(e);
         return;
     }
   }
 
-  async #announced(adapter: ZStackAdapter, ieee: string, nwk: number): Promise<void> {
+  async #announced(adapter: RadioAdapter, ieee: string, nwk: number): Promise<void> {
     const store = this.#deps.store;
     const known = store.devices().find((d) => d.ieee === ieee);
     adapter.addresses.set(ieee, nwk);
@@ -417,18 +435,10 @@ export class ZigbeeDriver implements LightingDriver {
     const rec = this.#deps.store.devices().find((d) => d.ieee === ieee);
     if (!rec) return null;
     const nwk = adapter.nwkOf({ ieee, nwk: rec.nwk, endpoint: 0 });
-    const confirmed = await adapter
-      .zdo(
-        'zdoMgmtLeaveReq',
-        { dstAddr: nwk, deviceIeee: ieee, flags: 0 },
-        'zdoMgmtLeaveRsp',
-        nwk,
-        adapter.answerMs,
-      )
-      .then(
-        () => true,
-        () => false,
-      );
+    const confirmed = await adapter.leave(nwk, ieee, adapter.answerMs).then(
+      () => true,
+      () => false,
+    );
     await this.#left(ieee);
     return { confirmed };
   }
@@ -452,12 +462,11 @@ export class ZigbeeDriver implements LightingDriver {
     if (ep) this.#deps.observer?.left?.(protocolIdOf(ieee, ep.id));
   }
 
-  #incoming(f: Fields): void {
-    const nwk = f.srcAddr as number;
-    const cluster = f.clusterId as number;
+  #incoming(f: IncomingFrame): void {
+    const { nwk, cluster } = f;
     let frame: ZclFrame;
     try {
-      frame = decodeZcl(f.data as Buffer);
+      frame = decodeZcl(f.data);
     } catch {
       return;
     }

@@ -7,6 +7,7 @@
 import type { GroupTarget, LightCommand, LightTarget } from '../lighting/index.ts';
 import { briToLevel254 } from '../lighting/index.ts';
 import type { ZigbeeGroupRecord, ZigbeeStateStore } from './device.ts';
+import type { Destination } from './radio.ts';
 import { Cluster, ZclStatus } from './zcl/clusters.ts';
 import {
   addGroup,
@@ -17,7 +18,6 @@ import {
   removeGroup,
 } from './zcl/commands.ts';
 import type { ZclClient } from './zcl-client.ts';
-import type { Destination } from './znp/adapter.ts';
 
 export interface GroupDeps {
   store: ZigbeeStateStore;

@@ -3,11 +3,12 @@
  * enrolment with the coordinator as their CIE, and zone status changes as sensor events
  * (docs/zigbee.md#ias-zone-sensors).
  */
+
+import type { Destination } from './radio.ts';
 import { Attr, Cluster, IasZoneCmd, IasZoneType } from './zcl/clusters.ts';
 import type { ClusterCommand } from './zcl/commands.ts';
 import { DataType } from './zcl/types.ts';
 import type { ZclClient } from './zcl-client.ts';
-import type { Destination } from './znp/adapter.ts';
 
 export interface IasRecord {
   zoneType: number;

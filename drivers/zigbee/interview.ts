@@ -4,12 +4,12 @@
  */
 import { definitionOf, type ZigbeeDeviceRecord } from './device.ts';
 import { enrollIas } from './ias.ts';
+import { HEARTH_ENDPOINT, type ZdoRequests } from './radio.ts';
 import { Attr, Cluster } from './zcl/clusters.ts';
 import type { ReportingConfig } from './zcl/foundation.ts';
 import { DataType } from './zcl/types.ts';
 import { HUE_BUTTON_CLUSTER } from './zcl/vendor-remotes.ts';
 import type { ZclClient } from './zcl-client.ts';
-import { HEARTH_ENDPOINT, type ZStackAdapter } from './znp/adapter.ts';
 
 /** Reporting: at most every second, at least every five minutes (a heartbeat for reconciliation). */
 const REPORTING: Record<number, ReportingConfig[]> = {
@@ -43,7 +43,7 @@ const REPORTING: Record<number, ReportingConfig[]> = {
 const REMOTE_CLUSTERS: number[] = [Cluster.ON_OFF, Cluster.LEVEL, Cluster.SCENES];
 
 export async function interview(
-  adapter: ZStackAdapter,
+  adapter: ZdoRequests,
   zcl: ZclClient,
   coordinatorIeee: string,
   ieee: string,
@@ -51,26 +51,10 @@ export async function interview(
   zoneId = 0,
 ): Promise<ZigbeeDeviceRecord> {
   const rec: ZigbeeDeviceRecord = { ieee, nwk, endpoints: [], interviewed: false };
-  await adapter.zdo('zdoNodeDescReq', { dstAddr: nwk, nwkAddrOfInterest: nwk }, 'zdoNodeDescRsp', nwk);
-  const active = await adapter.zdo(
-    'zdoActiveEpReq',
-    { dstAddr: nwk, nwkAddrOfInterest: nwk },
-    'zdoActiveEpRsp',
-    nwk,
-  );
-  for (const id of active.endpoints as number[]) {
-    const s = await adapter.zdo(
-      'zdoSimpleDescReq',
-      { dstAddr: nwk, nwkAddrOfInterest: nwk, endpoint: id },
-      'zdoSimpleDescRsp',
-      nwk,
-    );
-    rec.endpoints.push({
-      id,
-      deviceId: s.deviceId as number,
-      inClusters: s.inClusters as number[],
-      outClusters: s.outClusters as number[],
-    });
+  await adapter.nodeDescriptor(nwk);
+  for (const id of await adapter.activeEndpoints(nwk)) {
+    const s = await adapter.simpleDescriptor(nwk, id);
+    rec.endpoints.push({ id, deviceId: s.deviceId, inClusters: s.inClusters, outClusters: s.outClusters });
   }
   const basic = rec.endpoints.find((e) => e.inClusters.includes(Cluster.BASIC));
   if (basic) {
@@ -87,20 +71,13 @@ export async function interview(
   for (const ep of rec.endpoints) {
     const dest = { ieee, nwk, endpoint: ep.id };
     const bind = (clusterId: number) =>
-      adapter.zdo(
-        'zdoBindReq',
-        {
-          dstAddr: nwk,
-          srcIeee: ieee,
-          srcEndpoint: ep.id,
-          clusterId,
-          dstAddrMode: 3,
-          dstIeee: coordinatorIeee,
-          dstEndpoint: HEARTH_ENDPOINT,
-        },
-        'zdoBindRsp',
-        nwk,
-      );
+      adapter.bind(nwk, {
+        srcIeee: ieee,
+        srcEndpoint: ep.id,
+        cluster: clusterId,
+        dstIeee: coordinatorIeee,
+        dstEndpoint: HEARTH_ENDPOINT,
+      });
     for (const cluster of setUp ? ep.inClusters : []) {
       const configs = definition?.reporting?.[cluster] ?? REPORTING[cluster];
       if (!configs) continue;

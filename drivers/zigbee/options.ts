@@ -1,4 +1,6 @@
 /** The `zigbee` driver's options (from the plugin's config) with their defaults. */
+import type { EzspTimings } from './ezsp/adapter.ts';
+import type { StickKind } from './radio.ts';
 import type { AdapterTimings } from './znp/adapter.ts';
 
 export interface ZigbeeDriverOptions {
@@ -6,7 +8,10 @@ export interface ZigbeeDriverOptions {
   path: string;
   /** Channel for a new network (11..26); absent: one of 15, 20, 25. */
   channel?: number;
-  timings: Partial<AdapterTimings>;
+  /** Which kind of stick: found by probing (`auto`), or forced for odd firmware. */
+  stick: StickKind | 'auto';
+  /** Z-Stack and EZSP timings (the names they share mean the same). */
+  timings: Partial<AdapterTimings & EzspTimings>;
   /** Wait between attempts to reopen a stick that went away. */
   reconnectMs: number;
   /** Liveness ping period (a vanished PTY or USB stick gives no close event until a write). */
@@ -24,8 +29,11 @@ export function driverOptions(raw: Record<string, unknown>): ZigbeeDriverOptions
   const n = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : d);
   const o: ZigbeeDriverOptions = {
     path: typeof raw.path === 'string' ? raw.path : '',
+    stick: raw.stick === 'znp' || raw.stick === 'ezsp' ? raw.stick : 'auto',
     timings:
-      typeof raw.timings === 'object' && raw.timings !== null ? (raw.timings as Partial<AdapterTimings>) : {},
+      typeof raw.timings === 'object' && raw.timings !== null
+        ? (raw.timings as Partial<AdapterTimings & EzspTimings>)
+        : {},
     reconnectMs: n(raw.reconnectMs, 5000),
     livenessMs: n(raw.livenessMs, 15_000),
     coalesceMs: n(raw.coalesceMs, 30),

@@ -1,4 +1,6 @@
 /** ZCL requests over the adapter: commands to a device, and reads/configures that wait for the answer. */
+
+import { type Destination, HEARTH_ENDPOINT, type RadioAdapter } from './radio.ts';
 import { Global } from './zcl/clusters.ts';
 import type { ClusterCommand } from './zcl/commands.ts';
 import {
@@ -11,7 +13,6 @@ import {
   writeSucceeded,
 } from './zcl/foundation.ts';
 import { decodeZcl, encodeZcl, type ZclFrame } from './zcl/frame.ts';
-import { type Destination, HEARTH_ENDPOINT, type ZStackAdapter } from './znp/adapter.ts';
 
 interface Answer {
   nwk: number;
@@ -24,10 +25,10 @@ interface Answer {
 export class ZclClient {
   #tsn = 0;
   #answers: Answer[] = [];
-  readonly #adapter: ZStackAdapter;
+  readonly #adapter: RadioAdapter;
   readonly #answerMs: number;
 
-  constructor(adapter: ZStackAdapter, answerMs = 5000) {
+  constructor(adapter: RadioAdapter, answerMs = 5000) {
     this.#adapter = adapter;
     this.#answerMs = answerMs;
   }

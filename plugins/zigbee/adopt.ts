@@ -19,8 +19,10 @@ export async function adopt(
   siteId: string,
   d: DeviceInfo,
   log: Logger,
+  opts: { name?: string; isNew?: boolean } = {},
 ): Promise<void> {
-  const name = (d.name?.trim() || d.protocolid).slice(0, MAX_NAME);
+  const name = (opts.name?.trim() || d.name?.trim() || d.protocolid).slice(0, MAX_NAME);
+  const mark = { new: opts.isNew ?? true };
   try {
     if (d.kind === 'sensor')
       await lighting.createSensor(
@@ -33,7 +35,7 @@ export async function adopt(
           events: d.events ?? [],
           ...(d.checkInSeconds ? { checkInSeconds: d.checkInSeconds } : {}),
         },
-        { new: true },
+        mark,
       );
     else
       await lighting.createLight(
@@ -45,7 +47,7 @@ export async function adopt(
           protocolid: d.protocolid,
           ...(d.capabilities ? { capabilities: d.capabilities } : {}),
         },
-        { new: true },
+        mark,
       );
     log.info(
       { device: d.protocolid, site: siteId },

@@ -1,6 +1,8 @@
 /** `hearth zigbee ...` subcommands; each one calls the admin routes of the running hub (routes.ts). */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { adminCall, type CliCommand, type CliIo } from '../../core/sdk.ts';
+import { devicesFileName } from '../../drivers/zigbee/migrate/z2m.ts';
 
 const call = (io: CliIo, method: string, path: string, body?: unknown) =>
   adminCall<Record<string, unknown>>(io, method, path, body);
@@ -107,4 +109,51 @@ export const zigbeeCommands: CliCommand[] = [
       return 0;
     },
   },
+  {
+    name: 'zigbee import',
+    usage: 'hearth zigbee import <zigbee2mqtt data dir | zha-backup.json>',
+    summary:
+      'Moves a zigbee2mqtt or ZHA network onto the stick now plugged in: devices keep working, named as before, without pairing',
+    options: {},
+    positionals: [1, 1],
+    async run({ positionals }, io) {
+      const path = positionals[0] as string;
+      let body: Record<string, unknown>;
+      try {
+        body = await importBody(path);
+      } catch (err) {
+        io.err(`error: cannot read ${path}: ${(err as Error).message}`);
+        return 1;
+      }
+      const r = await call(io, 'POST', '/admin/zigbee/import', body);
+      if (!r) return 1;
+      io.out(
+        `imported the network of ${String(r.source)}: ${String(r.devices)} devices, ${String(r.added)} lights and sensors (${String(r.named)} named)`,
+      );
+      return 0;
+    },
+  },
 ];
+
+/**
+ * What `hearth zigbee import` sends: from a zigbee2mqtt data directory its coordinator backup, device
+ * database, configuration and the devices file the configuration names; from a file, the file as an open
+ * coordinator backup (ZHA/zigpy's export).
+ */
+export async function importBody(path: string): Promise<Record<string, unknown>> {
+  if (!(await stat(path)).isDirectory()) return { backup: JSON.parse(await readFile(path, 'utf8')) };
+  const text = (name: string) => readFile(join(path, name), 'utf8').catch(() => undefined);
+  const backup = await text('coordinator_backup.json');
+  if (backup === undefined)
+    throw new Error('no coordinator_backup.json in it (start zigbee2mqtt once to write it)');
+  const configuration = await text('configuration.yaml');
+  const devicesName = devicesFileName(configuration);
+  const devicesFile = devicesName ? await text(devicesName) : undefined;
+  const database = await text('database.db');
+  return {
+    backup: JSON.parse(backup),
+    ...(database !== undefined ? { database } : {}),
+    ...(configuration !== undefined ? { configuration } : {}),
+    ...(devicesFile !== undefined ? { devicesFile } : {}),
+  };
+}

@@ -4,6 +4,7 @@ import type { JsonSchema } from '../../core/sdk.ts';
 export interface ZigbeeConfig {
   site: string;
   path: string;
+  stick: 'auto' | 'znp' | 'ezsp';
   channel: number;
   permitJoinSeconds: number;
   occupancyTimeoutSeconds: number;
@@ -25,7 +26,15 @@ export const configSchema: JsonSchema = {
       default: '',
       title: 'Serial port',
       description:
-        'Serial device of the Z-Stack coordinator stick (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_...). Empty: the first known CC2652/CC1352 stick under /dev/serial/by-id, if one is plugged in at start.',
+        'Serial device of the coordinator stick, Texas Instruments Z-Stack or Silicon Labs EmberZNet (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_... or /dev/serial/by-id/usb-Nabu_Casa_SkyConnect_...). Empty: the first known Zigbee stick under /dev/serial/by-id, if one is plugged in at start.',
+    },
+    stick: {
+      type: 'string',
+      enum: ['auto', 'znp', 'ezsp'],
+      default: 'auto',
+      title: 'Stick kind',
+      description:
+        'Which protocol the stick speaks. auto: found by probing (a Z-Stack ping, an ASH reset) with the by-id name deciding which to try first. znp: Texas Instruments Z-Stack (CC2652, CC1352). ezsp: Silicon Labs EmberZNet 7.x/8.x (EFR32: Connect ZBT-1/SkyConnect, ZBDongle-E, SLZB-06M/07). Force it only for firmware that answers the probe wrongly.',
     },
     channel: {
       type: 'integer',

@@ -1,11 +1,11 @@
 /**
- * Zigbee over a Z-Stack stick (README.md): registers the `zigbee` lighting driver and starts one instance
+ * Zigbee over a Z-Stack or EmberZNet stick (README.md): registers the `zigbee` lighting driver and starts one instance
  * on the configured site, keeps the network parameters and device table in its store (one owner), turns
  * devices that join into new lights and sensors, and offers permit-join and backup/restore to operators.
  */
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/sdk.ts';
-import { parseProtocolId, type ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
+import { deviceInfo, parseProtocolId, type ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
 import { createZigbeeDriverFactory, ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
 import { findStick } from '../../drivers/zigbee/find-stick.ts';
 import type { LightingExports } from '../lighting/types.ts';
@@ -21,7 +21,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
   name: 'zigbee',
   version: '0.1.0',
   description:
-    'Zigbee lights, plugs, remotes and sensors through a Texas Instruments Z-Stack coordinator stick.',
+    'Zigbee lights, plugs, remotes and sensors through a Texas Instruments Z-Stack or Silicon Labs EmberZNet coordinator stick.',
   requires: ['lighting'],
   optional: ['console'],
   configSchema,
@@ -84,6 +84,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         site,
         options: {
           path,
+          stick: config.stick,
           ...(config.channel ? { channel: config.channel } : {}),
           ...(config.occupancyTimeoutSeconds
             ? { occupancyTimeoutSeconds: config.occupancyTimeoutSeconds }
@@ -114,6 +115,27 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         await state.replace(network, devices);
         await startDriver();
       },
+      async importNetwork(network, devices, names) {
+        if (driver) await lighting.removeDriver(DRIVER_ID);
+        driver = null;
+        await state.replace(network, devices);
+        await startDriver();
+        const site = siteId();
+        let added = 0;
+        let named = 0;
+        for (const d of devices) {
+          const info = d.interviewed ? deviceInfo(d) : null;
+          if (!site || !info) continue;
+          const name = names.get(d.ieee);
+          // Imported on purpose: named as before and not marked new.
+          await adopt(lighting, site, info, log, { ...(name ? { name } : {}), isNew: false });
+          added++;
+          if (name) named++;
+        }
+        log.info({ devices: devices.length, added, named }, 'zigbee network imported');
+        return { devices: devices.length, added, named };
+      },
+      coordinatorIeee: () => String(driver?.status().coordinator ?? ''),
     });
 
     return {

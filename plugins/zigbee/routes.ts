@@ -5,8 +5,21 @@
 import { type HearthRouter, HttpError, jsonObjectBody, routeParam } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord } from '../../drivers/zigbee/device.ts';
 import type { ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
+import {
+  BackupFormatError,
+  parseOpenBackup,
+  toOpenBackup,
+} from '../../drivers/zigbee/migrate/open-backup.ts';
+import { devicesFromDatabase, friendlyNames, mergeDevices } from '../../drivers/zigbee/migrate/z2m.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { isStickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
+
+/** What an import made known: devices stored, those with a light or sensor now, those named. */
+export interface ImportResult {
+  devices: number;
+  added: number;
+  named: number;
+}
 
 export interface RouteDeps {
   driver(): ZigbeeDriver | null;
@@ -14,6 +27,14 @@ export interface RouteDeps {
   backup(): { network: NetworkParams | null; devices: ZigbeeDeviceRecord[] };
   /** Stores the network and devices and restarts the driver on them. */
   restore(network: NetworkParams, devices: ZigbeeDeviceRecord[]): Promise<void>;
+  /** A restore from another controller's backup, then every known device added with its name. */
+  importNetwork(
+    network: NetworkParams,
+    devices: ZigbeeDeviceRecord[],
+    names: Map<string, string>,
+  ): Promise<ImportResult>;
+  /** The coordinator's IEEE address (for the open backup), '' when unknown. */
+  coordinatorIeee(): string;
 }
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
@@ -111,5 +132,54 @@ export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
     if (b.stick) network.security = b.stick;
     await deps.restore(network, devices);
     ctx.body = { restored: true, devices: devices.length };
+  });
+
+  // The open coordinator backup (zigbee2mqtt's coordinator_backup.json, ZHA/zigpy), from Hearth's network.
+  router.get('/backup/open', async (ctx) => {
+    const b = deps.backup();
+    if (!b.network) throw new HttpError(404, 'not_found', 'no network has been formed yet');
+    const stick = await deps
+      .driver()
+      ?.stickSecurity()
+      .catch(() => null);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = toOpenBackup({
+      network: b.network,
+      frameCounter: stick?.frameCounter ?? b.network.frameCounter ?? 0,
+      coordinatorIeee: deps.coordinatorIeee() || '0x0000000000000000',
+      devices: b.devices,
+      version: '0.1.0',
+    });
+  });
+
+  /**
+   * Moving from zigbee2mqtt or ZHA (docs/zigbee.md#moving-from-zigbee2mqtt-or-zha): `backup` is the open
+   * coordinator backup; zigbee2mqtt adds `database` (database.db's text), `configuration`
+   * (configuration.yaml's text) and `devicesFile` (the file its `devices:` names, if any).
+   */
+  router.post('/import', async (ctx) => {
+    const b = body(ctx);
+    for (const k of Object.keys(b))
+      if (!['backup', 'database', 'configuration', 'devicesFile'].includes(k))
+        throw bad(`unknown field ${k}`);
+    for (const k of ['database', 'configuration', 'devicesFile'] as const)
+      if (b[k] !== undefined && (typeof b[k] !== 'string' || (b[k] as string).length > 20_000_000))
+        throw bad(`${k} must be the file's text`);
+    let parsed: ReturnType<typeof parseOpenBackup>;
+    let names: Map<string, string>;
+    try {
+      parsed = parseOpenBackup(b.backup);
+      names = friendlyNames(b.configuration as string | undefined, b.devicesFile as string | undefined);
+    } catch (err) {
+      if (err instanceof BackupFormatError) throw bad(`not an open coordinator backup: ${err.message}`);
+      throw bad('configuration.yaml could not be read as YAML');
+    }
+    const devices = mergeDevices(
+      devicesFromDatabase((b.database as string | undefined) ?? ''),
+      parsed.devices,
+    );
+    const network: NetworkParams = { ...parsed.network, security: parsed.security };
+    const r = await deps.importNetwork(network, devices, names);
+    ctx.body = { imported: true, source: parsed.source, ...r };
   });
 }

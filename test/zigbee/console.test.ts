@@ -257,3 +257,86 @@ it('removes a device that does not answer anyway, and says it should be reset', 
   expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).not.toContain(ieee);
   await page.context().close();
 }, 60_000);
+
+it("imports a zigbee2mqtt network from its data directory's files: asked first, then the stick carries it and the devices are named", async () => {
+  await connected();
+  sim.coordinator.faults.noRoute.clear();
+  sim.coordinator.faults.noRouteSticky = false;
+  const plug = sim.coordinator.devices.get('plug');
+  const backup = {
+    metadata: {
+      format: 'zigpy/open-coordinator-backup',
+      version: 1,
+      source: 'zigbee-herdsman@0.50.0',
+      internal: {},
+    },
+    stack_specific: {},
+    coordinator_ieee: '00124b0021b7a1b2',
+    pan_id: '1a62',
+    extended_pan_id: 'dd0123456789abcd',
+    nwk_update_id: 0,
+    security_level: 5,
+    channel: 20,
+    channel_mask: [20],
+    network_key: { key: '01030507090b0d0f00020406080a0c0d', sequence_number: 0, frame_counter: 5000 },
+    devices: [
+      {
+        nwk_address: (plug?.nwk ?? 0).toString(16).padStart(4, '0'),
+        ieee_address: IEEE.plug.slice(2),
+        is_child: false,
+        link_key: null,
+      },
+    ],
+  };
+  const database = `${JSON.stringify({
+    id: 2,
+    type: 'Router',
+    ieeeAddr: IEEE.plug,
+    nwkAddr: plug?.nwk,
+    manufName: plug?.manufacturer,
+    modelId: plug?.model,
+    endpoints: Object.fromEntries(
+      (plug?.endpoints ?? []).map((e) => [
+        e.id,
+        {
+          epId: e.id,
+          devId: e.deviceId,
+          inClusterList: e.inClusters,
+          outClusterList: e.outClusters,
+          clusters: {},
+        },
+      ]),
+    ),
+    interviewCompleted: true,
+  })}\n`;
+  const page = await zigbeePage({ width: 390, height: 844 });
+  const file = (name: string, text: string) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(text) });
+  await page
+    .getByLabel('Coordinator backup (coordinator_backup.json or the ZHA backup)')
+    .setInputFiles(file('coordinator_backup.json', JSON.stringify(backup)));
+  await page
+    .getByLabel('Device database (database.db, optional)')
+    .setInputFiles(file('database.db', database));
+  await page
+    .getByLabel('configuration.yaml (optional)')
+    .setInputFiles(
+      file('configuration.yaml', `devices:\n  '${IEEE.plug}':\n    friendly_name: Kettle plug\n`),
+    );
+  let question = '';
+  page.once('dialog', (d) => {
+    question = d.message();
+    void d.accept();
+  });
+  await page.getByRole('button', { name: 'Import the network' }).click();
+  await say(
+    page,
+    'Imported the network of zigbee-herdsman@0.50.0: 1 devices, 1 lights and sensors (1 named).',
+  );
+  expect(question).toMatch(/Move that network onto the stick/);
+  expect(sent(page, 'POST')).toEqual(['POST /admin/ui/api/zigbee/import']);
+  await connected();
+  await until(async () => (sim.coordinator.panId === 0x1a62 ? true : undefined));
+  expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).toEqual([IEEE.plug]);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.context().close();
+}, 60_000);

@@ -1,16 +1,15 @@
 /**
- * Hearth groups as Zigbee groups against the simulated stick: members are added to a Zigbee group before
+ * Hearth groups as Zigbee groups against each simulated stick (Z-Stack and EZSP): members are added to a Zigbee group before
  * the first whole-group command, which then goes out as one groupcast per frame; membership follows the
  * Hearth group; a member that cannot be taken out moves the group to a fresh Zigbee group id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GroupTarget } from '../../drivers/lighting/index.ts';
 import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
-import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
-import { IEEE, makeDriver, PID, pairAll } from './sim-helpers.ts';
+import { type AnySimulator, IEEE, makeDriver, PID, pairAll, STICKS } from './sim-helpers.ts';
 
-let sim: ZnpSimulator | null = null;
+let sim: AnySimulator | null = null;
 let h: MqttHub | null = null;
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -34,9 +33,14 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, ms 
   }
 }
 
-describe('zigbee groups', () => {
+/** Unicast data frames handed to the stick (AF data requests on Z-Stack, sendUnicast on EZSP). */
+const unicasts = (c: AnySimulator['coordinator']) =>
+  (c.log as Array<{ name: string }>).filter((m) => m.name === 'afDataRequest' || m.name === 'sendUnicast')
+    .length;
+
+describe.each(STICKS)('zigbee groups on a simulated $kind stick', (stick) => {
   it('adds members to a Zigbee group once, then sends each group command as one groupcast', async () => {
-    sim = await startZnpSimulator({ blank: false });
+    sim = await stick.start({ blank: false });
     const { driver, sink, store } = makeDriver(sim);
     cleanup.push(() => driver.stop());
     await driver.start();
@@ -51,7 +55,7 @@ describe('zigbee groups', () => {
         { protocolid: PID.dimmableBulb, light: dimmable },
       ],
     };
-    const unicastsBefore = c.log.filter((m) => m.name === 'afDataRequest').length;
+    const unicastsBefore = unicasts(c);
     await driver.setGroupState(group, { on: true, bri: 128, transition: 0.5 });
     const zigbeeId = store.groups()[0]?.zigbeeId as number;
     expect(store.groups()).toEqual([
@@ -60,7 +64,7 @@ describe('zigbee groups', () => {
     expect(colour?.groups.has(zigbeeId)).toBe(true);
     expect(dim?.groups.has(zigbeeId)).toBe(true);
     // Two add-group unicasts, then one groupcast for both bulbs.
-    expect(c.log.filter((m) => m.name === 'afDataRequest').length - unicastsBefore).toBe(2);
+    expect(unicasts(c) - unicastsBefore).toBe(2);
     expect(c.groupcasts).toEqual([{ group: zigbeeId, cluster: Cluster.LEVEL }]);
     await until(() => (colour?.attr(Cluster.LEVEL, Attr.LEVEL_CURRENT) === 127 ? true : undefined));
     expect(dim?.attr(Cluster.LEVEL, Attr.LEVEL_CURRENT)).toBe(127);
@@ -70,16 +74,16 @@ describe('zigbee groups', () => {
     );
 
     // The next command: no unicast at all.
-    const before = c.log.filter((m) => m.name === 'afDataRequest').length;
+    const before = unicasts(c);
     await driver.setGroupState(group, { on: false, bri: 0 });
-    expect(c.log.filter((m) => m.name === 'afDataRequest').length).toBe(before);
+    expect(unicasts(c)).toBe(before);
     expect(c.groupcasts.at(-1)).toEqual({ group: zigbeeId, cluster: Cluster.ON_OFF });
     await until(() => (colour?.attr(Cluster.ON_OFF, Attr.ON_OFF) === false ? true : undefined));
     expect(dim?.attr(Cluster.ON_OFF, Attr.ON_OFF)).toBe(false);
   });
 
   it('follows membership: a light taken out of the Hearth group leaves the Zigbee group; a switch-only member is switched', async () => {
-    sim = await startZnpSimulator({ blank: false });
+    sim = await stick.start({ blank: false });
     const { driver, store } = makeDriver(sim);
     cleanup.push(() => driver.stop());
     await driver.start();
@@ -115,7 +119,7 @@ describe('zigbee groups', () => {
   });
 
   it('a member that left and joined again is added to the Zigbee group again', async () => {
-    sim = await startZnpSimulator({ blank: false });
+    sim = await stick.start({ blank: false });
     const { driver, store } = makeDriver(sim);
     cleanup.push(() => driver.stop());
     await driver.start();
@@ -143,7 +147,7 @@ describe('zigbee groups', () => {
   });
 
   it('moves the group to a fresh Zigbee group id when a member cannot be taken out', async () => {
-    sim = await startZnpSimulator({ blank: false });
+    sim = await stick.start({ blank: false });
     const { driver, store } = makeDriver(sim);
     cleanup.push(() => driver.stop());
     await driver.start();
@@ -171,7 +175,7 @@ describe('zigbee groups', () => {
   });
 
   it('a group toggle through the site API reaches the bulbs as one groupcast', async () => {
-    sim = await startZnpSimulator({ blank: true });
+    sim = await stick.start({ blank: true });
     h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
     await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
     sim.coordinator.join('colourBulb');

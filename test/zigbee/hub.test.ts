@@ -9,17 +9,21 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import { DataType } from '../../drivers/zigbee/zcl/types.ts';
+import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
 import { PID } from './sim-helpers.ts';
 
 let sim: ZnpSimulator | null = null;
+let ezsp: EzspSimulator | null = null;
 let h: MqttHub | null = null;
 afterEach(async () => {
   await h?.stop();
   h = null;
   await sim?.stop();
   sim = null;
+  await ezsp?.stop();
+  ezsp = null;
 });
 
 async function until<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
@@ -269,5 +273,58 @@ describe('zigbee plugin in the hub', () => {
       ),
     );
     expect(light).toMatchObject({ on: true, bri: 128 });
+  });
+
+  it('on a Silicon Labs stick: found without configuring its kind, a colour bulb and a remote pair and work through the site API', async () => {
+    ezsp = await startEzspSimulator({ blank: true });
+    const stick = ezsp;
+    h = await startMqttHub({ plugins: { zigbee: { path: stick.path, site: 'Home' } } }, [
+      'lighting',
+      'zigbee',
+    ]);
+    const status = await connectedStatus();
+    expect(status).toMatchObject({ connected: true, stick: 'ezsp', detected: 'probe' });
+    expect(String(status.firmware)).toMatch(/EmberZNet/);
+    expect(h.t.logs.some((l) => l.msg === 'zigbee stick found' && l.stick === 'ezsp')).toBe(true);
+
+    await h.t.admin('POST', '/admin/zigbee/permit-join', { seconds: 60 });
+    expect(stick.coordinator.join('colourBulb')).toBe(true);
+    expect(stick.coordinator.join('remote')).toBe(true);
+    const light = await until(async () =>
+      (((await h?.site('GET', '/light'))?.body ?? []) as Json[]).find(
+        (l: Json) => l.zigbeeid === PID.colourBulb,
+      ),
+    );
+    expect(light).toMatchObject({
+      vendor: 'zigbee',
+      type: 'dimmable',
+      capabilities: { ct: { min: 153, max: 500 } },
+    });
+    const remote = await until(async () =>
+      (((await h?.site('GET', '/sensor'))?.body ?? []) as Json[]).find(
+        (x: Json) => x.zigbeeid === PID.remote,
+      ),
+    );
+    const bulb = stick.coordinator.devices.get('colourBulb');
+    expect(
+      (await h.site('PUT', '/light/state', { _id: light._id, on: true, bri: 128, ct: 250 })).status,
+    ).toBe(200);
+    await until(async () => (bulb?.attr(0x0008, 0) === 127 ? true : undefined));
+    // The colour went to the bulb as a Color Control command.
+    expect(bulb?.received.some((x) => x.cluster === 0x0300 && x.frame.kind === 1)).toBe(true);
+
+    // The remote's "off" button switches the bulb off through a sensor action.
+    const bound = await h.site('POST', '/sensor/action', {
+      _id: remote._id,
+      event: 'off',
+      action: { type: 'light', _id: light._id, on: false, bri: 0 },
+    });
+    expect(bound.status).toBeLessThan(300);
+    expect(stick.press('off')).toBe(true);
+    await until(async () => (bulb?.attr(0x0006, 0) === false ? true : undefined));
+
+    const backup = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
+    expect(backup.stick).toEqual({ zstack: 'ezsp', frameCounter: stick.coordinator.frameCounter });
+    expect(backup.network.networkKey).toBe(stick.coordinator.tokens?.networkKey);
   });
 });

@@ -9,10 +9,15 @@ import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import { NV } from '../../drivers/zigbee/znp/mt.ts';
 import type { NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { FRAME_COUNTER_MARGIN, type StickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
-import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
-import { IEEE, makeDriver, PID, pairAll } from './sim-helpers.ts';
+import { NCP_IEEE } from '../../scripts/simulators/ezsp-ncp/index.ts';
+import {
+  COORDINATOR_IEEE,
+  startZnpSimulator,
+  type ZnpSimulator,
+} from '../../scripts/simulators/znp-coordinator/index.ts';
+import { type AnySimulator, IEEE, makeDriver, PID, pairAll, STICKS } from './sim-helpers.ts';
 
-let sim: ZnpSimulator | null = null;
+let sim: AnySimulator | null = null;
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
@@ -20,8 +25,11 @@ afterEach(async () => {
   sim = null;
 });
 
-async function started(opts: { blank?: boolean } = {}) {
-  sim = await startZnpSimulator(opts);
+async function started(
+  opts: { blank?: boolean } = {},
+  start: (o: { blank?: boolean }) => Promise<AnySimulator> = startZnpSimulator,
+) {
+  sim = await start(opts);
   const d = makeDriver(sim);
   cleanup.push(() => d.driver.stop());
   await d.driver.start();
@@ -153,10 +161,10 @@ describe('zigbee: commissioning and resuming', () => {
   });
 });
 
-describe('zigbee: pairing, control and reports', () => {
+describe.each(STICKS)('zigbee: pairing, control and reports on a simulated $kind stick', (stick) => {
   it('interviews each simulated device into a light or sensor with its capabilities', async () => {
-    const { driver, sink } = await started();
-    await pairAll(sim as ZnpSimulator, driver);
+    const { driver, sink } = await started({}, stick.start);
+    await pairAll(sim as AnySimulator, driver);
     const devices = await driver.listDevices();
     const by = (id: string) => devices.find((d) => d.protocolid === id);
     expect(by(PID.colourBulb)).toMatchObject({
@@ -191,8 +199,8 @@ describe('zigbee: pairing, control and reports', () => {
   });
 
   it('switches, dims with a transition, and sets colour temperature and xy; reports come back as state', async () => {
-    const { driver, sink } = await started();
-    await pairAll(sim as ZnpSimulator, driver, ['colourBulb', 'plug']);
+    const { driver, sink } = await started({}, stick.start);
+    await pairAll(sim as AnySimulator, driver, ['colourBulb', 'plug']);
     const bulb = sim?.coordinator.devices.get('colourBulb');
     let from = sink.reports.length;
     await driver.setState(PID.colourBulb, { on: true, bri: 128, transition: 1.5 });
@@ -236,9 +244,9 @@ describe('zigbee: pairing, control and reports', () => {
   });
 
   it('turns remote buttons and motion into sensor events', async () => {
-    const { driver, sink } = await started();
-    await pairAll(sim as ZnpSimulator, driver, ['remote', 'motion']);
-    const s = sim as ZnpSimulator;
+    const { driver, sink } = await started({}, stick.start);
+    await pairAll(sim as AnySimulator, driver, ['remote', 'motion']);
+    const s = sim as AnySimulator;
     const events: string[] = [];
     for (const b of ['on', 'off', 'up', 'down'] as const) {
       const from = sink.reports.length;
@@ -258,8 +266,8 @@ describe('zigbee: pairing, control and reports', () => {
   });
 
   it("turns the IKEA remote's arrows and the Hue dimmer's manufacturer-specific buttons into sensor events", async () => {
-    const { driver, sink } = await started();
-    const s = sim as ZnpSimulator;
+    const { driver, sink } = await started({}, stick.start);
+    const s = sim as AnySimulator;
     await pairAll(s, driver, ['remote', 'hueDimmer']);
     expect([...(s.coordinator.devices.get('hueDimmer')?.binds ?? [])]).toContain(0xfc00);
     const seen: Array<[string, string]> = [];
@@ -291,12 +299,14 @@ describe('zigbee: pairing, control and reports', () => {
   });
 
   it('enrols IAS zone sensors (one asks, one waits for the response) and turns zone status changes into events', async () => {
-    const { driver, sink, store } = await started();
-    const s = sim as ZnpSimulator;
+    const { driver, sink, store } = await started({}, stick.start);
+    const s = sim as AnySimulator;
     await pairAll(s, driver, ['contact', 'iasMotion']);
     for (const name of ['contact', 'iasMotion'] as const) {
       const d = s.coordinator.devices.get(name);
-      expect(d?.attr(Cluster.IAS_ZONE, Attr.IAS_CIE_ADDRESS)).toBe('0x00124b0099887766');
+      expect(d?.attr(Cluster.IAS_ZONE, Attr.IAS_CIE_ADDRESS)).toBe(
+        stick.kind === 'ezsp' ? NCP_IEEE : COORDINATOR_IEEE,
+      );
     }
     // The contact asked for enrolment after the CIE address write; the answer reaches it asynchronously.
     // Up to 10 s: a loaded machine may take a while, and the loop ends as soon as the answer is in.
@@ -334,11 +344,13 @@ describe('zigbee: pairing, control and reports', () => {
   });
 
   it('an IAS sensor that was never enrolled stays silent', async () => {
-    const s = await startZnpSimulator();
+    const s = await stick.start();
     sim = s;
     expect(s.coordinator.devices.get('contact')?.zone(true)).toBeNull();
   });
+});
 
+describe('zigbee: removing devices (Z-Stack: the leave request as MT)', () => {
   it('removes a device: a leave request, then forgotten; an unreachable one is forgotten too', async () => {
     const left: string[] = [];
     sim = await startZnpSimulator();

@@ -6,7 +6,12 @@ import {
   type ZigbeeDriver,
   type ZigbeeObserver,
 } from '../../drivers/zigbee/driver.ts';
-import type { ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
+import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
+import {
+  type SimDeviceName,
+  startZnpSimulator,
+  type ZnpSimulator,
+} from '../../scripts/simulators/znp-coordinator/index.ts';
 import { RecordingSink } from '../drivers/conformance.ts';
 
 /** Fast timings: the simulator answers in milliseconds. */
@@ -19,6 +24,8 @@ export const fastOptions = (path: string) => ({
     retryBackoffMs: 50,
     routeDiscoveryMs: 20,
     confirmMs: 1000,
+    commandMs: 2000,
+    ash: { ackMs: 400, minAckMs: 100, resetMs: 1000 },
   },
   reconnectMs: 100,
   livenessMs: 150,
@@ -46,8 +53,20 @@ export const PID = {
   hueDimmer: `${IEEE.hueDimmer}/1`,
 } as const;
 
+/** Either simulated stick: what the shared tests use of it. */
+export type AnySimulator = ZnpSimulator | EzspSimulator;
+
+/** Both kinds of simulated stick, for tests that must pass on either (`describe.each`). */
+export const STICKS: Array<{
+  kind: 'znp' | 'ezsp';
+  start: (opts?: { blank?: boolean; autoJoin?: boolean }) => Promise<AnySimulator>;
+}> = [
+  { kind: 'znp', start: (o) => startZnpSimulator(o) },
+  { kind: 'ezsp', start: (o) => startEzspSimulator(o) },
+];
+
 export function makeDriver(
-  sim: ZnpSimulator,
+  sim: { path: string },
   store = memoryStateStore(),
   observer?: ZigbeeObserver,
   extra: Record<string, unknown> = {},
@@ -67,12 +86,12 @@ export function makeDriver(
 
 /** Opens joining, lets every simulated device join and waits until each is interviewed. */
 export async function pairAll(
-  sim: ZnpSimulator,
+  sim: { coordinator: { join(name: SimDeviceName): boolean } },
   driver: ZigbeeDriver,
   names = Object.keys(IEEE),
 ): Promise<void> {
   await driver.permitJoin(60);
-  for (const n of names) sim.coordinator.join(n as keyof typeof IEEE);
+  for (const n of names) sim.coordinator.join(n as SimDeviceName);
   for (let i = 0; i < 300; i++) {
     const ids = (await driver.listDevices()).map((d) => d.protocolid);
     if (names.every((n) => ids.includes(PID[n as keyof typeof PID]))) return;

@@ -3,6 +3,18 @@
  * a blank stick or resuming its network), carries ZDO requests and AF frames with confirm-matching and
  * recovery, and notices a vanished stick with a liveness ping (docs/zigbee.md).
  */
+import {
+  DeliveryError,
+  type Destination,
+  HA_PROFILE,
+  HEARTH_ENDPOINT,
+  HEARTH_IN_CLUSTERS,
+  HEARTH_OUT_CLUSTERS,
+  type RadioAdapter,
+  type RadioEvent,
+  type SimpleDescriptor,
+  type StartResult,
+} from '../radio.ts';
 import type { Fields } from './codec.ts';
 import {
   AfStatus,
@@ -44,9 +56,8 @@ export const DEFAULT_TIMINGS: AdapterTimings = {
   confirmMs: 10_000,
 };
 
-/** The endpoint Hearth registers on the coordinator (Home Automation profile). */
-export const HEARTH_ENDPOINT = 1;
-const HA_PROFILE = 0x0104;
+export { DeliveryError, type Destination, HEARTH_ENDPOINT, type StartResult };
+
 const AF_OPTIONS = 0x10 | 0x20; // ACK_REQUEST | DISCV_ROUTE
 const RADIUS = 30;
 const ATTEMPTS = 4;
@@ -60,33 +71,13 @@ export class StickNotFoundError extends Error {
   }
 }
 
-export class DeliveryError extends Error {
-  constructor(readonly status: number) {
-    super(`the device did not take the frame (status 0x${status.toString(16)})`);
-    this.name = 'DeliveryError';
-  }
-}
-
-export interface Destination {
-  ieee: string;
-  nwk: number;
-  endpoint: number;
-}
-
-export interface StartResult {
-  ieee: string;
-  network: NetworkParams;
-  /** True when the stick was commissioned now (a blank stick, or a replacement given a backup). */
-  commissioned: boolean;
-  version: string;
-}
-
 /** On the global timer (not timers/promises) so fake timers drive it in tests. */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const hex = (n: number, len: number) => Buffer.from(n.toString(16).padStart(len * 2, '0'), 'hex').reverse();
 
-export class ZStackAdapter {
+export class ZStackAdapter implements RadioAdapter {
+  readonly kind = 'znp' as const;
   readonly znp: Znp;
   readonly #t: AdapterTimings;
   readonly #transport: Transport;
@@ -139,9 +130,14 @@ export class ZStackAdapter {
       commissioned = true;
       // A replacement for a known network: the stick's security state (or at least a frame counter above
       // the old stick's), then a reset so Z-Stack takes it (docs/zigbee.md#backup-and-restore).
+      // Another family's backup (Z-Stack 3.0.x, EZSP) brings only its frame counter across.
+      const counter = security?.frameCounter ?? params.frameCounter;
       const restore =
-        security ??
-        (params.frameCounter !== undefined ? { zstack: '3.x.0', frameCounter: params.frameCounter } : null);
+        security?.zstack === '3.x.0'
+          ? security
+          : counter !== undefined
+            ? { zstack: '3.x.0', frameCounter: counter }
+            : null;
       if (network && restore && this.product === ZStackProduct.Z3X0) {
         await writeSecurity(this.znp, restore, params.extendedPanId, params.networkKey);
         await this.#reset();
@@ -237,8 +233,8 @@ export class ZStackAdapter {
       deviceId: 0x0005,
       deviceVersion: 0,
       latency: 0,
-      inClusters: [0x0000, 0x0006, 0x0008, 0x0300, 0x0406, 0x0500],
-      outClusters: [0x0000, 0x0006, 0x0008, 0x0300],
+      inClusters: HEARTH_IN_CLUSTERS,
+      outClusters: HEARTH_OUT_CLUSTERS,
     });
     // 0xB8: already registered (the stick kept it).
     if (r.status !== 0 && r.status !== 0xb8) throw new Error(`AF_REGISTER failed (status ${r.status})`);
@@ -385,8 +381,132 @@ export class ZStackAdapter {
     }
   }
 
+  /**
+   * A broadcast AF frame (AF_DATA_REQUEST to 0xFFFF/0xFFFD/0xFFFC): nobody acknowledges it, the confirm
+   * only says the stick sent it.
+   */
+  async sendBroadcast(address: number, endpoint: number, cluster: number, data: Buffer): Promise<void> {
+    this.#transId = (this.#transId + 1) & 0xff;
+    const transId = this.#transId;
+    const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
+    try {
+      await this.znp.call('afDataRequest', {
+        dstAddr: address,
+        dstEndpoint: endpoint,
+        srcEndpoint: HEARTH_ENDPOINT,
+        clusterId: cluster,
+        transId,
+        options: 0,
+        radius: RADIUS,
+        data,
+      });
+    } catch (err) {
+      confirm.cancel();
+      throw err;
+    }
+    const c = await confirm.promise;
+    if (c.status !== AfStatus.SUCCESS) throw new DeliveryError(c.status as number);
+  }
+
+  async alive(timeoutMs: number): Promise<void> {
+    await this.znp.request('sysPing', {}, timeoutMs);
+  }
+
+  async nodeDescriptor(nwk: number): Promise<{ logicalType: number; manufacturerCode: number }> {
+    const r = await this.zdo(
+      'zdoNodeDescReq',
+      { dstAddr: nwk, nwkAddrOfInterest: nwk },
+      'zdoNodeDescRsp',
+      nwk,
+    );
+    return { logicalType: r.logicalType as number, manufacturerCode: r.manufacturerCode as number };
+  }
+
+  async activeEndpoints(nwk: number): Promise<number[]> {
+    const r = await this.zdo(
+      'zdoActiveEpReq',
+      { dstAddr: nwk, nwkAddrOfInterest: nwk },
+      'zdoActiveEpRsp',
+      nwk,
+    );
+    return r.endpoints as number[];
+  }
+
+  async simpleDescriptor(nwk: number, endpoint: number): Promise<SimpleDescriptor> {
+    const s = await this.zdo(
+      'zdoSimpleDescReq',
+      { dstAddr: nwk, nwkAddrOfInterest: nwk, endpoint },
+      'zdoSimpleDescRsp',
+      nwk,
+    );
+    return {
+      endpoint: s.endpoint as number,
+      profileId: s.profileId as number,
+      deviceId: s.deviceId as number,
+      inClusters: s.inClusters as number[],
+      outClusters: s.outClusters as number[],
+    };
+  }
+
+  async bind(
+    nwk: number,
+    b: { srcIeee: string; srcEndpoint: number; cluster: number; dstIeee: string; dstEndpoint: number },
+  ): Promise<void> {
+    await this.zdo(
+      'zdoBindReq',
+      {
+        dstAddr: nwk,
+        srcIeee: b.srcIeee,
+        srcEndpoint: b.srcEndpoint,
+        clusterId: b.cluster,
+        dstAddrMode: 3,
+        dstIeee: b.dstIeee,
+        dstEndpoint: b.dstEndpoint,
+      },
+      'zdoBindRsp',
+      nwk,
+    );
+  }
+
+  async leave(nwk: number, ieee: string, timeoutMs?: number): Promise<void> {
+    await this.zdo(
+      'zdoMgmtLeaveReq',
+      { dstAddr: nwk, deviceIeee: ieee, flags: 0 },
+      'zdoMgmtLeaveRsp',
+      nwk,
+      timeoutMs,
+    );
+  }
+
   onMessage(listener: (m: MtMessage) => void): void {
     this.znp.onAreq(listener);
+  }
+
+  /** The MT indications as radio events (docs/zigbee.md#radio-adapters). */
+  onEvent(listener: (e: RadioEvent) => void): void {
+    this.znp.onAreq((m) => {
+      const f = m.fields;
+      switch (m.name) {
+        case 'sysResetInd':
+          return listener({ type: 'reset', reason: f.reason as number });
+        case 'zdoEndDeviceAnnceInd':
+          return listener({ type: 'announce', ieee: f.ieee as string, nwk: f.nwkAddr as number });
+        case 'zdoLeaveInd':
+          return listener({ type: 'left', ieee: f.ieee as string });
+        case 'afIncomingMsg':
+          return listener({
+            type: 'message',
+            nwk: f.srcAddr as number,
+            srcEndpoint: f.srcEndpoint as number,
+            cluster: f.clusterId as number,
+            data: f.data as Buffer,
+            groupId: f.groupId as number,
+            linkQuality: f.linkQuality as number,
+          });
+        default:
+          return;
+      }
+    });
   }
 
   close(): Promise<void> {

@@ -38,7 +38,10 @@ const MAX_ENTRIES = 256;
 export const FRAME_COUNTER_MARGIN = 100_000;
 
 export interface StickSecurity {
-  /** `3.x.0` or `3.0.x`. */
+  /**
+   * `3.x.0` or `3.0.x`; `ezsp` for an EmberZNet stick, `open` for an open coordinator backup
+   * (zigbee2mqtt, ZHA): the frame counter only.
+   */
   zstack: string;
   /** The coordinator's outgoing NWK frame counter when read. */
   frameCounter: number;
@@ -197,7 +200,7 @@ export function isStickSecurity(x: unknown): x is StickSecurity {
   return (
     typeof s === 'object' &&
     s !== null &&
-    (s.zstack === '3.x.0' || s.zstack === '3.0.x') &&
+    (s.zstack === '3.x.0' || s.zstack === '3.0.x' || s.zstack === 'ezsp' || s.zstack === 'open') &&
     Number.isInteger(s.frameCounter) &&
     s.frameCounter >= 0 &&
     s.frameCounter <= 0xffffffff &&

@@ -123,6 +123,41 @@ export async function render(root, api) {
     );
   };
 
+  // Moving from zigbee2mqtt or ZHA: the files of its data directory, read here and sent as their text.
+  const pick = (id, accept) => h('input', { id, type: 'file', accept });
+  const imports = {
+    backup: pick('zigbee-import-backup', '.json,application/json'),
+    database: pick('zigbee-import-database', '.db,.json,text/plain'),
+    configuration: pick('zigbee-import-configuration', '.yaml,.yml'),
+    devicesFile: pick('zigbee-import-devices', '.yaml,.yml'),
+  };
+  const importNetwork = async () => {
+    const backup = imports.backup.files?.[0];
+    if (!backup)
+      return api.say('Choose coordinator_backup.json (zigbee2mqtt) or the ZHA backup first.', true);
+    if (
+      !confirm(
+        'Move that network onto the stick now plugged in? The network and device table Hearth has now are ' +
+          'replaced; the devices keep working without pairing.',
+      )
+    )
+      return;
+    try {
+      const body = { backup: JSON.parse(await backup.text()) };
+      for (const k of ['database', 'configuration', 'devicesFile']) {
+        const f = imports[k].files?.[0];
+        if (f) body[k] = await f.text();
+      }
+      const r = await api.send('POST', '/zigbee/import', body);
+      api.say(
+        `Imported the network of ${r.source}: ${r.devices} devices, ${r.added} lights and sensors (${r.named} named).`,
+      );
+    } catch (err) {
+      api.say(`Import failed: ${err.message}`, true);
+    }
+    await Promise.all([loadDevices(), refresh()]);
+  };
+
   const restore = async () => {
     const f = file.files?.[0];
     if (!f) return api.say('Choose a Zigbee backup file first.', true);
@@ -189,6 +224,26 @@ export async function render(root, api) {
     h('label', { for: 'zigbee-restore-file' }, 'Zigbee backup (.json)'),
     file,
     h('p', {}, h('button', { type: 'button', onclick: restore }, 'Restore the Zigbee network')),
+    h('h3', {}, 'Import from zigbee2mqtt or ZHA'),
+    h(
+      'p',
+      {},
+      "From zigbee2mqtt's data directory: coordinator_backup.json, and for names and models database.db and " +
+        'configuration.yaml (with devices.yaml if the configuration names one). From ZHA: its backup file alone.',
+    ),
+    h(
+      'label',
+      { for: 'zigbee-import-backup' },
+      'Coordinator backup (coordinator_backup.json or the ZHA backup)',
+    ),
+    imports.backup,
+    h('label', { for: 'zigbee-import-database' }, 'Device database (database.db, optional)'),
+    imports.database,
+    h('label', { for: 'zigbee-import-configuration' }, 'configuration.yaml (optional)'),
+    imports.configuration,
+    h('label', { for: 'zigbee-import-devices' }, 'devices.yaml (optional)'),
+    imports.devicesFile,
+    h('p', {}, h('button', { type: 'button', onclick: importNetwork }, 'Import the network')),
   );
   await Promise.all([refresh(), loadDevices()]);
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Attr, Cluster, LevelCmd, OnOffCmd } from '../../../drivers/zigbee/zcl/clusters.ts';
 import { DataType } from '../../../drivers/zigbee/zcl/types.ts';
 import { SimCoordinator } from './coordinator.ts';
-import type { SimDeviceName } from './devices.ts';
+import type { Outgoing, SimDevice, SimDeviceName } from './devices.ts';
 import { type PtyPair, startPtyPair } from './pty.ts';
 
 export { COORDINATOR_IEEE, SimCoordinator } from './coordinator.ts';
@@ -37,15 +37,16 @@ export interface ZnpSimulator {
   stop(): Promise<void>;
 }
 
-export async function startZnpSimulator(
-  opts: { blank?: boolean; autoJoin?: boolean } = {},
-): Promise<ZnpSimulator> {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-znp-'));
-  const coordinator = new SimCoordinator({ blank: opts.blank ?? true });
-  coordinator.autoJoin = opts.autoJoin ?? false;
-  let pty: PtyPair | null = await startPtyPair(dir);
-  await coordinator.attach(pty.simPath);
-  const path = pty.stickPath;
+/** The part of a simulated stick the device controls drive (either kind of stick has it). */
+export interface SimNetwork {
+  readonly devices: Map<SimDeviceName, SimDevice>;
+  fromDevice(name: SimDeviceName, o: (d: SimDevice) => Outgoing, needsBind?: boolean): boolean;
+}
+
+/** Buttons, motion, zones: what a test or the demo makes the simulated devices do. */
+export type DeviceControls = Pick<ZnpSimulator, 'press' | 'motion' | 'zone' | 'arrow' | 'hueButton'>;
+
+export function deviceControls(coordinator: SimNetwork): DeviceControls {
   const commands: Record<RemoteButton, [number, number, Buffer]> = {
     on: [Cluster.ON_OFF, OnOffCmd.ON, Buffer.alloc(0)],
     off: [Cluster.ON_OFF, OnOffCmd.OFF, Buffer.alloc(0)],
@@ -53,8 +54,6 @@ export async function startZnpSimulator(
     down: [Cluster.LEVEL, LevelCmd.STEP, Buffer.from([1, 43, 5, 0])],
   };
   return {
-    path,
-    coordinator,
     press(button) {
       const [cluster, command, payload] = commands[button];
       return coordinator.fromDevice('remote', (d) => d.command(cluster, command, payload));
@@ -89,6 +88,22 @@ export async function startZnpSimulator(
       const p = Buffer.from([button, 0, 0x30, 0, type, 0x21, 0, 0]);
       return coordinator.fromDevice('hueDimmer', (d) => d.vendorCommand(0xfc00, 0x00, p, 0x100b, true));
     },
+  };
+}
+
+export async function startZnpSimulator(
+  opts: { blank?: boolean; autoJoin?: boolean } = {},
+): Promise<ZnpSimulator> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-znp-'));
+  const coordinator = new SimCoordinator({ blank: opts.blank ?? true });
+  coordinator.autoJoin = opts.autoJoin ?? false;
+  let pty: PtyPair | null = await startPtyPair(dir);
+  await coordinator.attach(pty.simPath);
+  const path = pty.stickPath;
+  return {
+    path,
+    coordinator,
+    ...deviceControls(coordinator),
     async unplug() {
       await coordinator.detach();
       await pty?.stop();

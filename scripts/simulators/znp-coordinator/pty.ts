@@ -15,8 +15,9 @@ export interface PtyPair {
   stop(): Promise<void>;
 }
 
-export async function startPtyPair(dir: string): Promise<PtyPair> {
-  const stickPath = join(dir, 'ttyZNP');
+/** `name`: the stick's file name (a /dev/serial/by-id style name for the probe tests). */
+export async function startPtyPair(dir: string, name = 'ttyZNP'): Promise<PtyPair> {
+  const stickPath = join(dir, name);
   const simPath = join(dir, 'ttySIM');
   const child: ChildProcess = spawn(
     'socat',

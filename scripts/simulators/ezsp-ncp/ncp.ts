@@ -1,0 +1,566 @@
+/**
+ * A simulated Silicon Labs NCP running EmberZNet: speaks ASH and EZSP on its end of a PTY pair, keeps
+ * its network in "tokens" across resets and unplugging, forms a network when told, carries APS frames
+ * to and from the simulated devices (ZDO included, as real devices answer it), and has fault modes.
+ */
+import { SerialPort } from 'serialport';
+import { AshSession } from '../../../drivers/zigbee/ezsp/ash.ts';
+import { ResetCode } from '../../../drivers/zigbee/ezsp/ash-frame.ts';
+import { Reader, Writer } from '../../../drivers/zigbee/ezsp/codec.ts';
+import {
+  decodeFrame,
+  encodeResponse,
+  FrameId,
+  type FrameName,
+  frameName,
+} from '../../../drivers/zigbee/ezsp/frame.ts';
+import {
+  type ApsFrame,
+  DeviceUpdate,
+  EmberStatus,
+  IncomingType,
+  OutgoingType,
+  readInitialSecurity,
+  readNetworkParameters,
+  readSendBroadcast,
+  readSendMulticast,
+  readSendUnicast,
+  ValueId,
+  writeIncomingMessage,
+  writeMessageSent,
+  writeNetworkParameters,
+  writeSendAnswer,
+  writeStatus,
+} from '../../../drivers/zigbee/ezsp/types.ts';
+import { ZDO_PROFILE, ZdoCluster, zdoAnswer, zdoRequest, zdoResponse } from '../../../drivers/zigbee/zdo.ts';
+import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
+import type { Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
+import { simulatedNetwork } from '../znp-coordinator/devices.ts';
+
+export const NCP_IEEE = '0x00158d0099aabbcc';
+
+export interface NcpFaults {
+  /** The next N unicasts are refused by the stick for lack of room (MAX_MESSAGE_LIMIT_REACHED). */
+  channelAccessFailures: number;
+  /** Devices (by name) unreachable until their address is looked up again. */
+  noRoute: Set<SimDeviceName>;
+  /** An address look-up does not help (the device is gone for good). */
+  noRouteSticky: boolean;
+  dropReports: boolean;
+  reportDelayMs: number;
+  /** ASH: the next N ACKs the NCP owes are not sent. */
+  lostAcks: number;
+  /** ASH: the next N good DATA frames are refused with a NAK. */
+  naks: number;
+}
+
+/** What survives a reset: the network as the stick's tokens keep it. */
+interface Tokens {
+  extendedPanId: string;
+  panId: number;
+  channel: number;
+  networkKey: string;
+  frameCounter: number;
+}
+
+function portTransport(port: SerialPort): Transport {
+  const closes: Array<(err?: Error) => void> = [];
+  port.on('close', () => {
+    for (const l of closes) l();
+  });
+  return {
+    write: (bytes) =>
+      new Promise<void>((resolve) => {
+        if (!port.isOpen) return resolve();
+        port.write(bytes, () => resolve());
+      }),
+    onData: (l) => port.on('data', l),
+    onClose: (l) => closes.push(l),
+    close: () => new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve())),
+  };
+}
+
+export class SimNcp {
+  readonly devices = simulatedNetwork();
+  readonly faults: NcpFaults = {
+    channelAccessFailures: 0,
+    noRoute: new Set(),
+    noRouteSticky: false,
+    dropReports: false,
+    reportDelayMs: 0,
+    lostAcks: 0,
+    naks: 0,
+  };
+  /** Every EZSP command received, newest last. */
+  readonly log: Array<{ name: string }> = [];
+  readonly groupcasts: Array<{ group: number; cluster: number }> = [];
+  tokens: Tokens | null = null;
+  networkUp = false;
+  permitJoinUntil = 0;
+  autoJoin = false;
+  readonly endpoints = new Set<number>();
+  /** The EZSP protocol version the stick speaks (13: EmberZNet 7.4; 14: 8.x). */
+  readonly protocol: number;
+  #version = 4;
+  #pendingFrameCounter: number | null = null;
+  #pendingKey: Buffer | null = null;
+  #port: SerialPort | null = null;
+  #ash: AshSession | null = null;
+  #callbackSeq = 0;
+  #apsSeq = 0;
+  #zdoSeq = 0x80;
+  #afListeners: Array<(d: SimDevice, cluster: number) => void> = [];
+
+  constructor(opts: { blank?: boolean; protocol?: number } = {}) {
+    this.protocol = opts.protocol ?? 13;
+    if (opts.blank === false)
+      this.tokens = {
+        extendedPanId: 'dddddddddddddddd',
+        panId: 0x1234,
+        channel: 11,
+        networkKey: '01'.repeat(16),
+        frameCounter: 0,
+      };
+  }
+
+  get formed(): boolean {
+    return !!this.tokens;
+  }
+  get panId(): number | null {
+    return this.tokens?.panId ?? null;
+  }
+  get frameCounter(): number {
+    return this.tokens?.frameCounter ?? 0;
+  }
+  get ash(): AshSession | null {
+    return this.#ash;
+  }
+
+  async attach(path: string): Promise<void> {
+    const port = new SerialPort({ path, baudRate: 115_200, autoOpen: false });
+    await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
+    port.on('error', () => {});
+    const ash = new AshSession(portTransport(port), 'ncp');
+    ash.resetCode = ResetCode.POWER_ON;
+    ash.onData((b) => this.#onFrame(b));
+    // RST restarts the NCP: what the host set up is gone, the tokens stay.
+    ash.onReset(() => this.powerCycle());
+    this.#port = port;
+    this.#ash = ash;
+    this.#syncFaults();
+  }
+
+  #syncFaults(): void {
+    if (!this.#ash) return;
+    this.#ash.faults.dropAcks = this.faults.lostAcks;
+    this.#ash.faults.nakData = this.faults.naks;
+  }
+
+  /** Applies faults.lostAcks / faults.naks to the running ASH session. */
+  applyLinkFaults(): void {
+    this.#syncFaults();
+    this.faults.lostAcks = 0;
+    this.faults.naks = 0;
+  }
+
+  async detach(): Promise<void> {
+    const port = this.#port;
+    this.#port = null;
+    this.#ash?.close();
+    this.#ash = null;
+    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  }
+
+  /** Raw bytes onto the wire (garbage, half frames). */
+  writeRaw(bytes: Buffer): void {
+    this.#port?.write(bytes);
+  }
+
+  onDeviceFrame(listener: (d: SimDevice, cluster: number) => void): void {
+    this.#afListeners.push(listener);
+  }
+
+  /** Unplugged and plugged back: the tokens stay, everything else is gone until the host sets it up. */
+  powerCycle(): void {
+    this.networkUp = false;
+    this.endpoints.clear();
+    this.#version = 4;
+  }
+
+  /** The NCP restarts by itself mid-session (a watchdog): it says so with an RSTACK. */
+  reset(code: number = ResetCode.WATCHDOG): void {
+    this.powerCycle();
+    this.#ash?.announceReset(code);
+  }
+
+  #respond(seq: number, name: FrameName, params: Buffer, legacy = false): void {
+    void this.#ash?.send(encodeResponse(seq, FrameId[name], params, { legacy })).catch(() => {});
+  }
+
+  #callback(name: FrameName, params: Buffer, delayMs = 2): void {
+    setTimeout(() => {
+      this.#callbackSeq = (this.#callbackSeq + 1) & 0xff;
+      void this.#ash
+        ?.send(encodeResponse(this.#callbackSeq, FrameId[name], params, { callback: true }))
+        .catch(() => {});
+    }, delayMs);
+  }
+
+  #status(s: number): Buffer {
+    return writeStatus(new Writer(), this.#version, s).done();
+  }
+
+  #onFrame(b: Buffer) {
+    const f = decodeFrame(b);
+    if (!f || f.response) return;
+    const name = frameName(f.frameId);
+    this.log.push({ name: name ?? `0x${f.frameId.toString(16)}` });
+    const r = new Reader(f.params);
+    const v = this.#version;
+    const ok = (extra: Buffer = Buffer.alloc(0)) =>
+      name && this.#respond(f.seq, name, Buffer.concat([this.#status(EmberStatus.SUCCESS), extra]));
+    switch (name) {
+      case 'version': {
+        r.u8();
+        // Answer in the format it was asked in; the host asks again in the extended format for 8+.
+        const legacy = b.length === 4;
+        this.#version = this.protocol;
+        const stack = this.protocol >= 14 ? 0x8010 : 0x7410;
+        return this.#respond(
+          f.seq,
+          'version',
+          new Writer().u8(this.protocol).u8(2).u16(stack).done(),
+          legacy,
+        );
+      }
+      case 'nop':
+        return this.#respond(f.seq, 'nop', Buffer.alloc(0));
+      case 'setConfigurationValue':
+      case 'setPolicy':
+      case 'setConcentrator':
+        return ok();
+      case 'addEndpoint': {
+        const ep = r.u8();
+        if (this.endpoints.has(ep))
+          return this.#respond(f.seq, 'addEndpoint', this.#status(EmberStatus.INVALID_CALL));
+        this.endpoints.add(ep);
+        return ok();
+      }
+      case 'networkInit':
+        if (!this.tokens) return this.#respond(f.seq, 'networkInit', this.#status(EmberStatus.NOT_JOINED));
+        ok();
+        this.networkUp = true;
+        return this.#callback('stackStatusHandler', this.#status(EmberStatus.NETWORK_UP), 10);
+      case 'getNetworkParameters': {
+        const t = this.tokens;
+        if (!t)
+          return this.#respond(
+            f.seq,
+            'getNetworkParameters',
+            Buffer.concat([this.#status(EmberStatus.NOT_JOINED), Buffer.alloc(20)]),
+          );
+        const p = writeNetworkParameters(new Writer().u8(1), {
+          extendedPanId: t.extendedPanId,
+          panId: t.panId,
+          radioTxPower: 5,
+          radioChannel: t.channel,
+          joinMethod: 0,
+          nwkManagerId: 0,
+          nwkUpdateId: 0,
+          channels: (1 << t.channel) >>> 0,
+        }).done();
+        return ok(p);
+      }
+      case 'leaveNetwork':
+        ok();
+        this.tokens = null;
+        this.networkUp = false;
+        return this.#callback('stackStatusHandler', this.#status(EmberStatus.NETWORK_DOWN), 5);
+      case 'setValue': {
+        const id = r.u8();
+        const value = r.lv();
+        if (id === ValueId.NWK_FRAME_COUNTER && value.length === 4)
+          this.#pendingFrameCounter = value.readUInt32LE(0);
+        return ok();
+      }
+      case 'setInitialSecurityState':
+        this.#pendingKey = readInitialSecurity(r).networkKey;
+        return ok();
+      case 'formNetwork': {
+        const p = readNetworkParameters(r);
+        if (this.tokens || !this.#pendingKey)
+          return this.#respond(f.seq, 'formNetwork', this.#status(EmberStatus.INVALID_CALL));
+        this.tokens = {
+          extendedPanId: p.extendedPanId,
+          panId: p.panId,
+          channel: p.radioChannel,
+          networkKey: this.#pendingKey.toString('hex'),
+          frameCounter: this.#pendingFrameCounter ?? 0,
+        };
+        this.#pendingFrameCounter = null;
+        ok();
+        this.networkUp = true;
+        return this.#callback('stackStatusHandler', this.#status(EmberStatus.NETWORK_UP), 20);
+      }
+      case 'getEui64':
+        return this.#respond(f.seq, 'getEui64', new Writer().ieee(NCP_IEEE).done());
+      case 'getNetworkKeyInfo':
+        return this.#respond(
+          f.seq,
+          'getNetworkKeyInfo',
+          new Writer().u32(0).bool(true).bool(false).u8(0).u8(0).u32(this.frameCounter).done(),
+        );
+      case 'permitJoining': {
+        const duration = r.u8();
+        this.permitJoinUntil = duration ? Date.now() + duration * 1000 : 0;
+        ok();
+        if (this.autoJoin && duration)
+          for (const d of this.devices.values()) if (!d.joined) setTimeout(() => this.join(d.name), 20);
+        return;
+      }
+      case 'sendUnicast':
+        return this.#unicast(f.seq, readSendUnicast(v, r));
+      case 'sendMulticast':
+        return this.#multicast(f.seq, readSendMulticast(v, r));
+      case 'sendBroadcast':
+        return this.#broadcast(f.seq, readSendBroadcast(v, r));
+      default:
+        // An unknown command: EZSP answers invalidCommand (frame 0x0058) with EzspStatus ERROR_INVALID_FRAME_ID.
+        void this.#ash?.send(encodeResponse(f.seq, 0x0058, Buffer.of(0x31))).catch(() => {});
+    }
+  }
+
+  #byNwk(nwk: number): SimDevice | undefined {
+    for (const d of this.devices.values()) if (d.joined && d.nwk === nwk) return d;
+    return undefined;
+  }
+
+  #countFrame(): void {
+    if (this.tokens) this.tokens.frameCounter = (this.tokens.frameCounter + 1) >>> 0;
+  }
+
+  #sent(type: number, destination: number, aps: ApsFrame, tag: number, status: number): void {
+    this.#callback(
+      'messageSentHandler',
+      writeMessageSent(this.#version, { type, destination, aps, tag, status }),
+      2,
+    );
+  }
+
+  #unicast(seq: number, m: ReturnType<typeof readSendUnicast>) {
+    if (!this.networkUp)
+      return this.#respond(seq, 'sendUnicast', writeSendAnswer(this.#version, EmberStatus.NETWORK_DOWN, 0));
+    if (this.faults.channelAccessFailures > 0) {
+      this.faults.channelAccessFailures--;
+      return this.#respond(
+        seq,
+        'sendUnicast',
+        writeSendAnswer(this.#version, EmberStatus.MAX_MESSAGE_LIMIT_REACHED, 0),
+      );
+    }
+    this.#countFrame();
+    this.#apsSeq = (this.#apsSeq + 1) & 0xff;
+    this.#respond(seq, 'sendUnicast', writeSendAnswer(this.#version, EmberStatus.SUCCESS, this.#apsSeq));
+    const d = this.#byNwk(m.destination);
+    const sent = (status: number) => this.#sent(OutgoingType.DIRECT, m.destination, m.aps, m.tag, status);
+    if (!d || this.faults.noRoute.has(d.name)) return sent(EmberStatus.DELIVERY_FAILED);
+    sent(EmberStatus.SUCCESS);
+    if (m.aps.profileId === ZDO_PROFILE) return this.#zdo(d, m.aps.clusterId, m.contents);
+    let out: ReturnType<SimDevice['receive']>;
+    try {
+      out = d.receive(m.aps.destinationEndpoint, m.aps.clusterId, m.contents);
+    } catch {
+      return;
+    }
+    for (const l of this.#afListeners) l(d, m.aps.clusterId);
+    for (const o of out.replies) setTimeout(() => this.deliver(d, o), 3);
+    if (this.faults.dropReports) return;
+    for (const o of out.reports) setTimeout(() => this.deliver(d, o), 4 + this.faults.reportDelayMs);
+  }
+
+  /** A device answers a ZDO request (profile 0) addressed to it. */
+  #zdo(d: SimDevice, cluster: number, contents: Buffer): void {
+    const zseq = contents[0] ?? 0;
+    const p = contents.subarray(1);
+    let answer: Buffer | null = null;
+    switch (cluster) {
+      case ZdoCluster.NODE_DESC_REQ:
+        answer = zdoAnswer.nodeDesc(d.nwk, d.logicalType, 0x100b);
+        break;
+      case ZdoCluster.ACTIVE_EP_REQ:
+        answer = zdoAnswer.activeEp(
+          d.nwk,
+          d.endpoints.map((e) => e.id),
+        );
+        break;
+      case ZdoCluster.SIMPLE_DESC_REQ: {
+        const ep = d.endpoints.find((e) => e.id === p[2]);
+        if (ep) answer = zdoAnswer.simpleDesc(d.nwk, { endpoint: ep.id, profileId: 0x0104, ...ep });
+        break;
+      }
+      case ZdoCluster.BIND_REQ:
+        d.binds.add(p.readUInt16LE(9));
+        answer = zdoAnswer.status(0);
+        break;
+      case ZdoCluster.MGMT_LEAVE_REQ:
+        answer = zdoAnswer.status(0);
+        setTimeout(() => this.leave(d.name), 5);
+        break;
+      default:
+        answer = zdoAnswer.status(0x84); // NOT_SUPPORTED
+    }
+    if (answer)
+      this.#zdoFrom(
+        d.nwk,
+        cluster | ZdoCluster.RESPONSE,
+        Buffer.concat([Buffer.of(zseq), answer]),
+        IncomingType.UNICAST,
+      );
+  }
+
+  #zdoFrom(nwk: number, cluster: number, contents: Buffer, type: number, ieee?: string): void {
+    const aps: ApsFrame = {
+      profileId: ZDO_PROFILE,
+      clusterId: cluster,
+      sourceEndpoint: 0,
+      destinationEndpoint: 0,
+      options: 0,
+      groupId: 0,
+      sequence: 0,
+    };
+    this.#callback(
+      'incomingMessageHandler',
+      writeIncomingMessage(this.#version, { type, aps, lqi: 200, rssi: -45, sender: nwk, contents }, ieee),
+      3,
+    );
+  }
+
+  #multicast(seq: number, m: ReturnType<typeof readSendMulticast>) {
+    if (this.faults.channelAccessFailures > 0) {
+      this.faults.channelAccessFailures--;
+      return this.#respond(
+        seq,
+        'sendMulticast',
+        writeSendAnswer(this.#version, EmberStatus.MAX_MESSAGE_LIMIT_REACHED, 0),
+      );
+    }
+    this.#countFrame();
+    this.#respond(seq, 'sendMulticast', writeSendAnswer(this.#version, EmberStatus.SUCCESS, 0));
+    this.#sent(OutgoingType.MULTICAST, m.aps.groupId, m.aps, m.tag, EmberStatus.SUCCESS);
+    const group = m.aps.groupId;
+    this.groupcasts.push({ group, cluster: m.aps.clusterId });
+    for (const d of this.devices.values()) {
+      if (!d.joined || !d.groups.has(group)) continue;
+      const ep = d.endpoints.find((e) => e.inClusters.includes(m.aps.clusterId));
+      if (!ep) continue;
+      let out: ReturnType<SimDevice['receive']>;
+      try {
+        out = d.receive(ep.id, m.aps.clusterId, m.contents);
+      } catch {
+        continue;
+      }
+      for (const l of this.#afListeners) l(d, m.aps.clusterId);
+      if (this.faults.dropReports) continue;
+      for (const o of out.reports) setTimeout(() => this.deliver(d, o), 4 + this.faults.reportDelayMs);
+    }
+  }
+
+  #broadcast(seq: number, m: ReturnType<typeof readSendBroadcast>) {
+    this.#countFrame();
+    this.#respond(seq, 'sendBroadcast', writeSendAnswer(this.#version, EmberStatus.SUCCESS, 0));
+    this.#sent(OutgoingType.BROADCAST, m.destination, m.aps, m.tag, EmberStatus.SUCCESS);
+    if (m.aps.profileId !== ZDO_PROFILE || m.aps.clusterId !== ZdoCluster.NWK_ADDR_REQ) return;
+    // NWK_addr_req: the device with that IEEE address answers with where it is now.
+    const ieee = zdoResponse.nwkAddr(Buffer.concat([Buffer.of(0), m.contents.subarray(1)])).ieee;
+    const d = [...this.devices.values()].find((x) => x.joined && x.ieee === ieee);
+    if (!d) return;
+    if (!this.faults.noRouteSticky) this.faults.noRoute.delete(d.name);
+    else return;
+    this.#zdoFrom(
+      d.nwk,
+      ZdoCluster.NWK_ADDR_REQ | ZdoCluster.RESPONSE,
+      Buffer.concat([Buffer.of(m.contents[0] ?? 0), zdoAnswer.nwkAddr(d.ieee, d.nwk)]),
+      IncomingType.UNICAST,
+    );
+  }
+
+  /** A frame from a device reaches the coordinator (incomingMessageHandler). */
+  deliver(d: SimDevice, o: Outgoing): void {
+    const aps: ApsFrame = {
+      profileId: 0x0104,
+      clusterId: o.cluster,
+      sourceEndpoint: o.srcEndpoint,
+      destinationEndpoint: 1,
+      options: 0,
+      groupId: 0,
+      sequence: 0,
+    };
+    this.#callback(
+      'incomingMessageHandler',
+      writeIncomingMessage(
+        this.#version,
+        { type: IncomingType.UNICAST, aps, lqi: 180, rssi: -50, sender: d.nwk, contents: o.zcl },
+        d.ieee,
+      ),
+      0,
+    );
+  }
+
+  #announce(d: SimDevice): void {
+    this.#zdoSeq = (this.#zdoSeq + 1) & 0xff;
+    const annce = Buffer.concat([
+      Buffer.of(this.#zdoSeq),
+      zdoRequest.deviceAnnce(d.nwk, d.ieee, d.logicalType === 1 ? 0x8e : 0x80),
+    ]);
+    this.#zdoFrom(d.nwk, ZdoCluster.DEVICE_ANNCE, annce, IncomingType.BROADCAST, d.ieee);
+  }
+
+  /** A device joins (permit-join must be open): trust-centre join, a route record, then its announce. */
+  join(name: SimDeviceName): boolean {
+    const d = this.devices.get(name);
+    if (!d || !this.networkUp || Date.now() > this.permitJoinUntil) return false;
+    if (d.joined) return true;
+    d.joined = true;
+    this.#callback(
+      'trustCenterJoinHandler',
+      new Writer().u16(d.nwk).ieee(d.ieee).u8(DeviceUpdate.UNSECURED_JOIN).u8(0).u16(0).done(),
+      1,
+    );
+    this.#callback(
+      'incomingRouteRecordHandler',
+      new Writer().u16(d.nwk).ieee(d.ieee).u8(200).i8(-45).u8(0).done(),
+      2,
+    );
+    this.#announce(d);
+    return true;
+  }
+
+  leave(name: SimDeviceName): void {
+    const d = this.devices.get(name);
+    if (!d?.joined) return;
+    d.joined = false;
+    d.binds.clear();
+    d.reporting.clear();
+    this.#callback(
+      'trustCenterJoinHandler',
+      new Writer().u16(d.nwk).ieee(d.ieee).u8(DeviceUpdate.DEVICE_LEFT).u8(3).u16(0).done(),
+      1,
+    );
+  }
+
+  readdress(name: SimDeviceName, nwk: number): void {
+    const d = this.devices.get(name);
+    if (!d) return;
+    d.nwk = nwk;
+    this.#announce(d);
+  }
+
+  fromDevice(name: SimDeviceName, o: (d: SimDevice) => Outgoing, needsBind = true): boolean {
+    const d = this.devices.get(name);
+    if (!d?.joined) return false;
+    const out = o(d);
+    if (needsBind && !d.binds.has(out.cluster)) return false;
+    this.deliver(d, out);
+    return true;
+  }
+}
