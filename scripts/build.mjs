@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-// The one build step, run by `npm start` itself: transpiles core/, plugins/ and drivers/ to dist/ with
-// esbuild (file for file, imports rewritten from .ts to .js) and copies the assets they read at run time.
-// Running from dist/ rather than through tsx saves the loader thread: ~35 MB of RSS and ~1 s of start.
+// The one build step, run by `npm start` itself. Two outputs in dist/:
+// 1. core/, plugins/ and drivers/ transpiled file for file (imports rewritten from .ts to .js), with the
+//    assets they read at run time, for anything that imports one module of the build on its own;
+// 2. over that, what `hearth start` runs: core/cli/main.js and every plugins/<name>/index.js bundled in one
+//    esbuild pass with code splitting, libraries included, so a start reads a few dozen files instead of
+//    about 950 (module resolution and loading were two thirds of the start's CPU; docs/benchmarks.md).
+//    Shared code lands in dist/lib/chunks/ once, so a class is one class in the core and in every plugin,
+//    and a plugin that is off is still never loaded. What is imported on first use stays a separate chunk.
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -37,6 +43,41 @@ const externalise = {
   },
 };
 
+/**
+ * Every output of the bundle (entries and chunks) sits two folders below dist/, so a module's own
+ * `import.meta.url`, which it uses to find its assets, becomes its file-for-file location: the same
+ * path relative to dist/ from whichever output file it ended up in.
+ */
+const DEPTH = '../../';
+const ownUrls = {
+  name: 'own-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const rel = path.relative(root, args.path);
+      if (rel.startsWith('..') || rel.includes('node_modules')) return undefined;
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return undefined;
+      const url = `new URL(${JSON.stringify(DEPTH + rel.replace(/\.ts$/, '.js'))}, import.meta.url).href`;
+      return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Left out of the bundle and loaded from node_modules as they are: native addons (they find their binary
+ * from their own folder), pino (its transports start worker threads by file name) and the Matter stack
+ * (large, and only loaded when the Matter bridge is on).
+ */
+const external = [
+  '@node-rs/argon2',
+  'serialport',
+  '@serialport/*',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  '@matter/*',
+];
+
 rmSync(out, { recursive: true, force: true });
 const t0 = performance.now();
 await build({
@@ -54,6 +95,31 @@ await build({
 for (const file of assets) cpSync(file, path.join(out, path.relative(root, file)));
 cpSync(path.join(root, 'config'), path.join(out, 'config'), { recursive: true });
 cpSync(path.join(root, 'package.json'), path.join(out, 'package.json'));
+
+const pluginEntries = readdirSync(path.join(root, 'plugins'))
+  .map((name) => path.join(root, 'plugins', name, 'index.ts'))
+  .filter((f) => existsSync(f));
+await build({
+  entryPoints: [path.join(root, 'core/cli/main.ts'), ...pluginEntries],
+  outdir: out,
+  outbase: root,
+  chunkNames: 'lib/chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  external,
+  plugins: [ownUrls],
+  // CommonJS libraries inside an ES module bundle still call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __hearthRequire } from 'node:module'; const require = __hearthRequire(import.meta.url);",
+  },
+});
 if (process.argv.includes('--verbose')) {
-  console.log(`built ${entryPoints.length} files to dist/ in ${Math.round(performance.now() - t0)} ms`);
+  console.log(
+    `built ${entryPoints.length} files and the start bundle to dist/ in ${Math.round(performance.now() - t0)} ms`,
+  );
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema, PluginDefinition } from '../plugin/types.ts';
 import { envOverrides, setPath } from './env.ts';
 import { coreSchema, pluginLoaderProperties } from './schema.ts';
@@ -96,6 +96,38 @@ export function fullSchema(plugins: ReadonlyArray<PluginDefinition<never, unknow
 }
 
 /**
+ * One compiler and one compiled validator per schema for the life of the process: a start compiles each
+ * once, and a process that validates again (a restore, a test booting many hubs) reuses them. Plugin
+ * slices are keyed by the plugin definition, whose schema does not change once imported.
+ */
+let compiler: Ajv | undefined;
+let coreValidator: ValidateFunction | undefined;
+let loaderOnlyValidator: ValidateFunction | undefined;
+const sliceValidators = new WeakMap<object, ValidateFunction>();
+
+function ajv(): Ajv {
+  // The schemas themselves are checked by `npm run check:plugins` (meta-schema included), so a start skips
+  // compiling the meta-schema and optimising code that runs once: together half of the config's cost.
+  compiler ??= new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    strict: false,
+    validateSchema: false,
+    code: { optimize: false },
+  });
+  return compiler;
+}
+
+function sliceValidator(def: PluginDefinition<never, unknown>): ValidateFunction {
+  let validate = sliceValidators.get(def);
+  if (!validate) {
+    validate = ajv().compile(pluginSliceSchema(def));
+    sliceValidators.set(def, validate);
+  }
+  return validate;
+}
+
+/**
  * Validates the merged config against the core schema and every known plugin's schema, applying
  * defaults. Throws a ConfigError listing every problem as `<path> <message>`.
  */
@@ -105,10 +137,10 @@ export function validateConfig(
   /** Installed but not loaded (disabled) plugins: only their `enabled`/`required` keys are checked. */
   disabled: readonly string[] = [],
 ): HearthConfig {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
   const data = structuredClone(raw);
   const issues: ConfigIssue[] = [];
-  const validateCore = ajv.compile(coreSchema);
+  coreValidator ??= ajv().compile(coreSchema);
+  const validateCore = coreValidator;
   if (!validateCore(data)) issues.push(...(validateCore.errors ?? []).map((e) => toIssue('', e)));
   const slices = isObject(data.plugins) ? data.plugins : {};
   const known = new Set([...plugins.map((p) => p.name), ...disabled]);
@@ -117,12 +149,13 @@ export function validateConfig(
   }
   for (const def of plugins) {
     slices[def.name] ??= {};
-    const validate = ajv.compile(pluginSliceSchema(def));
+    const validate = sliceValidator(def);
     if (!validate(slices[def.name])) {
       issues.push(...(validate.errors ?? []).map((e) => toIssue(`plugins.${def.name}`, e)));
     }
   }
-  const loaderOnly = ajv.compile({ type: 'object', properties: pluginLoaderProperties });
+  loaderOnlyValidator ??= ajv().compile({ type: 'object', properties: pluginLoaderProperties });
+  const loaderOnly = loaderOnlyValidator;
   for (const name of disabled) {
     if (!loaderOnly(slices[name]))
       issues.push(...(loaderOnly.errors ?? []).map((e) => toIssue(`plugins.${name}`, e)));
