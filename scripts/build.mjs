@@ -7,6 +7,7 @@
 //    about 950 (module resolution and loading were two thirds of the start's CPU; docs/benchmarks.md).
 //    Shared code lands in dist/lib/chunks/ once, so a class is one class in the core and in every plugin,
 //    and a plugin that is off is still never loaded. What is imported on first use stays a separate chunk.
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -64,19 +65,23 @@ const ownUrls = {
 };
 
 /**
- * Left out of the bundle and loaded from node_modules as they are: native addons (they find their binary
- * from their own folder), pino (its transports start worker threads by file name) and the Matter stack
- * (large, and only loaded when the Matter bridge is on).
+ * Koa's dependencies carry two copies of the MIME database (1.52 under accepts, 1.54 at the top), each a
+ * 200 kB JSON parsed at start. Every import of it gets the newer one, a superset of the older.
  */
-const external = [
-  '@node-rs/argon2',
-  'serialport',
-  '@serialport/*',
-  'pino',
-  'pino-pretty',
-  'thread-stream',
-  '@matter/*',
-];
+const oneMimeDb = {
+  name: 'one-mime-db',
+  setup(b) {
+    const top = path.join(root, 'node_modules/mime-db/index.js');
+    b.onResolve({ filter: /^mime-db$/ }, () => ({ path: top }));
+  },
+};
+
+/**
+ * Left out of the bundle and loaded from node_modules as they are: native addons (they find their binary
+ * from their own folder), pino-pretty (loaded by name in a worker thread when asked for) and the Matter
+ * stack (large, and only loaded when the Matter bridge is on).
+ */
+const external = ['@node-rs/argon2', 'serialport', '@serialport/*', 'pino-pretty', '@matter/*'];
 
 rmSync(out, { recursive: true, force: true });
 const t0 = performance.now();
@@ -111,13 +116,31 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   logLevel: 'warning',
+  minifyWhitespace: true,
+  minifySyntax: true,
   external,
-  plugins: [ownUrls],
+  plugins: [ownUrls, oneMimeDb],
   // CommonJS libraries inside an ES module bundle still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __hearthRequire } from 'node:module'; const require = __hearthRequire(import.meta.url);",
   },
 });
+
+// 3. The config validators compiled ahead of time (core/config/validators.ts): ajv's standalone code for
+//    every schema, bundled with the few ajv helpers it calls, so a start neither loads ajv nor compiles.
+const standalone = path.join(out, 'lib', 'config-validators.cjs');
+execFileSync(process.execPath, [path.join(out, 'core/config/aot.js'), standalone], { stdio: 'inherit' });
+await build({
+  entryPoints: [standalone],
+  outfile: path.join(out, 'lib', 'config-validators.js'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+});
+rmSync(standalone);
+
 if (process.argv.includes('--verbose')) {
   console.log(
     `built ${entryPoints.length} files and the start bundle to dist/ in ${Math.round(performance.now() - t0)} ms`,

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { JsonSchema, PluginDefinition } from '../plugin/types.ts';
 import { envOverrides, setPath } from './env.ts';
 import { coreSchema, pluginLoaderProperties } from './schema.ts';
 import { ConfigError, type ConfigIssue, type HearthConfig } from './types.ts';
+import { validatorFor } from './validators.ts';
 
 const defaultsFile = fileURLToPath(new URL('../../config/default.json', import.meta.url));
 
@@ -95,37 +96,8 @@ export function fullSchema(plugins: ReadonlyArray<PluginDefinition<never, unknow
   return { ...coreSchema, properties: { ...props, plugins: { ...props.plugins, properties: slices } } };
 }
 
-/**
- * One compiler and one compiled validator per schema for the life of the process: a start compiles each
- * once, and a process that validates again (a restore, a test booting many hubs) reuses them. Plugin
- * slices are keyed by the plugin definition, whose schema does not change once imported.
- */
-let compiler: Ajv | undefined;
-let coreValidator: ValidateFunction | undefined;
-let loaderOnlyValidator: ValidateFunction | undefined;
-const sliceValidators = new WeakMap<object, ValidateFunction>();
-
-function ajv(): Ajv {
-  // The schemas themselves are checked by `npm run check:plugins` (meta-schema included), so a start skips
-  // compiling the meta-schema and optimising code that runs once: together half of the config's cost.
-  compiler ??= new Ajv({
-    allErrors: true,
-    useDefaults: true,
-    strict: false,
-    validateSchema: false,
-    code: { optimize: false },
-  });
-  return compiler;
-}
-
-function sliceValidator(def: PluginDefinition<never, unknown>): ValidateFunction {
-  let validate = sliceValidators.get(def);
-  if (!validate) {
-    validate = ajv().compile(pluginSliceSchema(def));
-    sliceValidators.set(def, validate);
-  }
-  return validate;
-}
+/** What a disabled plugin's slice is checked against: only the loader's own keys. */
+export const loaderOnlySchema: JsonSchema = { type: 'object', properties: pluginLoaderProperties };
 
 /**
  * Validates the merged config against the core schema and every known plugin's schema, applying
@@ -139,8 +111,7 @@ export function validateConfig(
 ): HearthConfig {
   const data = structuredClone(raw);
   const issues: ConfigIssue[] = [];
-  coreValidator ??= ajv().compile(coreSchema);
-  const validateCore = coreValidator;
+  const validateCore = validatorFor(coreSchema);
   if (!validateCore(data)) issues.push(...(validateCore.errors ?? []).map((e) => toIssue('', e)));
   const slices = isObject(data.plugins) ? data.plugins : {};
   const known = new Set([...plugins.map((p) => p.name), ...disabled]);
@@ -149,13 +120,12 @@ export function validateConfig(
   }
   for (const def of plugins) {
     slices[def.name] ??= {};
-    const validate = sliceValidator(def);
+    const validate = validatorFor(pluginSliceSchema(def));
     if (!validate(slices[def.name])) {
       issues.push(...(validate.errors ?? []).map((e) => toIssue(`plugins.${def.name}`, e)));
     }
   }
-  loaderOnlyValidator ??= ajv().compile({ type: 'object', properties: pluginLoaderProperties });
-  const loaderOnly = loaderOnlyValidator;
+  const loaderOnly = validatorFor(loaderOnlySchema);
   for (const name of disabled) {
     if (!loaderOnly(slices[name]))
       issues.push(...(loaderOnly.errors ?? []).map((e) => toIssue(`plugins.${name}`, e)));
