@@ -213,6 +213,11 @@ async function main() {
     );
   }
   await noCache.stop();
+  if (process.env.BENCH_TRANSLATION_OVERHEAD_ONLY) {
+    await upstream.close();
+    await stopChild(loader);
+    return;
+  }
 
   // Cached hits: the same announcement again and again.
   const cached = await hub(5000);
