@@ -55,7 +55,8 @@ function ajv(): Ajv {
   if (!compiler) {
     // CommonJS, so it loads synchronously on first use.
     const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    compiler = new AjvClass(AJV_OPTIONS);
+    // Run-time compilation validates one config once: optimising the generated code does not pay.
+    compiler = new AjvClass({ ...AJV_OPTIONS, code: { optimize: false } });
   }
   return compiler;
 }

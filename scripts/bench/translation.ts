@@ -172,6 +172,9 @@ async function main() {
       plugins: ['translation'],
       config: {
         log: { level: 'warn' },
+        // The production store default: the test helper's 20 ms window writes the usage ledger 50 times a
+        // second, which is the helper's cost, not the proxy's.
+        store: { coalesceMs: 1000 },
         plugins: {
           translation: {
             engines: [{ type: 'deepl', url: upstream.url, apiKey: 'bench-upstream-key' }],
