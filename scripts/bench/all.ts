@@ -307,6 +307,14 @@ async function main(): Promise<void> {
     };
     const file = path.join(here, `recorded-${record.date.slice(0, 10)}.json`);
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+    // In the repository's own format, so `npm run lint` stays clean when the file is committed.
+    try {
+      execFileSync(path.join(root, 'node_modules/.bin/biome'), ['format', '--write', file], {
+        stdio: 'ignore',
+      });
+    } catch {
+      console.log('(biome could not format the recorded file; run `npm run format`)');
+    }
     console.log(`recorded as ${path.relative(root, file)}`);
   }
 }
