@@ -14,7 +14,9 @@ import path from 'node:path';
 import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const out = path.join(root, 'dist');
+// `--out DIR` builds elsewhere (the packaging test); it must lie inside the repository, beside node_modules.
+const outArg = process.argv.indexOf('--out');
+const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'dist');
 const sourceDirs = ['core', 'plugins', 'drivers'];
 
 function walk(dir, found = []) {
