@@ -1,13 +1,22 @@
 #!/usr/bin/env node
-// The one build step, run by `npm start` itself: transpiles core/, plugins/ and drivers/ to dist/ with
-// esbuild (file for file, imports rewritten from .ts to .js) and copies the assets they read at run time.
-// Running from dist/ rather than through tsx saves the loader thread: ~35 MB of RSS and ~1 s of start.
+// The one build step, run by `npm start` itself. Two outputs in dist/:
+// 1. core/, plugins/ and drivers/ transpiled file for file (imports rewritten from .ts to .js), with the
+//    assets they read at run time, for anything that imports one module of the build on its own;
+// 2. over that, what `hearth start` runs: core/cli/main.js and every plugins/<name>/index.js bundled in one
+//    esbuild pass with code splitting, libraries included, so a start reads a few dozen files instead of
+//    about 950 (module resolution and loading were two thirds of the start's CPU; docs/benchmarks.md).
+//    Shared code lands in dist/lib/chunks/ once, so a class is one class in the core and in every plugin,
+//    and a plugin that is off is still never loaded. What is imported on first use stays a separate chunk.
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const out = path.join(root, 'dist');
+// `--out DIR` builds elsewhere (the packaging test); it must lie inside the repository, beside node_modules.
+const outArg = process.argv.indexOf('--out');
+const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'dist');
 const sourceDirs = ['core', 'plugins', 'drivers'];
 
 function walk(dir, found = []) {
@@ -37,6 +46,45 @@ const externalise = {
   },
 };
 
+/**
+ * Every output of the bundle (entries and chunks) sits two folders below dist/, so a module's own
+ * `import.meta.url`, which it uses to find its assets, becomes its file-for-file location: the same
+ * path relative to dist/ from whichever output file it ended up in.
+ */
+const DEPTH = '../../';
+const ownUrls = {
+  name: 'own-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const rel = path.relative(root, args.path);
+      if (rel.startsWith('..') || rel.includes('node_modules')) return undefined;
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return undefined;
+      const url = `new URL(${JSON.stringify(DEPTH + rel.replace(/\.ts$/, '.js'))}, import.meta.url).href`;
+      return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Koa's dependencies carry two copies of the MIME database (1.52 under accepts, 1.54 at the top), each a
+ * 200 kB JSON parsed at start. Every import of it gets the newer one, a superset of the older.
+ */
+const oneMimeDb = {
+  name: 'one-mime-db',
+  setup(b) {
+    const top = path.join(root, 'node_modules/mime-db/index.js');
+    b.onResolve({ filter: /^mime-db$/ }, () => ({ path: top }));
+  },
+};
+
+/**
+ * Left out of the bundle and loaded from node_modules as they are: native addons (they find their binary
+ * from their own folder), pino-pretty (loaded by name in a worker thread when asked for) and the Matter
+ * stack (large, and only loaded when the Matter bridge is on).
+ */
+const external = ['@node-rs/argon2', 'serialport', '@serialport/*', 'pino-pretty', '@matter/*'];
+
 rmSync(out, { recursive: true, force: true });
 const t0 = performance.now();
 await build({
@@ -54,6 +102,49 @@ await build({
 for (const file of assets) cpSync(file, path.join(out, path.relative(root, file)));
 cpSync(path.join(root, 'config'), path.join(out, 'config'), { recursive: true });
 cpSync(path.join(root, 'package.json'), path.join(out, 'package.json'));
+
+const pluginEntries = readdirSync(path.join(root, 'plugins'))
+  .map((name) => path.join(root, 'plugins', name, 'index.ts'))
+  .filter((f) => existsSync(f));
+await build({
+  entryPoints: [path.join(root, 'core/cli/main.ts'), ...pluginEntries],
+  outdir: out,
+  outbase: root,
+  chunkNames: 'lib/chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  external,
+  plugins: [ownUrls, oneMimeDb],
+  // CommonJS libraries inside an ES module bundle still call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __hearthRequire } from 'node:module'; const require = __hearthRequire(import.meta.url);",
+  },
+});
+
+// 3. The config validators compiled ahead of time (core/config/validators.ts): ajv's standalone code for
+//    every schema, bundled with the few ajv helpers it calls, so a start neither loads ajv nor compiles.
+const standalone = path.join(out, 'lib', 'config-validators.cjs');
+execFileSync(process.execPath, [path.join(out, 'core/config/aot.js'), standalone], { stdio: 'inherit' });
+await build({
+  entryPoints: [standalone],
+  outfile: path.join(out, 'lib', 'config-validators.js'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+});
+rmSync(standalone);
+
 if (process.argv.includes('--verbose')) {
-  console.log(`built ${entryPoints.length} files to dist/ in ${Math.round(performance.now() - t0)} ms`);
+  console.log(
+    `built ${entryPoints.length} files and the start bundle to dist/ in ${Math.round(performance.now() - t0)} ms`,
+  );
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pluginEnabled, readConfigSources, validateConfig } from '../config/load.ts';
 import type { HearthConfig } from '../config/types.ts';
+import { loadPrecompiledValidators } from '../config/validators.ts';
 import { type AnyPlugin, discoverPlugins, pluginFolders } from '../plugin/discover.ts';
 
 export const pluginsDir = fileURLToPath(new URL('../../plugins/', import.meta.url));
@@ -26,6 +27,7 @@ export async function loadAll(opts: {
   };
   // Which plugins are enabled is known before their schemas; their settings are read again with them.
   const first = readConfigSources(sources);
+  await loadPrecompiledValidators();
   const plugins = await discoverPlugins(dir, (name) => pluginEnabled(first, name));
   const raw = readConfigSources({ ...sources, plugins });
   const disabled = pluginFolders(dir).filter((name) => !pluginEnabled(raw, name));

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { JsonSchema, PluginDefinition } from '../plugin/types.ts';
 import { envOverrides, setPath } from './env.ts';
 import { coreSchema, pluginLoaderProperties } from './schema.ts';
 import { ConfigError, type ConfigIssue, type HearthConfig } from './types.ts';
+import { validatorFor } from './validators.ts';
 
 const defaultsFile = fileURLToPath(new URL('../../config/default.json', import.meta.url));
 
@@ -95,6 +96,9 @@ export function fullSchema(plugins: ReadonlyArray<PluginDefinition<never, unknow
   return { ...coreSchema, properties: { ...props, plugins: { ...props.plugins, properties: slices } } };
 }
 
+/** What a disabled plugin's slice is checked against: only the loader's own keys. */
+export const loaderOnlySchema: JsonSchema = { type: 'object', properties: pluginLoaderProperties };
+
 /**
  * Validates the merged config against the core schema and every known plugin's schema, applying
  * defaults. Throws a ConfigError listing every problem as `<path> <message>`.
@@ -105,10 +109,9 @@ export function validateConfig(
   /** Installed but not loaded (disabled) plugins: only their `enabled`/`required` keys are checked. */
   disabled: readonly string[] = [],
 ): HearthConfig {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
   const data = structuredClone(raw);
   const issues: ConfigIssue[] = [];
-  const validateCore = ajv.compile(coreSchema);
+  const validateCore = validatorFor(coreSchema);
   if (!validateCore(data)) issues.push(...(validateCore.errors ?? []).map((e) => toIssue('', e)));
   const slices = isObject(data.plugins) ? data.plugins : {};
   const known = new Set([...plugins.map((p) => p.name), ...disabled]);
@@ -117,12 +120,12 @@ export function validateConfig(
   }
   for (const def of plugins) {
     slices[def.name] ??= {};
-    const validate = ajv.compile(pluginSliceSchema(def));
+    const validate = validatorFor(pluginSliceSchema(def));
     if (!validate(slices[def.name])) {
       issues.push(...(validate.errors ?? []).map((e) => toIssue(`plugins.${def.name}`, e)));
     }
   }
-  const loaderOnly = ajv.compile({ type: 'object', properties: pluginLoaderProperties });
+  const loaderOnly = validatorFor(loaderOnlySchema);
   for (const name of disabled) {
     if (!loaderOnly(slices[name]))
       issues.push(...(loaderOnly.errors ?? []).map((e) => toIssue(`plugins.${name}`, e)));

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { createRequire } from 'node:module';
+import type { IClientOptions, MqttClient } from 'mqtt';
+
+// mqtt.js is loaded on the first connection (CommonJS, so synchronously): a hub on its embedded broker
+// with no external link never needs it, and it was 20–30 ms of every start.
+const load = createRequire(import.meta.url);
+let mqttModule: typeof import('mqtt') | undefined;
 
 /** How Hearth reaches a broker it does not run itself: the core's external mode and the mqtt driver's links. */
 export interface MqttClientSettings {
@@ -38,7 +44,8 @@ export function connectMqtt(settings: MqttClientSettings, extra: Partial<IClient
   if (settings.username !== undefined) options.username = settings.username;
   if (settings.password !== undefined) options.password = settings.password;
   if (settings.caFile !== undefined) options.ca = readFileSync(settings.caFile);
-  const client = mqtt.connect(settings.url, options);
+  mqttModule ??= load('mqtt') as typeof import('mqtt');
+  const client = mqttModule.connect(settings.url, options);
   let delay = min;
   // Prepended: mqtt.js arms its retry timer with `reconnectPeriod` in its own 'close' listener, so the
   // period must be set before that runs (else the first retry after a reconnection waits the longest).

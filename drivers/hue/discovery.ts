@@ -3,7 +3,7 @@
  * answers with its instance (PTR), address and port (SRV, A/AAAA) and its bridge id (TXT `bridgeid`).
  * multicast-dns does the socket and the DNS packet format; this file only reads the records.
  */
-import makeMdns from 'multicast-dns';
+import type makeMdns from 'multicast-dns';
 import { isBridgeId, normaliseBridgeId } from './tls.ts';
 
 export const HUE_SERVICE = '_hue._tcp.local';
@@ -93,7 +93,9 @@ export interface DiscoverOptions {
 }
 
 /** Asks the LAN for Hue bridges and collects the answers for `durationMs` (default 3 s). */
-export function discoverBridges(opts: DiscoverOptions = {}): Promise<FoundBridge[]> {
+export async function discoverBridges(opts: DiscoverOptions = {}): Promise<FoundBridge[]> {
+  // Loaded on first use: a hub whose bridges are paired never looks them up and need not carry it.
+  const { default: makeMdns } = await import('multicast-dns');
   return new Promise((resolve, reject) => {
     const mdns = makeMdns(opts.mdns);
     const records: MdnsRecord[] = [];

@@ -172,6 +172,9 @@ async function main() {
       plugins: ['translation'],
       config: {
         log: { level: 'warn' },
+        // The production store default: the test helper's 20 ms window writes the usage ledger 50 times a
+        // second, which is the helper's cost, not the proxy's.
+        store: { coalesceMs: 1000 },
         plugins: {
           translation: {
             engines: [{ type: 'deepl', url: upstream.url, apiKey: 'bench-upstream-key' }],
@@ -213,6 +216,11 @@ async function main() {
     );
   }
   await noCache.stop();
+  if (process.env.BENCH_TRANSLATION_OVERHEAD_ONLY) {
+    await upstream.close();
+    await stopChild(loader);
+    return;
+  }
 
   // Cached hits: the same announcement again and again.
   const cached = await hub(5000);

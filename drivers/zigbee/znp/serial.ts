@@ -1,8 +1,9 @@
 /** The serial port transport, on `serialport` at 115200 8N1 (docs/zigbee.md#start-up). */
-import { SerialPort } from 'serialport';
 import type { Transport } from './transport.ts';
 
 export async function openSerial(path: string, baudRate = 115_200): Promise<Transport> {
+  // Loaded when a stick is opened: a hub without one does not carry serialport and its native binding.
+  const { SerialPort } = await import('serialport');
   const port = new SerialPort({ path, baudRate, dataBits: 8, stopBits: 1, parity: 'none', autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
   const closeListeners: Array<(err?: Error) => void> = [];
