@@ -194,10 +194,15 @@ export class MatterBridge {
     for (const [id, w] of wanted) {
       const had = this.#bridged.get(id);
       if (!had) {
-        const b = w.make();
-        if (!b) continue;
-        await this.#aggregator.add(b.endpoint);
-        this.#bridged.set(id, b);
+        // One device matter.js refuses must not keep the others out: it is logged and tried again next time.
+        try {
+          const b = w.make();
+          if (!b) continue;
+          await this.#aggregator.add(b.endpoint);
+          this.#bridged.set(id, b);
+        } catch (err) {
+          this.#o.log.error({ err, site: this.siteId, device: id }, 'device not added to the Matter bridge');
+        }
       } else if (had.name !== w.name) {
         had.name = w.name;
         await had.endpoint.setStateOf(BridgedDeviceBasicInformationServer, { nodeLabel: label(w.name) });
@@ -236,6 +241,10 @@ export class MatterBridge {
   // ---- Matter → Hearth ----
 
   async #command(lightId: string, request: LightStateRequest | 'on'): Promise<void> {
+    // Matter 1.3 §9.13.5: a bridged device that is not reachable cannot act; the controller shows it as
+    // not responding. Nothing is queued in Hearth for a link that is down.
+    if (!this.#reachable(lightId))
+      throw new StatusResponseError(`light ${lightId} is not reachable`, Status.Failure);
     try {
       await this.#o.lighting.setLightState(this.siteId, lightId, request);
     } catch (err) {

@@ -10,6 +10,7 @@ import { DimmableLightDevice } from '@matter/main/devices/dimmable-light';
 import { ExtendedColorLightDevice } from '@matter/main/devices/extended-color-light';
 import { OnOffLightDevice } from '@matter/main/devices/on-off-light';
 import { OnOffPlugInUnitDevice } from '@matter/main/devices/on-off-plug-in-unit';
+import { WHITE_XY } from '../../drivers/lighting/index.ts';
 import type { LightView } from '../lighting/types.ts';
 import { briToLevel, xyToMatter } from './convert.ts';
 import {
@@ -85,6 +86,8 @@ export function lightEndpoint(
   const level = light.on ? briToLevel(light.bri) : 254;
   const levelControl = { currentLevel: level, minLevel: 1, maxLevel: 254, onLevel: null };
   const ct = light.capabilities?.ct ?? DEFAULT_CT;
+  // Until Hearth knows the light's colour it shows white: D65 in xy, the warm end in colour temperature.
+  const [whiteX, whiteY] = xyToMatter(WHITE_XY);
   const colour = {
     colorTempPhysicalMinMireds: ct.min,
     colorTempPhysicalMaxMireds: ct.max,
@@ -150,7 +153,14 @@ export function lightEndpoint(
           ...bridged(light, reachable),
           onOff: attrs.onOff,
           levelControl,
-          colorControl: { ...colour, ...attrs.colorControl },
+          colorControl: {
+            colorMode: ColorControl.ColorMode.CurrentXAndCurrentY,
+            enhancedColorMode: ColorControl.EnhancedColorMode.CurrentXAndCurrentY,
+            currentX: whiteX,
+            currentY: whiteY,
+            ...colour,
+            ...attrs.colorControl,
+          },
         },
       );
   }
