@@ -68,7 +68,7 @@ export async function startMatter(
       return (r.body as Json).bridges.find((b: Json) => b.site === siteid);
     },
   };
-  await until(() => h.bridge(), 'the bridge of the site');
+  await until(() => h.bridge(), 'the bridge of the site', 30_000);
   return h;
 }
 
