@@ -26,6 +26,19 @@ export interface NodeDoc {
  */
 const SECRET_KEYS = new Set(['passcode']);
 
+/**
+ * A bridged device's attribute values (on/off, level, colour) only mirror Hearth's own state, which
+ * the bridge sets again at every start: they are written coalesced, like Hearth's light levels, so a
+ * report to a controller never waits for an fsync. Everything else (fabrics, ACLs, endpoint numbers,
+ * event numbers, sessions) is durable before matter.js goes on.
+ */
+function isMirror(ctx: string, entries: Record<string, unknown>): boolean {
+  return ctx.startsWith(`${BRIDGED_CONTEXT}.`) && Object.keys(entries).every((k) => !k.startsWith('__'));
+}
+
+/** Where matter.js keeps the state of the aggregator's endpoints (its id is `lights`, bridge.ts). */
+const BRIDGED_CONTEXT = 'root.parts.lights.parts';
+
 export class HearthStorageDriver extends MemoryStorageDriver {
   readonly #doc: DocStore<NodeDoc>;
 
@@ -47,15 +60,20 @@ export class HearthStorageDriver extends MemoryStorageDriver {
   ): Promise<void> {
     super.set(contexts, keyOrValues, value);
     const entries = typeof keyOrValues === 'string' ? { [keyOrValues]: value } : keyOrValues;
-    return this.#doc.commit((d) => {
-      const ctx = contexts.join('.');
+    const ctx = contexts.join('.');
+    const write = (d: NodeDoc) => {
       const target = d.contexts[ctx] ?? Object.create(null);
       for (const [key, v] of Object.entries(entries)) {
         if (SECRET_KEYS.has(key) || v === undefined) continue;
         target[key] = toJson(v);
       }
       d.contexts[ctx] = target;
-    });
+    };
+    if (isMirror(ctx, entries)) {
+      this.#doc.update(write);
+      return Promise.resolve();
+    }
+    return this.#doc.commit(write);
   }
 
   override delete(contexts: string[], key: string): Promise<void> {
