@@ -24,7 +24,7 @@ export interface MatterHarness {
 export const matterConfig = (extra: Record<string, unknown> = {}) => ({
   plugins: {
     lighting: { createHomeSite: false },
-    matter: { listen: '::1', mdnsInterface: 'lo', ...extra },
+    matter: { enabled: true, listen: '::1', mdnsInterface: 'lo', ...extra },
   },
 });
 
