@@ -51,6 +51,13 @@ describe('matter bridge: both ways', () => {
       events: ['button1-single', 'button2-single', 'button2-long', 'button1-double'],
     });
     ids.remote = r.body._id;
+    for (const [name, testid, type, events] of [
+      ['Hall motion', 'pir', 'motion', ['motion', 'no_motion']],
+      ['Front door', 'door', 'contact', ['open', 'close']],
+    ] as const) {
+      const s = await h.call('POST', '/sensor', { name, vendor: 'test', testid, type, events });
+      ids[testid] = s.body._id;
+    }
     controller = await TestController.create({ label: 'Apple Home', vendorId: 0x1349 });
     const opened = (await h.t.admin('POST', `/admin/matter/${h.siteid}/window`)).body as Json;
     peer = await controller.commission(opened.port, opened.manualPairingCode);
@@ -144,6 +151,21 @@ describe('matter bridge: both ways', () => {
     expect(seen.slice(0, 3)).toEqual(['initial:2', 'release:2', 'complete:1']);
     h.driver().press('remote', 'button2-long');
     await until(() => seen.includes('long:2'), 'the long press');
+  });
+
+  it('a motion sensor is an Occupancy Sensor and a door contact a Contact Sensor, both following events', async () => {
+    expect(part('pir')?.deviceType).toBe(0x0107);
+    expect(part('door')?.deviceType).toBe(0x0015);
+    h.driver().press('pir', 'motion');
+    h.driver().press('door', 'open');
+    const pir = part('pir')?.endpoint;
+    const door = part('door')?.endpoint;
+    await until(() => pir.state.occupancySensing.occupancy.occupied === true, 'occupied');
+    await until(() => door.state.booleanState.stateValue === false, 'the door open (no contact)');
+    h.driver().press('pir', 'no_motion');
+    h.driver().press('door', 'close');
+    await until(() => pir.state.occupancySensing.occupancy.occupied === false, 'vacant');
+    await until(() => door.state.booleanState.stateValue === true, 'the door closed');
   });
 
   it('lights added, renamed and removed in Hearth appear, rename and disappear live', async () => {
