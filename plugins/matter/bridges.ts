@@ -140,7 +140,8 @@ export class Bridges {
 
   async stop(): Promise<void> {
     await this.#queue.catch(() => {});
-    for (const b of this.#running.values()) await b.stop();
+    // In parallel: each node says goodbye on its own sockets, and the hub's stop has a time budget.
+    await Promise.all([...this.#running.values()].map((b) => b.stop()));
     this.#running.clear();
     for (const doc of this.#docs.values()) await doc.flush();
   }
