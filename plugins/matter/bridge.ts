@@ -303,6 +303,12 @@ export class MatterBridge {
     return true;
   }
 
+  /** The bridge's pairing codes, for the log redactor: they carry the passcode. */
+  codes(): string[] {
+    const c = this.#node.state.commissioning.pairingCodes;
+    return [c.manualPairingCode, c.qrPairingCode];
+  }
+
   view(): BridgeView {
     const open = this.#windowUntil !== null;
     const codes = this.#node.state.commissioning.pairingCodes;

@@ -89,6 +89,7 @@ export class Bridges {
           log: this.#ctx.log,
         });
         await b.start();
+        for (const code of b.codes()) this.#ctx.redact.value(code);
         this.#running.set(site.siteid, b);
         this.#ctx.notices.set(`bridge-${site.siteid}`, null);
         this.#ctx.log.info({ site: site.siteid, port: b.port }, 'Matter bridge started');

@@ -45,6 +45,10 @@ describe('matter bridge: the commissioning window', () => {
     expect(lines[0]).toContain(`site ${h.siteid}`);
     expect(await pair?.run({ positionals: ['nosuchsite'], values: {} }, io)).toBe(1);
     expect(errors[0]).toMatch(/HTTP 404/);
+    // The codes carry the passcode: no log line ever holds one.
+    const log = JSON.stringify(h.t.logs);
+    expect(log).not.toContain(code);
+    expect(log).not.toContain(b.qrPayload);
   });
 
   it('DELETE /admin/matter/:site/window closes an open window at once', async () => {
