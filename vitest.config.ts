@@ -4,7 +4,11 @@ import { defineConfig } from 'vitest/config';
  * Test files whose assertions measure wall-clock latency on purpose. They run on their own, one file at a
  * time, after everything else has finished, so no other test's load skews what they measure.
  */
-const live = ['test/lighting/latency.test.ts', 'test/lighting/key-timing.test.ts'];
+const live = [
+  'test/lighting/latency.test.ts',
+  'test/lighting/key-timing.test.ts',
+  'test/matter/latency.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -115,8 +115,12 @@ export function validateConfig(
   if (!validateCore(data)) issues.push(...(validateCore.errors ?? []).map((e) => toIssue('', e)));
   const slices = isObject(data.plugins) ? data.plugins : {};
   const known = new Set([...plugins.map((p) => p.name), ...disabled]);
-  for (const name of Object.keys(slices)) {
-    if (!known.has(name)) issues.push({ path: `plugins.${name}`, message: 'is not a known plugin' });
+  for (const [name, slice] of Object.entries(slices)) {
+    // A slice that only switches a plugin off (config/default.json turns optional plugins off) is fine
+    // where that plugin is not installed.
+    const onlyOff = isObject(slice) && slice.enabled === false && Object.keys(slice).length === 1;
+    if (!known.has(name) && !onlyOff)
+      issues.push({ path: `plugins.${name}`, message: 'is not a known plugin' });
   }
   for (const def of plugins) {
     slices[def.name] ??= {};

@@ -6,12 +6,29 @@
 import type { SiteDeps } from './routes/context.ts';
 import { setLightState } from './routes/lights.ts';
 import { sensorView } from './routes/sensors.ts';
-import type { LightingExports } from './types.ts';
+import type { LightingExports, LightRecord } from './types.ts';
 
-export function followExports(d: SiteDeps): Pick<LightingExports, 'lights' | 'sensors' | 'setLightState'> {
+const pinned = (device: object) =>
+  'driver' in device && typeof device.driver === 'string' ? { driver: device.driver } : {};
+
+export function followExports(
+  d: SiteDeps,
+): Pick<LightingExports, 'lights' | 'sensors' | 'setLightState' | 'reachable'> {
   return {
     lights: (siteId) => d.catalog.lights(siteId).map((l) => d.control.view(l)),
     sensors: (siteId) => d.catalog.sensors(siteId).map((s) => sensorView(s, d.readings)),
     setLightState: (siteId, lightId, level) => setLightState(d, siteId, lightId, level),
+    reachable(siteId, id) {
+      const device =
+        d.catalog.lights(siteId).find((l) => l._id === id) ??
+        d.catalog.sensors(siteId).find((s) => s._id === id);
+      if (!device) return false;
+      const inst = d.drivers.driverFor({
+        siteid: siteId,
+        vendor: device.vendor,
+        ...pinned(device),
+      } as LightRecord);
+      return inst?.status.connected ?? false;
+    },
   };
 }

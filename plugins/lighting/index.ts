@@ -97,6 +97,12 @@ export default definePlugin<LightingConfig, LightingExports>({
       },
       connection: (inst) => {
         live.publish(inst.siteId, 'connection', connectionView(inst));
+        ctx.bus.emit('lighting.driver.connection', {
+          siteId: inst.siteId,
+          driverId: inst.id,
+          vendor: inst.type,
+          connected: inst.status.connected,
+        });
         if (inst.status.connected) void control.resync(inst);
       },
       scenes: (inst, list) => deviceScenes.report(inst, list),

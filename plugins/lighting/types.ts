@@ -263,6 +263,11 @@ export interface LightingExports {
    * none). Rejects with an `HttpError`: 404 no such light on the site, 503/502/504 as the route.
    */
   setLightState(siteId: string, lightId: string, level: LightStateRequest | 'on'): Promise<LightStateAnswer>;
+  /**
+   * Whether the light or sensor can be reached now: the link of the driver instance that serves it is up
+   * (false for an unknown id). Changes are announced by `lighting.driver.connection`.
+   */
+  reachable(siteId: string, id: string): boolean;
   /** Replaces the schedules' clock (tests and simulations drive time by hand). */
   useScheduleClock(clock: import('./schedules/clock.ts').Clock): void;
 }
@@ -332,6 +337,8 @@ declare module '../../core/bus/events.ts' {
       readings: import('../../drivers/lighting/index.ts').SensorReadings;
       at: string;
     };
+    /** A driver instance's link went up or down (the `connection` push). */
+    'lighting.driver.connection': { siteId: string; driverId: string; vendor: string; connected: boolean };
     /** The site's configuration changed (lights, scenes, groups, sensors, name): the `siteChanged` push. */
     'lighting.site.changed': { siteId: string };
   }

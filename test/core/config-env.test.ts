@@ -86,7 +86,12 @@ describe('configuration through environment variables', () => {
       const value = sample(s.schema, s.path);
       const raw = typeof value === 'string' ? value : JSON.stringify(value);
       try {
-        const { config } = await loadAll({ env: { [s.env]: raw } });
+        // A plugin config/default.json turns off (matter) is switched on: a disabled plugin's settings are
+        // not read through its schema, since it is not even imported.
+        const on = /^HEARTH_PLUGINS__(\w+?)__/.exec(s.env)?.[1];
+        const enable =
+          on && !s.env.endsWith('__ENABLED') ? { [`HEARTH_PLUGINS__${on}__ENABLED`]: 'true' } : {};
+        const { config } = await loadAll({ env: { ...enable, [s.env]: raw } });
         const got = at(config, s.path.split('.'));
         if (typeof value === 'object' && value !== null) expect(got).toMatchObject(value);
         else expect(got).toEqual(value);
