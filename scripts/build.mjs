@@ -2,7 +2,7 @@
 // The one build step, run by `npm start` itself. Two outputs in dist/:
 // 1. core/, plugins/ and drivers/ transpiled file for file (imports rewritten from .ts to .js), with the
 //    assets they read at run time, for anything that imports one module of the build on its own;
-// 2. over that, what `hearth start` runs: core/cli/main.js and every plugins/<name>/index.js bundled in one
+// 2. over that, what `hearth start` runs: dist/core/cli/main.js and every dist/plugins/<name>/index.js bundled in one
 //    esbuild pass with code splitting, libraries included, so a start reads a few dozen files instead of
 //    about 950 (module resolution and loading were two thirds of the start's CPU; docs/benchmarks.md).
 //    Shared code lands in dist/lib/chunks/ once, so a class is one class in the core and in every plugin,
@@ -131,7 +131,9 @@ await build({
 // 3. The config validators compiled ahead of time (core/config/validators.ts): ajv's standalone code for
 //    every schema, bundled with the few ajv helpers it calls, so a start neither loads ajv nor compiles.
 const standalone = path.join(out, 'lib', 'config-validators.cjs');
-execFileSync(process.execPath, [path.join(out, 'core/config/aot.js'), standalone], { stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(out, 'core', 'config', 'aot.js'), standalone], {
+  stdio: 'inherit',
+});
 await build({
   entryPoints: [standalone],
   outfile: path.join(out, 'lib', 'config-validators.js'),

@@ -15,7 +15,7 @@ import { label, lightAttributes, lightEndpoint, lightKind, lightShape } from './
 import { type SensorPusher, type SensorShape, sensorEndpoint, sensorShape } from './sensor-endpoints.ts';
 import { type NodeDoc, useHearthStorage } from './storage.ts';
 
-/** Hearth's vendor id while it has none of its own: the CSA's test vendor 0xFFF1 (docs/matter.md#vendor). */
+/** Hearth's vendor id while it has none of its own: the CSA's test vendor 0xFFF1 (docs/matter.md#vendor-and-product-ids). */
 const VENDOR_ID = 0xfff1;
 const PRODUCT_ID = 0x8001;
 /** Hearth's version as Matter's 32-bit SoftwareVersion: major·10000 + minor·100 + patch. */

@@ -2,7 +2,7 @@
  * The cluster servers of a bridged light. A command from a controller becomes a Hearth light command
  * (the lighting plugin's `setLightState`: the site API's coalescing, deadline and history); only once
  * Hearth took it does the Matter state move, so a refused command leaves the attributes as they were and
- * the controller gets the status of the failure (docs/matter.md#commands).
+ * the controller gets the status of the failure (docs/matter.md#commands-both-ways-on-the-paths-every-client-uses).
  */
 import { ColorControlServer } from '@matter/main/behaviors/color-control';
 import { LevelControlServer } from '@matter/main/behaviors/level-control';

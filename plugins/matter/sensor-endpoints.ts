@@ -1,7 +1,7 @@
 /**
  * Hearth sensors as Matter devices. Hearth keeps sensor *events*, not readings, so what Matter can be told
  * is what an event says: a motion sensor's occupancy, a door contact's state, a remote's presses
- * (docs/matter.md#sensors). Which sensor is which is data (the tables below), not branches per vendor.
+ * (docs/matter.md#what-controllers-see). Which sensor is which is data (the tables below), not branches per vendor.
  */
 import { Endpoint } from '@matter/main';
 import { BooleanStateServer } from '@matter/main/behaviors/boolean-state';

@@ -18,6 +18,8 @@ const samples: Record<string, unknown> = {
   'plugins.auth.oidc.providers[].issuer': 'https://idp.example.com',
   'plugins.hue.discovery.interface': '192.168.10.2',
   'plugins.hue.discovery.address': '127.0.0.1',
+  'plugins.console.announce.interface': '192.168.10.2',
+  'plugins.console.announce.address': '127.0.0.1',
 };
 
 /** A valid value of `schema` that differs from its default, so seeing it proves the variable was read. */

@@ -26,7 +26,7 @@ describe('the start bundle', () => {
     expect(readdirSync(path.join(out, 'lib/chunks')).length).toBeGreaterThan(0);
 
     const adminKey = 'bundle-test-admin-key-0123456789';
-    const child = spawn(process.execPath, [path.join(out, 'core/cli/main.js'), 'start'], {
+    const child = spawn(process.execPath, [path.join(out, 'core', 'cli', 'main.js'), 'start'], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,6 +1,6 @@
 /**
  * Aqara / Xiaomi devices from pairing to the site API: each twin sends what the real device sends
- * (docs/zigbee.md#aqara-and-xiaomi); the table names it, sets nothing up on it, turns its frames into
+ * (docs/zigbee.md#the-device-table); the table names it, sets nothing up on it, turns its frames into
  * zigbee2mqtt's action names and readings, and a sensor action fires on its event.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Aqara / Xiaomi twins: what the real devices send. Manufacturer `LUMI`, model ids `lumi.*`; reports come
  * without any configure-reporting; the hourly heartbeat is Basic attribute 0xFF01 (a struct of
- * `tag | type | value`, docs/zigbee.md#aqara-and-xiaomi); clicks are multistate `PresentValue` or On/Off
+ * `tag | type | value`, docs/zigbee.md#the-device-table); clicks are multistate `PresentValue` or On/Off
  * reports; the motion sensor reports occupancy 1 and never 0.
  */
 
