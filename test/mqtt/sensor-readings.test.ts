@@ -1,9 +1,8 @@
 /**
  * MQTT sensors report the same readings as Zigbee ones (docs/mqtt-devices.md#sensor-readings): a
  * zigbee2mqtt sensor's state JSON, Tasmota's SENSOR telemetry, Shelly Gen1 sensor topics and Gen2
- * component statuses (the profile alone: the hub's broker refuses
- * a device credential's `:` topics), published by real mqtt.js clients to the hub's broker, end up as the sensor's
- * readings in the site API; a condition on one of them gates an action.
+ * component statuses, published by real mqtt.js clients with their own credentials to the hub's broker,
+ * end up as the sensor's readings in the site API; a condition on one of them gates an action.
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -76,14 +75,6 @@ describe('MQTT sensor readings', () => {
       await ht1.publishAsync('shellies/shellyht-1/sensor/temperature', '19.25');
       await ht1.publishAsync('shellies/shellyht-1/sensor/humidity', '55');
       await ht1.publishAsync('shellies/shellyht-1/sensor/battery', '12');
-      await bridge.publishAsync(
-        'shellyplusht-1/status/temperature:0',
-        JSON.stringify({ id: 0, tC: 18.5, tF: 65.3 }),
-      );
-      await bme.publishAsync(
-        'shellyplusht-1/status/devicepower:0',
-        JSON.stringify({ id: 0, battery: { V: 5.9, percent: 98 } }),
-      );
       await eventually(async () => (await readingsOf(hub, gen1._id)).battery === 12, 'all readings');
       expect(await readingsOf(hub, z2m._id)).toMatchObject({
         temperature: 21.4,
@@ -107,6 +98,64 @@ describe('MQTT sensor readings', () => {
       expect(warned.warnings).toEqual(['low_battery']);
     } finally {
       for (const c of [bridge, bme, ht1]) await c.endAsync();
+    }
+  });
+
+  it("a Shelly Gen2 device's status topics from its own credential reach the hub as readings", async () => {
+    h = await startMqttHub();
+    const hub = h;
+    const ht = (
+      await hub.site('POST', '/sensor', {
+        name: 'Shelly Plus H&T',
+        vendor: 'mqtt',
+        mqttid: 'shelly2:shellyplusht-1',
+        type: 'climate',
+      })
+    ).body;
+    // As the device connects: its own credential, scoped to its topic prefix, subscribed to its RPC topic.
+    const device = await mqtt.connectAsync(hub.t.mqttUrl, {
+      username: 'shellyplusht-1',
+      password: await hub.credential('shellyplusht-1', ['shellyplusht-1/#']),
+    });
+    try {
+      const granted = await device.subscribeAsync('shellyplusht-1/rpc');
+      expect(granted[0]?.qos).not.toBe(128);
+      await device.publishAsync('shellyplusht-1/online', 'true', { qos: 1 });
+      await device.publishAsync(
+        'shellyplusht-1/status/temperature:0',
+        JSON.stringify({ id: 0, tC: 18.5, tF: 65.3 }),
+        { qos: 1 },
+      );
+      await device.publishAsync('shellyplusht-1/status/humidity:0', JSON.stringify({ id: 0, rh: 61.2 }), {
+        qos: 1,
+      });
+      await device.publishAsync(
+        'shellyplusht-1/status/devicepower:0',
+        JSON.stringify({ id: 0, battery: { V: 5.9, percent: 98 }, external: { present: false } }),
+        { qos: 1 },
+      );
+      await eventually(async () => (await readingsOf(hub, ht._id)).battery === 98, 'Gen2 readings');
+      expect(await readingsOf(hub, ht._id)).toMatchObject({
+        temperature: 18.5,
+        humidity: 61.2,
+        battery: 98,
+        voltage: 5900,
+      });
+      expect(device.connected).toBe(true);
+
+      // Another device's credential (scoped to zigbee2mqtt's topics) is refused there: its connection closes.
+      const other = await mqtt.connectAsync(hub.t.mqttUrl, {
+        username: 'zigbee2mqtt',
+        password: await hub.credential('zigbee2mqtt', ['zigbee2mqtt/#']),
+        reconnectPeriod: 0,
+      });
+      const closed = new Promise<void>((resolve) => other.once('close', () => resolve()));
+      other.publish('shellyplusht-1/status/temperature:0', JSON.stringify({ id: 0, tC: -40 }));
+      await closed;
+      await other.endAsync();
+      expect((await readingsOf(hub, ht._id)).temperature).toBe(18.5);
+    } finally {
+      await device.endAsync();
     }
   });
 

@@ -3,6 +3,7 @@
  * admin API and waits for their sensors in the site API (the device-table tests share it).
  */
 
+import { sunIsUp } from '../../plugins/lighting/domain/conditions.ts';
 import type { Outgoing, SimDevice, SimDeviceName } from '../../scripts/simulators/znp-coordinator/devices.ts';
 import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
@@ -84,4 +85,14 @@ export async function pair(d: DeviceHub, names: SimDeviceName[]): Promise<void> 
     const ieees = names.map((n) => d.sim.coordinator.devices.get(n)?.ieee);
     return ieees.every((ieee) => list.some((x) => x.ieee === ieee && x.interviewed)) ? true : undefined;
   });
+}
+
+/** A place on the equator where the sun is up (or down) now and for the next two minutes. */
+export function placeWhereSun(up: boolean): { latitude: number; longitude: number } {
+  const now = Date.now();
+  for (let longitude = -180; longitude < 180; longitude += 15) {
+    if (sunIsUp(now, 0, longitude) === up && sunIsUp(now + 120_000, 0, longitude) === up)
+      return { latitude: 0, longitude };
+  }
+  throw new Error('no such place');
 }

@@ -4,7 +4,6 @@
  * location (docs/lighting.md#action-conditions).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sunIsUp } from '../../plugins/lighting/domain/conditions.ts';
 import {
   AQARA_IEEE,
   aqaraContact,
@@ -13,7 +12,7 @@ import {
   motionDetected,
 } from '../../scripts/simulators/znp-coordinator/vendor-devices/aqara.ts';
 import type { Json } from '../mqtt/hub.ts';
-import { type DeviceHub, pair, startDeviceHub, until } from './device-hub.ts';
+import { type DeviceHub, pair, placeWhereSun, startDeviceHub, until } from './device-hub.ts';
 import { PID } from './sim-helpers.ts';
 
 let d: DeviceHub | null = null;
@@ -25,16 +24,6 @@ afterEach(async () => {
 /** On/Off commands the plug has received so far. */
 const onOffCommands = (hub: DeviceHub) =>
   hub.sim.coordinator.devices.get('plug')!.received.filter((r) => r.cluster === 0x0006 && r.frame.kind === 1);
-
-/** A place on the equator where the sun is up (or down) right now. */
-function placeWhereSun(up: boolean): { latitude: number; longitude: number } {
-  const now = Date.now();
-  for (let longitude = -180; longitude < 180; longitude += 15) {
-    if (sunIsUp(now, 0, longitude) === up && sunIsUp(now + 120_000, 0, longitude) === up)
-      return { latitude: 0, longitude };
-  }
-  throw new Error('no such place');
-}
 
 describe('sensor actions with conditions', () => {
   it('motion switches the lamp on only when the illuminance reading is below 30 lux', async () => {

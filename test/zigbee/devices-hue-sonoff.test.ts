@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  dialNotification,
   dialTurn,
   HUE_IEEE,
   hueBattery,
@@ -75,6 +76,18 @@ describe('Philips Hue devices', () => {
       'button_2_press',
       'brightness_step_up',
       'brightness_step_down',
+    ]);
+    // The ring's own notifications on 0xFC00: a signed amount, its size the speed.
+    expect(dial.events).toEqual(expect.arrayContaining(['dial_rotate_left_slow', 'dial_rotate_right_fast']));
+    d.send('hueTapDial', dialNotification(15, 1), true);
+    d.send('hueTapDial', dialNotification(-60), true);
+    d.send('hueTapDial', dialNotification(120), true);
+    d.send('hueTapDial', dialNotification(-25), true);
+    expect((await eventsOf(d, dial._id, 7)).slice(3)).toEqual([
+      'dial_rotate_right_step',
+      'dial_rotate_left_slow',
+      'dial_rotate_right_fast',
+      'dial_rotate_left_step',
     ]);
 
     const motionTwin = d.sim.coordinator.devices.get('hueMotion')!;

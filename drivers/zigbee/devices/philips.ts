@@ -1,8 +1,9 @@
 /**
  * Philips Hue paired straight to the stick: the dimmer switch and tap dial report every button on the
  * Philips cluster 0xFC00 (`hueNotification`: button, then the press type 0 press, 1 hold, 2 short release,
- * 3 long release); the motion sensor is standard ZCL (occupancy it clears itself, log-scale illuminance,
- * temperature); bulbs have the colour gamut Philips publishes per model.
+ * 3 long release; the tap dial's ring is button 20 with a signed amount); the motion sensor is standard
+ * ZCL (occupancy it clears itself, log-scale illuminance, temperature); bulbs have the colour gamut
+ * Philips publishes per model.
  */
 import { HUE_GAMUT_A, HUE_GAMUT_B, HUE_GAMUT_C } from '../../lighting/index.ts';
 import { Cluster } from '../zcl/clusters.ts';
@@ -44,8 +45,28 @@ const dimmer: DeviceDefinition = {
   },
 };
 
+/** The tap dial's ring on 0xFC00 reports as button 20. */
+const DIAL_BUTTON = 20;
+const DIAL_EVENTS = ['left', 'right'].flatMap((d) =>
+  ['step', 'slow', 'fast'].map((s) => `dial_rotate_${d}_${s}`),
+);
+
+/**
+ * A ring turn: bytes 6–7 of the notification are a signed 16-bit amount (little endian), positive
+ * clockwise; its size gives the speed zigbee2mqtt names (up to 25 a step, up to 75 slow, beyond fast).
+ */
+function dialRotation(f: ZclFrame): string | null {
+  if (f.payload.length < 8) return null;
+  const amount = f.payload.readInt16LE(6);
+  if (amount === 0) return null;
+  const size = Math.abs(amount);
+  const speed = size <= 25 ? 'step' : size <= 75 ? 'slow' : 'fast';
+  return `dial_rotate_${amount > 0 ? 'right' : 'left'}_${speed}`;
+}
+
 const TAP_DIAL_EVENTS = [
   ...[1, 2, 3, 4].flatMap((b) => Object.values(PRESS).map((p) => `button_${b}_${p}`)),
+  ...DIAL_EVENTS,
   'brightness_step_up',
   'brightness_step_down',
 ];
@@ -60,9 +81,18 @@ const tapDial: DeviceDefinition = {
   checkInSeconds: 13 * 3600,
   reporting: { [Cluster.POWER_CFG]: BATTERY_REPORTING },
   commands(cluster, f): Output | undefined {
+    if (
+      cluster === HUE_BUTTON_CLUSTER &&
+      f.kind === 1 &&
+      f.command === 0x00 &&
+      f.payload[0] === DIAL_BUTTON
+    ) {
+      const rotation = dialRotation(f);
+      return rotation ? { events: [rotation] } : {};
+    }
     const n = notification(cluster, f);
     if (n) return n.button >= 1 && n.button <= 4 ? { events: [`button_${n.button}_${n.press}`] } : {};
-    // The dial turns as Level step commands: the generic `brightness_step_up`/`_down`.
+    // Each turn also comes as a Level step command: the generic `brightness_step_up`/`_down`.
     if (cluster === Cluster.LEVEL) return undefined;
     return {};
   },

@@ -2,7 +2,7 @@
  * Philips Hue twins paired straight to the stick. The dimmer (RWL022) and tap dial (RDM002) have one
  * endpoint with the Philips cluster 0xFC00; each button event is a `hueNotification` (command 0x00,
  * manufacturer 0x100B, server → client): button, three bytes, the press type, then the hold time. The tap
- * dial's rotation is a Level step command. The motion sensor (SML001) is standard ZCL on endpoint 2.
+ * dial's rotation is a notification for button 20 and a Level step command. The motion sensor (SML001) is standard ZCL on endpoint 2.
  */
 import { Attr, Cluster, LevelCmd } from '../../../../drivers/zigbee/zcl/clusters.ts';
 import { DataType } from '../../../../drivers/zigbee/zcl/types.ts';
@@ -96,6 +96,16 @@ const TYPE: Record<HuePress, number> = { press: 0, hold: 1, press_release: 2, ho
 /** A button event on 0xFC00 (button 1..4). */
 export function hueButton(button: number, press: HuePress): Outgoing {
   const payload = Buffer.from([button, 0, 0x30, 0, TYPE[press], 0x21, press === 'hold' ? 8 : 0, 0]);
+  return commandFrom(1, HUE_CLUSTER, 0x00, payload, { manufacturerCode: PHILIPS_CODE, fromServer: true });
+}
+
+/**
+ * The tap dial's ring on 0xFC00: button 20, type 1 (a step) or 2 (a turn), the amount as a signed 16-bit
+ * value in the last two bytes, positive clockwise. The dial sends a Level step along with it.
+ */
+export function dialNotification(amount: number, type: 1 | 2 = 2): Outgoing {
+  const payload = Buffer.from([20, 0, 0x30, 0, type, 0x21, 0, 0]);
+  payload.writeInt16LE(amount, 6);
   return commandFrom(1, HUE_CLUSTER, 0x00, payload, { manufacturerCode: PHILIPS_CODE, fromServer: true });
 }
 
