@@ -35,6 +35,7 @@ import { hasReadings, standardReadings } from './devices/readings.ts';
 import { findStick } from './find-stick.ts';
 import { setGroupState } from './groups.ts';
 import { enrollResponse, statusEvents } from './ias.ts';
+import { installCodeKey } from './install-code.ts';
 import { interview } from './interview.ts';
 import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
 import { probeStick } from './probe.ts';
@@ -262,6 +263,15 @@ export class ZigbeeDriver implements LightingDriver {
   async permitJoin(seconds: number): Promise<void> {
     await this.#need().permitJoin(seconds);
     this.#joinUntil = seconds > 0 ? Date.now() + Math.min(254, Math.round(seconds)) * 1000 : 0;
+  }
+
+  /**
+   * Lets one device join by its install code (already checked by `parseInstallCode`): the link key derived
+   * from it goes to the trust centre for that IEEE address, then joining opens for `seconds`.
+   */
+  async addInstallCode(ieee: string, code: Buffer, seconds: number): Promise<void> {
+    await this.#need().addInstallCodeKey(ieee, installCodeKey(code));
+    await this.permitJoin(seconds);
   }
 
   /** Seconds of joining left (the countdown of the admin API and CLI). */

@@ -89,6 +89,11 @@ export interface RadioAdapter extends ZdoRequests {
   /** A cheap request the stick must answer (the driver's liveness check); rejects when it does not. */
   alive(timeoutMs: number): Promise<void>;
   permitJoin(seconds: number): Promise<void>;
+  /**
+   * Gives the trust centre the link key derived from a device's install code, for that device only
+   * (docs/zigbee.md#install-codes); the device can then join while joining is open.
+   */
+  addInstallCodeKey(ieee: string, key: Buffer): Promise<void>;
   nwkOf(d: Destination): number;
   /** One unicast frame, confirmed by the device (APS ack), with the retries of docs/zigbee.md. */
   send(d: Destination, cluster: number, data: Buffer): Promise<void>;

@@ -2,6 +2,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { adminCall, type CliCommand, type CliIo } from '../../core/sdk.ts';
+import { parseInstallCode } from '../../drivers/zigbee/install-code.ts';
 import { devicesFileName } from '../../drivers/zigbee/migrate/z2m.ts';
 
 const call = (io: CliIo, method: string, path: string, body?: unknown) =>
@@ -40,6 +41,37 @@ export const zigbeeCommands: CliCommand[] = [
           ? `joining open for ${left} s (until ${new Date(Date.now() + left * 1000).toLocaleTimeString()})`
           : 'joining closed',
       );
+      return 0;
+    },
+  },
+  {
+    name: 'zigbee install-code',
+    usage: 'hearth zigbee install-code <ieee> <install code> [seconds]',
+    summary:
+      'Lets one device join by the install code printed on it (its IEEE address and code), opening joining',
+    options: {},
+    positionals: [2, 3],
+    check: ({ positionals }) => {
+      if (!/^0x[0-9a-fA-F]{16}$/.test(positionals[0] ?? ''))
+        return 'ieee must be 0x followed by 16 hex digits';
+      try {
+        parseInstallCode(positionals[1] ?? '');
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return positionals[2] !== undefined && !/^\d{1,3}$/.test(positionals[2])
+        ? 'seconds must be 1..254'
+        : null;
+    },
+    async run({ positionals }, io) {
+      const ieee = (positionals[0] as string).toLowerCase();
+      const r = await call(io, 'POST', '/admin/zigbee/install-code', {
+        ieee,
+        code: positionals[1],
+        ...(positionals[2] === undefined ? {} : { seconds: Number(positionals[2]) }),
+      });
+      if (!r) return 1;
+      io.out(`${ieee} may join with its install code: joining open for ${String(r.seconds)} s`);
       return 0;
     },
   },

@@ -5,6 +5,7 @@
 import { type HearthRouter, HttpError, jsonObjectBody, routeParam } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord } from '../../drivers/zigbee/device.ts';
 import type { ZigbeeDriver } from '../../drivers/zigbee/driver.ts';
+import { InstallCodeError, parseInstallCode } from '../../drivers/zigbee/install-code.ts';
 import {
   BackupFormatError,
   parseOpenBackup,
@@ -76,6 +77,35 @@ export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
     const d = running(deps);
     await d.permitJoin(seconds);
     ctx.body = { seconds: d.permitJoinRemaining() };
+  });
+
+  // One device by its install code: its key to the trust centre, then joining open (docs/zigbee.md#install-codes).
+  // The code is a secret: it is never echoed or logged.
+  router.post('/install-code', async (ctx) => {
+    const b = body(ctx);
+    for (const k of Object.keys(b))
+      if (k !== 'ieee' && k !== 'code' && k !== 'seconds') throw bad(`unknown field ${k}`);
+    const ieee = typeof b.ieee === 'string' ? b.ieee.toLowerCase() : '';
+    if (!IEEE.test(ieee)) throw bad('ieee must be 0x followed by 16 hex digits');
+    if (typeof b.code !== 'string') throw bad('code must be the install code as printed (hex digits)');
+    const seconds = b.seconds ?? deps.defaultSeconds;
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 254)
+      throw bad('seconds must be an integer 1..254');
+    let code: Buffer;
+    try {
+      code = parseInstallCode(b.code);
+    } catch (err) {
+      if (err instanceof InstallCodeError) throw bad(err.message);
+      throw err;
+    }
+    const d = running(deps);
+    try {
+      await d.addInstallCode(ieee, code, seconds);
+    } catch (err) {
+      // The stick refused or did not answer: its status names the command, never the key.
+      throw new HttpError(502, 'stick_error', `the stick did not take the key: ${(err as Error).message}`);
+    }
+    ctx.body = { ieee, seconds: d.permitJoinRemaining() };
   });
 
   router.get('/devices', (ctx) => {

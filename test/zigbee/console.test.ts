@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installCodeKey, parseInstallCode } from '../../drivers/zigbee/install-code.ts';
 import {
   type SimDeviceName,
   startZnpSimulator,
@@ -337,6 +338,27 @@ it("imports a zigbee2mqtt network from its data directory's files: asked first, 
   await connected();
   await until(async () => (sim.coordinator.panId === 0x1a62 ? true : undefined));
   expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).toEqual([IEEE.plug]);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.context().close();
+}, 60_000);
+
+it('pairs a device by its install code: a mistyped code is refused, the right one lets it join', async () => {
+  const motion = sim.coordinator.devices.get('motion');
+  if (!motion) throw new Error('the simulated network has no motion sensor');
+  const code = '83FED3407A939723A5C639B26916D505C3B5';
+  motion.installCodeKey = installCodeKey(parseInstallCode(code));
+  const page = await zigbeePage({ width: 1024, height: 768 });
+  await page.getByLabel('IEEE address').fill(IEEE.motion);
+  await page.getByLabel('Install code').fill(`${code.slice(0, -1)}4`);
+  await page.getByRole('button', { name: 'Add and open joining' }).click();
+  await say(page, 'Install code refused: the install code CRC does not match');
+  expect(sim.coordinator.installCodeKeys.has(IEEE.motion)).toBe(false);
+  await page.getByLabel('Install code').fill(code);
+  await page.getByRole('button', { name: 'Add and open joining' }).click();
+  await say(page, `${IEEE.motion} may join with its install code`);
+  await page.locator('#zigbee-countdown', { hasText: /Joining is open/ }).waitFor();
+  expect(await page.getByLabel('Install code').inputValue()).toBe('');
+  expect(sim.coordinator.join('motion')).toBe(true);
   expect(await axeViolations(page)).toEqual([]);
   await page.context().close();
 }, 60_000);

@@ -394,6 +394,21 @@ export class EzspAdapter implements RadioAdapter {
     await this.#ok('permitJoining', Buffer.of(duration));
   }
 
+  /**
+   * A transient link key for one device: the trust centre accepts it for that EUI64 while the device
+   * joins and forgets it after its timeout (300 s by default). EZSP 13 and later replaced
+   * `addTransientLinkKey` (EmberStatus) by `importTransientKey` (sl_status_t), which takes a flags byte
+   * on protocol 13 only.
+   */
+  async addInstallCodeKey(ieee: string, key: Buffer): Promise<void> {
+    if (this.#v < 13) return this.#ok('addTransientLinkKey', new Writer().ieee(ieee).bytes(key).done());
+    const w = new Writer().ieee(ieee).bytes(key);
+    if (this.#v === 13) w.u8(0);
+    const r = await this.ezsp.command('importTransientKey', w.done());
+    const sl = r.u32();
+    if (sl !== 0) throw new EzspStatusError('importTransientKey', sl);
+  }
+
   nwkOf(d: Destination): number {
     return this.addresses.get(d.ieee) ?? d.nwk;
   }

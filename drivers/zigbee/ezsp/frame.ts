@@ -111,6 +111,7 @@ export const FrameId = {
   aesMmoHash: 0x006f,
   setSourceRoute: 0x00ae,
   getNetworkKeyInfo: 0x0116,
+  importTransientKey: 0x0111,
 } as const;
 export type FrameName = keyof typeof FrameId;
 export const frameName = (id: number): FrameName | undefined =>

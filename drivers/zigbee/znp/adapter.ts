@@ -20,6 +20,7 @@ import {
   AfStatus,
   BDB_MODE_FORMATION,
   DEVICE_STATE_COORDINATOR,
+  INSTALL_CODE_FORMAT_KEY,
   type MtMessage,
   type MtName,
   NV,
@@ -247,6 +248,15 @@ export class ZStackAdapter implements RadioAdapter {
       dstAddr: 0xfffc,
       duration,
       tcSignificance: 0,
+    });
+  }
+
+  /** The key goes to the trust centre as an already derived key (format 2), bound to the device's IEEE. */
+  async addInstallCodeKey(ieee: string, key: Buffer): Promise<void> {
+    await this.znp.call('appCnfBdbAddInstallCode', {
+      installCodeFormat: INSTALL_CODE_FORMAT_KEY,
+      ieee,
+      installCode: key,
     });
   }
 

@@ -259,6 +259,12 @@ export const MT = {
   ]),
   zdoPermitJoinInd: areq(ZDO, 0xcb, [['duration', 'u8']]),
   // APP_CNF: Base Device Behaviour commissioning (Z-Stack 3)
+  /** Format 1: the install code with its CRC; format 2: the key already derived from it (16 bytes). */
+  appCnfBdbAddInstallCode: sreq(APP_CNF, 0x04, [
+    ['installCodeFormat', 'u8'],
+    ['ieee', 'ieee'],
+    ['installCode', 'rest'],
+  ]),
   appCnfBdbStartCommissioning: sreq(APP_CNF, 0x05, [['mode', 'u8']]),
   appCnfBdbSetChannel: sreq(APP_CNF, 0x08, [
     ['isPrimary', 'u8'],
@@ -284,6 +290,8 @@ export const NV = {
 } as const;
 
 export const BDB_MODE_FORMATION = 0x04;
+/** `APP_CNF_BDB_ADD_INSTALLCODE` format: the derived link key rather than the code itself. */
+export const INSTALL_CODE_FORMAT_KEY = 0x02;
 
 const key = (type: number, subsystem: number, id: number) => (type << 13) | (subsystem << 8) | id;
 const byKey = new Map<number, MtName>();

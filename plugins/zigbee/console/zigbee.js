@@ -53,6 +53,30 @@ export async function render(root, api) {
     }
   };
 
+  // A device that joins only with its install code (printed on it or in its QR code): the hub checks
+  // the code's CRC, gives the trust centre the key derived from it, and opens joining.
+  const icIeee = h('input', { id: 'zigbee-ic-ieee', placeholder: '0x00124b0000000000', size: '20' });
+  const icCode = h('input', {
+    id: 'zigbee-ic-code',
+    placeholder: 'install code (hex)',
+    size: '44',
+    autocomplete: 'off',
+  });
+  const addByCode = async () => {
+    try {
+      const r = await api.send('POST', '/zigbee/install-code', {
+        ieee: icIeee.value.trim(),
+        code: icCode.value.trim(),
+        seconds: Number(seconds.value),
+      });
+      icCode.value = '';
+      api.say(`${r.ieee} may join with its install code: power it on or reset it now.`);
+      show(Number(r.seconds ?? 0));
+    } catch (err) {
+      api.say(`Install code refused: ${err.message}`, true);
+    }
+  };
+
   // The leave request is sent; the device is forgotten whether or not it answers (README: removing).
   const remove = async (d, name) => {
     if (
@@ -194,6 +218,14 @@ export async function render(root, api) {
       h('button', { type: 'button', id: 'zigbee-close', onclick: () => permit(0) }, 'Close joining'),
     ),
     countdown,
+    h('h4', {}, 'Pair a device by its install code'),
+    h('label', { for: 'zigbee-ic-ieee' }, 'IEEE address '),
+    icIeee,
+    ' ',
+    h('label', { for: 'zigbee-ic-code' }, 'Install code '),
+    icCode,
+    ' ',
+    h('button', { type: 'button', id: 'zigbee-ic-add', onclick: addByCode }, 'Add and open joining'),
     table('Devices in the network', ['Device', 'Addresses', 'Actions'], devices),
     h(
       'p',

@@ -35,7 +35,7 @@ import {
 import { ZDO_PROFILE, ZdoCluster, zdoAnswer, zdoRequest, zdoResponse } from '../../../drivers/zigbee/zdo.ts';
 import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
 import type { Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
-import { simulatedNetwork } from '../znp-coordinator/devices.ts';
+import { simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
 
 export const NCP_IEEE = '0x00158d0099aabbcc';
 
@@ -97,6 +97,8 @@ export class SimNcp {
   tokens: Tokens | null = null;
   networkUp = false;
   permitJoinUntil = 0;
+  /** Transient link keys (a device's install-code key), by IEEE address. */
+  readonly transientKeys = new Map<string, Buffer>();
   autoJoin = false;
   readonly endpoints = new Set<number>();
   /** The EZSP protocol version the stick speaks (13: EmberZNet 7.4; 14: 8.x). */
@@ -310,6 +312,22 @@ export class SimNcp {
           'getNetworkKeyInfo',
           new Writer().u32(0).bool(true).bool(false).u8(0).u8(0).u32(this.frameCounter).done(),
         );
+      case 'addTransientLinkKey':
+      case 'importTransientKey': {
+        const ieee = r.ieee();
+        const key = r.bytes(16);
+        // importTransientKey carries a flags byte on protocol 13 only; addTransientLinkKey is older than 13.
+        const flags = name === 'importTransientKey' && v === 13 ? 1 : 0;
+        const wrongVersion = (name === 'addTransientLinkKey') !== v < 13;
+        if (wrongVersion || r.remaining !== flags) {
+          // SL_STATUS_INVALID_PARAMETER (0x21) / EmberStatus INVALID_CALL.
+          if (name === 'importTransientKey') return this.#respond(f.seq, name, new Writer().u32(0x21).done());
+          return this.#respond(f.seq, name, this.#status(EmberStatus.INVALID_CALL));
+        }
+        this.transientKeys.set(ieee.toLowerCase(), Buffer.from(key));
+        if (name === 'addTransientLinkKey') return ok();
+        return this.#respond(f.seq, name, new Writer().u32(0).done());
+      }
       case 'permitJoining': {
         const duration = r.u8();
         this.permitJoinUntil = duration ? Date.now() + duration * 1000 : 0;
@@ -520,6 +538,7 @@ export class SimNcp {
     const d = this.devices.get(name);
     if (!d || !this.networkUp || Date.now() > this.permitJoinUntil) return false;
     if (d.joined) return true;
+    if (!trustCentreAdmits(d, this.transientKeys)) return false;
     d.joined = true;
     this.#callback(
       'trustCenterJoinHandler',

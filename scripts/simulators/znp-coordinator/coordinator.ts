@@ -15,7 +15,7 @@ import {
 } from '../../../drivers/zigbee/znp/mt.ts';
 import { encodeFrame, type Frame, UnpiParser } from '../../../drivers/zigbee/znp/unpi.ts';
 import type { Outgoing, SimDevice, SimDeviceName } from './devices.ts';
-import { simulatedNetwork } from './devices.ts';
+import { simulatedNetwork, trustCentreAdmits } from './devices.ts';
 
 export interface Faults {
   /** Ignore SYS_PING until the bootloader-skip byte 0xEF arrives. */
@@ -60,6 +60,8 @@ export class SimCoordinator {
   permitJoinUntil = 0;
   /** Devices join by themselves whenever permit-join is open. */
   autoJoin = false;
+  /** Link keys given with `APP_CNF_BDB_ADD_INSTALLCODE`, by IEEE address. */
+  readonly installCodeKeys = new Map<string, Buffer>();
   readonly endpoints = new Set<number>();
   #port: SerialPort | null = null;
   #parser = new UnpiParser((f) => this.#onFrame(f));
@@ -207,6 +209,14 @@ export class SimCoordinator {
         if (this.endpoints.has(n('endpoint'))) return this.send('afRegister', { status: 0xb8 }, true);
         this.endpoints.add(n('endpoint'));
         return ok();
+      case 'appCnfBdbAddInstallCode': {
+        const code = f.installCode as Buffer;
+        // Format 1 carries the code with its CRC, format 2 the 16-byte key; the simulator takes the key.
+        if (n('installCodeFormat') !== 2 || code.length !== 16)
+          return this.send('appCnfBdbAddInstallCode', { status: 1 }, true);
+        this.installCodeKeys.set(String(f.ieee).toLowerCase(), Buffer.from(code));
+        return ok();
+      }
       case 'zdoMgmtPermitJoinReq': {
         ok();
         const duration = n('duration');
@@ -445,6 +455,7 @@ export class SimCoordinator {
     const d = this.devices.get(name);
     if (!d || !this.formed || Date.now() > this.permitJoinUntil) return false;
     if (d.joined) return true;
+    if (!trustCentreAdmits(d, this.installCodeKeys)) return false;
     d.joined = true;
     // The trust centre keeps a link-key entry and an address manager entry per device that joined.
     const index = this.#freeEntry();

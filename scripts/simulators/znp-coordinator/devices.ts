@@ -59,9 +59,21 @@ export interface Outgoing {
   zcl: Buffer;
 }
 
+/** Whether a trust centre holding `keys` (by IEEE) lets `d` join: only with its install-code key, if it has one. */
+export function trustCentreAdmits(d: SimDevice, keys: ReadonlyMap<string, Buffer>): boolean {
+  if (!d.installCodeKey) return true;
+  const held = keys.get(d.ieee.toLowerCase());
+  return held?.equals(d.installCodeKey) === true;
+}
+
 export class SimDevice {
   nwk: number;
   joined = false;
+  /**
+   * The link key derived from the device's install code, when it was made to join with one: the trust
+   * centre must hold the same key for its IEEE address, or the device cannot join.
+   */
+  installCodeKey: Buffer | null = null;
   /** Clusters bound to the coordinator (a remote sends its buttons there). */
   readonly binds = new Set<number>();
   /**
