@@ -340,3 +340,13 @@ it("imports a zigbee2mqtt network from its data directory's files: asked first, 
   expect(await axeViolations(page)).toEqual([]);
   await page.context().close();
 }, 60_000);
+
+it('refuses choosing a stick from the console when plugins.zigbee.path is configured (409), and bad input (400)', async () => {
+  const listed = (await t.admin('GET', '/admin/zigbee/sticks')).body as Json;
+  expect(listed).toMatchObject({ configured: true, inUse: sim.path });
+  expect((await t.admin('PUT', '/admin/zigbee/stick', { path: sim.path })).status).toBe(409);
+  const unknown = await t.admin('PUT', '/admin/zigbee/stick', { path: sim.path, kind: 'znp' });
+  expect(unknown).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+  expect((await t.admin('PUT', '/admin/zigbee/stick', { path: 7 })).status).toBe(400);
+  expect((await api('GET', '/status')).connected).toBe(true);
+});
