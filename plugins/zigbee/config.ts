@@ -27,7 +27,7 @@ export const configSchema: JsonSchema = {
       default: '',
       title: 'Serial port',
       description:
-        'Serial device of the coordinator stick, Texas Instruments Z-Stack or Silicon Labs EmberZNet (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_... or /dev/serial/by-id/usb-Nabu_Casa_SkyConnect_...). Empty: the stick chosen in the console's setup step, else the first known Zigbee stick under the by-id folder, if one is plugged in at start.',
+        'Serial device of the coordinator stick, Texas Instruments Z-Stack or Silicon Labs EmberZNet (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_... or /dev/serial/by-id/usb-Nabu_Casa_SkyConnect_...). Empty: the stick chosen in the console setup step, else the first known Zigbee stick under the by-id folder, if one is plugged in at start.',
     },
     byIdDir: {
       type: 'string',
