@@ -36,6 +36,8 @@ beforeAll(async () => {
   t = await startTestHub({
     plugins: ['console', 'lighting', 'mqtt-devices', 'hue', 'zigbee', 'auth', 'translation', 'matter'],
     config: {
+      // matter.js loads in seconds; on a busy machine more than the default start bound (10 s).
+      lifecycle: { pluginStartTimeoutMs: 60_000 },
       plugins: {
         zigbee: { path: sim.path },
         // Off by default: on here so its admin routes are counted (its bridges on ::1, mDNS on lo only).

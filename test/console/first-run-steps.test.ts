@@ -40,6 +40,8 @@ beforeAll(async () => {
     plugins: ['console', 'lighting', 'hue', 'mqtt-devices', 'auth', 'zigbee', 'matter'],
     adminKey: null,
     config: {
+      // matter.js loads in seconds; on a busy machine more than the default start bound (10 s).
+      lifecycle: { pluginStartTimeoutMs: 60_000 },
       mqtt: { allowAnonymous: true },
       plugins: {
         hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } },

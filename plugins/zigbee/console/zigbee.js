@@ -220,6 +220,15 @@ export async function render(root, api) {
         'Download the Zigbee network backup',
       ),
     ),
+    h(
+      'p',
+      {},
+      h(
+        'a',
+        { href: api.href('/zigbee/backup/open'), download: 'coordinator_backup.json' },
+        'Download it in the open format (for zigbee2mqtt or ZHA)',
+      ),
+    ),
     h('h3', {}, 'Restore'),
     h('label', { for: 'zigbee-restore-file' }, 'Zigbee backup (.json)'),
     file,

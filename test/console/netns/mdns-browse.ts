@@ -20,7 +20,7 @@ const browser = makeMdns();
 const found = new Map<string, { port: number; txt: string[] }>();
 const records: Rec[] = [];
 browser.on('response', (packet) => {
-  records.push(...([...packet.answers, ...(packet.additionals ?? [])] as Rec[]));
+  records.push(...([...(packet.answers ?? []), ...(packet.additionals ?? [])] as Rec[]));
   for (const ptr of records.filter((r) => r.type === 'PTR' && r.name === '_http._tcp.local')) {
     const instance = String(ptr.data);
     const srv = records.find((r) => r.type === 'SRV' && r.name === instance);
