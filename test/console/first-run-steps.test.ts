@@ -163,4 +163,10 @@ it('lists an announced MQTT device, finds and pairs a Hue bridge, connects a Zig
   await page.getByText(`Or type the code ${opened?.manualPairingCode}`).waitFor();
   await page.getByRole('heading', { name: 'Turn on the assistants (done)' }).waitFor();
   expect(await axeViolations(page)).toEqual([]);
-}, 90_000);
+
+  // The Matter page shows the open window and closes it (DELETE /admin/matter/:site/window).
+  await page.getByRole('link', { name: 'Matter', exact: true }).click();
+  await page.getByRole('button', { name: `Close the pairing window of site ${site?.siteid}` }).click();
+  await page.locator('#say', { hasText: `The pairing window of site ${site?.siteid} is closed.` }).waitFor();
+  expect(await bridgeView()).toMatchObject({ manualPairingCode: null, qrPayload: null });
+}, 120_000);
