@@ -162,6 +162,15 @@ describe.each([
     expect(file).toMatchObject({ format: 'hearth-zigbee-backup', version: 2 });
     expect(file.network.networkKey).toBe(sim.coordinator.nv.get(0x62)?.toString('hex'));
     expect(file).toEqual(await api('GET', '/backup'));
+    // The same network in the open format zigbee2mqtt and ZHA read.
+    const [open] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download it in the open format (for zigbee2mqtt or ZHA)' }).click(),
+    ]);
+    expect(open.suggestedFilename()).toBe('coordinator_backup.json');
+    const openFile = JSON.parse(await readFile((await open.path()) as string, 'utf8'));
+    expect(openFile.metadata.format).toBe('zigpy/open-coordinator-backup');
+    expect(openFile.network_key.key).toBe(file.network.networkKey);
     expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
   }, 60_000);
