@@ -4,6 +4,7 @@ import type { JsonSchema } from '../../core/sdk.ts';
 export interface ZigbeeConfig {
   site: string;
   path: string;
+  byIdDir: string;
   stick: 'auto' | 'znp' | 'ezsp';
   channel: number;
   permitJoinSeconds: number;
@@ -26,7 +27,14 @@ export const configSchema: JsonSchema = {
       default: '',
       title: 'Serial port',
       description:
-        'Serial device of the coordinator stick, Texas Instruments Z-Stack or Silicon Labs EmberZNet (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_... or /dev/serial/by-id/usb-Nabu_Casa_SkyConnect_...). Empty: the first known Zigbee stick under /dev/serial/by-id, if one is plugged in at start.',
+        'Serial device of the coordinator stick, Texas Instruments Z-Stack or Silicon Labs EmberZNet (e.g. /dev/serial/by-id/usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_... or /dev/serial/by-id/usb-Nabu_Casa_SkyConnect_...). Empty: the stick chosen in the console setup step, else the first known Zigbee stick under the by-id folder, if one is plugged in at start.',
+    },
+    byIdDir: {
+      type: 'string',
+      default: '/dev/serial/by-id',
+      title: 'Serial by-id folder',
+      description:
+        'Folder of stable serial device names where sticks are looked for (at start when no serial port is set, and in the console when choosing one).',
     },
     stick: {
       type: 'string',

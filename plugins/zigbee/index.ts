@@ -14,6 +14,12 @@ import { zigbeeCommands } from './commands.ts';
 import { configSchema, type ZigbeeConfig } from './config.ts';
 import { mountRoutes } from './routes.ts';
 import { openStateStore } from './state-store.ts';
+import { listSticks } from './sticks.ts';
+
+/** The stick chosen in the console (`PUT /admin/zigbee/stick`), used when `path` is not configured. */
+interface ChosenStickDoc {
+  path: string | null;
+}
 
 const DRIVER_ID = 'zigbee';
 
@@ -37,6 +43,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
       lighting.sites.list().find((s) => s.name === config.site)?.siteid ??
       null;
     let driver: ZigbeeDriver | null = null;
+    const chosen = await ctx.store.open<ChosenStickDoc>('stick', { path: null });
 
     // A zigbeeid is `<IEEE address>/<endpoint>` (`0x00158d0001a2b3c4/1`); anything else never names a device.
     lighting.setProtocolIdRule('zigbee', (id) =>
@@ -59,7 +66,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
     );
 
     const startDriver = async () => {
-      const path = config.path || (await findStick());
+      const path = config.path || chosen.data.path || (await findStick(config.byIdDir));
       if (!path) {
         log.info(
           'no Zigbee stick configured or found under /dev/serial/by-id; the zigbee driver is not started',
@@ -136,6 +143,21 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
         return { devices: devices.length, added, named };
       },
       coordinatorIeee: () => String(driver?.status().coordinator ?? ''),
+      sticks: async () => ({
+        folder: config.byIdDir,
+        configured: config.path !== '',
+        inUse: driver ? String(driver.status().path ?? '') || null : null,
+        sticks: await listSticks(config.byIdDir),
+      }),
+      async useStick(path) {
+        await chosen.commit((d) => {
+          d.path = path;
+        });
+        // The same restart as after a restore: the driver is dropped and started on the new port.
+        if (driver) await lighting.removeDriver(DRIVER_ID);
+        driver = null;
+        await startDriver();
+      },
     });
 
     return {

@@ -14,6 +14,16 @@ import {
 import { devicesFromDatabase, friendlyNames, mergeDevices } from '../../drivers/zigbee/migrate/z2m.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { isStickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
+import type { StickCandidate } from './sticks.ts';
+
+/** `GET /admin/zigbee/sticks`: the by-id folder's serial devices and which one is in use. */
+export interface SticksAnswer {
+  folder: string;
+  /** True when `plugins.zigbee.path` is set: the configuration decides, not the console. */
+  configured: boolean;
+  inUse: string | null;
+  sticks: StickCandidate[];
+}
 
 /** What an import made known: devices stored, those with a light or sensor now, those named. */
 export interface ImportResult {
@@ -36,6 +46,9 @@ export interface RouteDeps {
   ): Promise<ImportResult>;
   /** The coordinator's IEEE address (for the open backup), '' when unknown. */
   coordinatorIeee(): string;
+  sticks(): Promise<SticksAnswer>;
+  /** Stores `path` as the chosen stick and restarts the driver on it. */
+  useStick(path: string): Promise<void>;
 }
 
 const bad = (message: string) => new HttpError(400, 'invalid_request', message);
@@ -106,6 +119,29 @@ export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
       throw new HttpError(502, 'stick_error', `the stick did not take the key: ${(err as Error).message}`);
     }
     ctx.body = { ieee, seconds: d.permitJoinRemaining() };
+  });
+
+  router.get('/sticks', async (ctx) => {
+    ctx.body = await deps.sticks();
+  });
+
+  // Only a name from the by-id listing is accepted: the console never makes the hub open any other file.
+  router.put('/stick', async (ctx) => {
+    const b = body(ctx);
+    for (const k of Object.keys(b)) if (k !== 'path') throw bad(`unknown field ${k}`);
+    if (typeof b.path !== 'string')
+      throw bad('path must be the path of a stick from GET /admin/zigbee/sticks');
+    const found = await deps.sticks();
+    if (found.configured)
+      throw new HttpError(
+        409,
+        'conflict',
+        'plugins.zigbee.path is set in the configuration; change the stick there',
+      );
+    if (!found.sticks.some((s) => s.path === b.path))
+      throw bad(`${b.path} is not a serial device under ${found.folder}`);
+    await deps.useStick(b.path);
+    ctx.body = { path: b.path };
   });
 
   router.get('/devices', (ctx) => {

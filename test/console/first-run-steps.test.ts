@@ -1,44 +1,32 @@
 /**
  * The setup steps against the real things they drive, in chromium: a Hue bridge (simulated at the wire,
  * answering mDNS on loopback where the hue plugin's discovery setting asks) found and paired from "Find
- * devices"; the assistants step shown only when `GET /admin/matter` answers, opening a pairing window and
- * showing its code; a device that announced itself over MQTT (Home Assistant discovery, published with
- * mqtt.js to the hub's broker) listed as new; a step whose plugin is not running says so.
+ * devices"; a Zigbee stick plugged in while the page is open (a by-id link to the simulated Z-Stack's PTY),
+ * listed with its kind and connected from the step; the assistants step on the real Matter plugin (its
+ * bridge on ::1), opening a pairing window and showing its QR code and manual code; a device that announced
+ * itself over MQTT (Home Assistant discovery, published with mqtt.js to the hub's broker) listed as new.
  */
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import mqtt from 'mqtt';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { definePlugin } from '../../core/plugin/types.ts';
 import { BridgeMdnsResponder } from '../../scripts/simulators/hue-bridge/mdns.ts';
+import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { freeUdpPort, SimulatedBridge } from '../hue/helpers.ts';
 
-/** The Matter plugin's admin surface as the console sees it: a status and a pairing window per site. */
-const windows: string[] = [];
-const matterFixture = definePlugin({
-  name: 'matter-fixture',
-  version: '1.0.0',
-  description: 'test plugin: GET /admin/matter and POST /admin/matter/:site/window',
-  configSchema: { type: 'object', properties: {} },
-  async start(ctx) {
-    const r = ctx.http.router('admin');
-    r.get('/admin/matter', (k) => {
-      k.body = { running: true, sites: [] };
-    });
-    r.post('/admin/matter/:site/window', (k) => {
-      windows.push(k.params.site ?? '');
-      k.body = { manualPairingCode: '3497-011-2332', qrPayload: 'MT:Y.K9042C00KA0648G00', seconds: 900 };
-    });
-    return { stop() {} };
-  },
-});
+const STICK = 'usb-ITead_Sonoff_Zigbee_3.0_USB_Dongle_Plus_4c004e2b8a3bed11b8f9c2f0a3f1a6c9-if00-port0';
 
 let t: TestHub;
 let browser: Browser;
 let bridge: SimulatedBridge;
 let responder: BridgeMdnsResponder;
+let sim: ZnpSimulator;
+let byId: string;
 
 beforeAll(async () => {
   bridge = await SimulatedBridge.start({ coalesceMs: 50, bridgeId: '001788fffe0a0b0c' });
@@ -46,13 +34,20 @@ beforeAll(async () => {
   responder = await BridgeMdnsResponder.start(bridge, {
     mdns: { port: mdnsPort, interface: '127.0.0.1', multicast: false },
   });
+  sim = await startZnpSimulator({ blank: true });
+  byId = mkdtempSync(join(tmpdir(), 'by-id-'));
   t = await startTestHub({
-    plugins: ['console', 'lighting', 'hue', 'mqtt-devices', 'auth'],
-    extraPlugins: [matterFixture],
+    plugins: ['console', 'lighting', 'hue', 'mqtt-devices', 'auth', 'zigbee', 'matter'],
     adminKey: null,
     config: {
+      // matter.js loads in seconds; on a busy machine more than the default start bound (10 s).
+      lifecycle: { pluginStartTimeoutMs: 60_000 },
       mqtt: { allowAnonymous: true },
-      plugins: { hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
+      plugins: {
+        hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } },
+        zigbee: { byIdDir: byId },
+        matter: { enabled: true, port: 0, listen: '::1', mdnsInterface: 'lo' },
+      },
     },
   });
   browser = await launchBrowser();
@@ -80,9 +75,22 @@ afterAll(async () => {
   await t?.stop();
   await responder?.stop();
   await bridge?.stop();
+  await sim?.stop();
+  if (byId) rmSync(byId, { recursive: true, force: true });
 });
 
-it('lists an announced MQTT device, finds and pairs a Hue bridge, and opens a Matter pairing window, from the setup steps', async () => {
+/** Waits until `check` returns something (a bounded poll naming what never happened). */
+async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+it('lists an announced MQTT device, finds and pairs a Hue bridge, connects a Zigbee stick plugged in meanwhile, and opens a Matter pairing window, from the setup steps', async () => {
   const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   page.on('dialog', (d) => void d.accept());
   await page.goto(`${t.adminUrl}/`);
@@ -94,8 +102,23 @@ it('lists an announced MQTT device, finds and pairs a Hue bridge, and opens a Ma
   await page.getByText('1 new device announced: Desk lamp.').waitFor();
   await page.getByRole('button', { name: 'Look again for MQTT devices' }).click();
   await page.getByText('1 new device announced: Desk lamp.').waitFor();
-  // A plugin that is not running is named, not a raw error.
-  await page.getByText('Zigbee sticks: its plugin is not running on this hub.').waitFor();
+  // No stick yet: the step says where it looks. Then one is plugged in (its by-id link appears).
+  await page.getByText(`no serial device is under ${byId}`, { exact: false }).waitFor();
+  symlinkSync(sim.path, join(byId, STICK));
+  await page.getByRole('button', { name: 'Look again for Zigbee sticks' }).click();
+  await page.getByText(`${STICK} (Texas Instruments Z-Stack)`).waitFor();
+  await page.getByRole('button', { name: `Use the stick ${STICK}` }).click();
+  await page
+    .getByText(`The stick at ${join(byId, STICK)} is connected`, { exact: false })
+    .waitFor({ timeout: 60_000 });
+  const status = (await t.admin('GET', '/admin/zigbee/status')).body as { connected: boolean; stick: string };
+  expect(status).toMatchObject({ connected: true, stick: 'znp' });
+  await page.getByRole('button', { name: 'Let Zigbee devices join for 2 minutes' }).click();
+  await page.locator('#say', { hasText: /Zigbee devices may join for 1[12]\d seconds/ }).waitFor();
+  // Only a name the listing gave is taken.
+  const outside = await t.admin('PUT', '/admin/zigbee/stick', { path: '/etc/passwd' });
+  expect(outside.status).toBe(400);
+  expect(outside.body).toMatchObject({ error: 'invalid_request' });
 
   await page.getByRole('button', { name: 'Find Hue bridges' }).click();
   const pair = page.getByRole('button', { name: 'Pair Hue Bridge - 0A0B0C' });
@@ -124,11 +147,26 @@ it('lists an announced MQTT device, finds and pairs a Hue bridge, and opens a Ma
   expect(mail).toMatch(/^mailto:mia%40example\.org\?subject=/);
   expect(decodeURIComponent(mail?.split('body=')[1] ?? '')).toBe(link);
 
+  // The real Matter plugin: its bridge of the home comes up in the background.
+  const [site] = (await t.admin('GET', '/admin/sites')).body as Array<{ siteid: string }>;
+  type View = { site: string; manualPairingCode: string | null; qrPayload: string | null };
+  const bridgeView = async () =>
+    ((await t.admin('GET', '/admin/matter')).body as { bridges: View[] }).bridges.find(
+      (b) => b.site === site?.siteid,
+    );
+  await until(bridgeView, 'the Matter bridge of the home');
   await page.getByRole('button', { name: 'Open a Matter pairing window' }).click();
   await page.getByRole('img', { name: 'Matter pairing QR code' }).waitFor();
-  await page.getByText('Or type the code 3497-011-2332').waitFor();
-  const [site] = (await t.admin('GET', '/admin/sites')).body as Array<{ siteid: string }>;
-  expect(windows).toEqual([site?.siteid]);
+  const opened = await bridgeView();
+  expect(opened?.manualPairingCode).toMatch(/^\d{11}$/);
+  expect(opened?.qrPayload).toMatch(/^MT:/);
+  await page.getByText(`Or type the code ${opened?.manualPairingCode}`).waitFor();
   await page.getByRole('heading', { name: 'Turn on the assistants (done)' }).waitFor();
   expect(await axeViolations(page)).toEqual([]);
-}, 90_000);
+
+  // The Matter page shows the open window and closes it (DELETE /admin/matter/:site/window).
+  await page.getByRole('link', { name: 'Matter', exact: true }).click();
+  await page.getByRole('button', { name: `Close the pairing window of site ${site?.siteid}` }).click();
+  await page.locator('#say', { hasText: `The pairing window of site ${site?.siteid} is closed.` }).waitFor();
+  expect(await bridgeView()).toMatchObject({ manualPairingCode: null, qrPayload: null });
+}, 120_000);

@@ -163,6 +163,15 @@ describe.each([
     expect(file).toMatchObject({ format: 'hearth-zigbee-backup', version: 2 });
     expect(file.network.networkKey).toBe(sim.coordinator.nv.get(0x62)?.toString('hex'));
     expect(file).toEqual(await api('GET', '/backup'));
+    // The same network in the open format zigbee2mqtt and ZHA read.
+    const [open] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download it in the open format (for zigbee2mqtt or ZHA)' }).click(),
+    ]);
+    expect(open.suggestedFilename()).toBe('coordinator_backup.json');
+    const openFile = JSON.parse(await readFile((await open.path()) as string, 'utf8'));
+    expect(openFile.metadata.format).toBe('zigpy/open-coordinator-backup');
+    expect(openFile.network_key.key).toBe(file.network.networkKey);
     expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
   }, 60_000);
@@ -362,3 +371,13 @@ it('pairs a device by its install code: a mistyped code is refused, the right on
   expect(await axeViolations(page)).toEqual([]);
   await page.context().close();
 }, 60_000);
+
+it('refuses choosing a stick from the console when plugins.zigbee.path is configured (409), and bad input (400)', async () => {
+  const listed = (await t.admin('GET', '/admin/zigbee/sticks')).body as Json;
+  expect(listed).toMatchObject({ configured: true, inUse: sim.path });
+  expect((await t.admin('PUT', '/admin/zigbee/stick', { path: sim.path })).status).toBe(409);
+  const unknown = await t.admin('PUT', '/admin/zigbee/stick', { path: sim.path, kind: 'znp' });
+  expect(unknown).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+  expect((await t.admin('PUT', '/admin/zigbee/stick', { path: 7 })).status).toBe(400);
+  expect((await api('GET', '/status')).connected).toBe(true);
+});

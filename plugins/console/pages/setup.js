@@ -218,31 +218,74 @@ function hueBridges(el, ctx) {
 function zigbeeStick(el, ctx) {
   const { api } = ctx;
   const { h } = api;
-  orMissing(el, api, 'Zigbee sticks', async () => {
+  const show = async () => {
     const s = await api.get('/zigbee/status');
-    if (!s.connected) {
+    if (s.connected) {
       el.replaceChildren(
+        h('p', {}, `The stick at ${s.path ?? 'its port'} is connected (${s.devices ?? 0} devices).`),
         h(
           'p',
           {},
-          'No Zigbee stick is connected. Plug it in and set plugins.zigbee.path to its name under /dev/serial/by-id/ (the name stays the same when the stick moves to another USB port).',
+          api.button('Let devices join', 'Let Zigbee devices join for 2 minutes', async () => {
+            const r = await api.send('POST', '/zigbee/permit-join', { seconds: 120 });
+            ctx.done();
+            api.say(`Zigbee devices may join for ${r.seconds} seconds: reset a bulb or sensor now.`);
+          }),
         ),
       );
       return;
     }
+    const found = await api.get('/zigbee/sticks');
+    const again = h('p', {}, api.button('Look again', 'Look again for Zigbee sticks', show));
+    if (found.configured) {
+      el.replaceChildren(
+        h(
+          'p',
+          {},
+          `The stick set in the configuration (plugins.zigbee.path) is not connected${found.inUse ? ` at ${found.inUse}` : ''}. Is it plugged in?`,
+        ),
+        again,
+      );
+      return;
+    }
+    const use = (stick) => async () => {
+      await api.send('PUT', '/zigbee/stick', { path: stick.path });
+      api.say(`Connecting to ${stick.name}…`);
+      // The hub opens the port and asks the stick what it is: a few seconds, more for a blank stick.
+      for (let i = 0; i < 60; i++) {
+        const now = await api.get('/zigbee/status');
+        if (now.connected) {
+          api.say(`The stick ${stick.name} is connected.`);
+          return show();
+        }
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      throw new Error(`${stick.name} did not answer as a Zigbee stick`);
+    };
+    const kindText = { znp: 'Texas Instruments Z-Stack', ezsp: 'Silicon Labs EmberZNet' };
     el.replaceChildren(
-      h('p', {}, `The stick at ${s.path ?? 'its port'} is connected (${s.devices ?? 0} devices).`),
-      h(
-        'p',
-        {},
-        api.button('Let devices join', 'Let Zigbee devices join for 2 minutes', async () => {
-          const r = await api.send('POST', '/zigbee/permit-join', { seconds: 120 });
-          ctx.done();
-          api.say(`Zigbee devices may join for ${r.seconds} seconds: reset a bulb or sensor now.`);
-        }),
-      ),
+      found.sticks.length
+        ? h(
+            'ul',
+            { 'aria-label': 'Serial devices' },
+            found.sticks.map((stick) =>
+              h(
+                'li',
+                {},
+                `${stick.name} (${kindText[stick.kind] ?? 'not a known Zigbee stick'}) `,
+                api.button('Use this stick', `Use the stick ${stick.name}`, use(stick)),
+              ),
+            ),
+          )
+        : h(
+            'p',
+            {},
+            `No Zigbee stick is connected, and no serial device is under ${found.folder}. Plug the stick in and look again.`,
+          ),
+      again,
     );
-  });
+  };
+  orMissing(el, api, 'Zigbee sticks', show);
 }
 
 function mqttDevices(el, ctx) {

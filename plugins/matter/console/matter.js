@@ -94,6 +94,14 @@ export async function render(root, api) {
               await load();
             }),
             ' ',
+            b.windowOpenUntil
+              ? button('Close the window', `Close the pairing window of site ${b.site}`, async () => {
+                  await api.send('DELETE', `/matter/${encodeURIComponent(b.site)}/window`);
+                  api.say(`The pairing window of site ${b.site} is closed.`);
+                  await load();
+                })
+              : null,
+            b.windowOpenUntil ? ' ' : null,
             button('Controllers', `Controllers of the bridge of site ${b.site}`, async () => showFabrics(b)),
           ),
         ),

@@ -258,7 +258,7 @@ export async function render(root, api) {
       h(
         'a',
         { href: api.href('/zigbee/backup/open'), download: 'coordinator_backup.json' },
-        'Download it in the open coordinator backup format (for zigbee2mqtt or ZHA)',
+        'Download it in the open format (for zigbee2mqtt or ZHA)',
       ),
     ),
     h('h3', {}, 'Restore'),
