@@ -13,8 +13,9 @@ const pinned = (device: object) =>
 
 export function followExports(
   d: SiteDeps,
-): Pick<LightingExports, 'lights' | 'sensors' | 'setLightState' | 'reachable'> {
+): Pick<LightingExports, 'lights' | 'sensors' | 'groups' | 'setLightState' | 'reachable'> {
   return {
+    groups: (siteId) => d.catalog.groups(siteId).map((g) => ({ ...g, lights: [...g.lights] })),
     lights: (siteId) => d.catalog.lights(siteId).map((l) => d.control.view(l)),
     sensors: (siteId) => d.catalog.sensors(siteId).map((s) => sensorView(s, d.readings)),
     setLightState: (siteId, lightId, level) => setLightState(d, siteId, lightId, level),

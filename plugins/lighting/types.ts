@@ -257,6 +257,8 @@ export interface LightingExports {
   lights(siteId: string): LightView[];
   /** The site's sensors as `GET /sensor` returns them. */
   sensors(siteId: string): SensorView[];
+  /** The site's groups in the site's order (copies); the household app shows them as rooms. */
+  groups(siteId: string): GroupRecord[];
   /**
    * Sets a light's level as `PUT /light/state` does (normalised, coalesced per light, handed to its driver)
    * and resolves with its answer once handed over. `'on'` switches it on at its last non-zero level (255 if

@@ -3,15 +3,26 @@
  * light and sensor of the site, its commissioning window and its fabrics (docs/matter.md).
  */
 import { Endpoint, Environment, ServerNode, VendorId } from '@matter/main';
+import { ActionsServer } from '@matter/main/behaviors/actions';
 import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/bridged-device-basic-information';
 import { AggregatorEndpoint } from '@matter/main/endpoints/aggregator';
 import { DeviceCommissioner, FabricManager } from '@matter/main/protocol';
 import { Status, StatusResponseError } from '@matter/main/types';
 import type { Logger } from 'pino';
 import { type DocStore, VERSION } from '../../core/sdk.ts';
+import type { SensorReadings } from '../../drivers/lighting/index.ts';
 import type { LightingExports, LightStateRequest, LightView, SensorView } from '../lighting/types.ts';
 import { endpointId, setCommander } from './light-behaviors.ts';
 import { label, lightAttributes, lightEndpoint, lightKind, lightShape } from './light-endpoints.ts';
+import {
+  MEASURED_READINGS,
+  type MeasuredReading,
+  measuredReadings,
+  readingEndpoint,
+  readingKey,
+  setReading,
+} from './reading-endpoints.ts';
+import { roomLists } from './rooms.ts';
 import { type SensorPusher, type SensorShape, sensorEndpoint, sensorShape } from './sensor-endpoints.ts';
 import { type NodeDoc, useHearthStorage } from './storage.ts';
 
@@ -61,6 +72,8 @@ interface Bridged {
   name: string;
   kind: 'light' | 'sensor';
   sensor?: SensorPusher;
+  /** On a measurement's endpoint: which reading it shows. */
+  reading?: MeasuredReading;
 }
 
 export class MatterBridge {
@@ -113,11 +126,17 @@ export class MatterBridge {
         uniqueId: `hearth-${this.siteId}`.slice(0, 32),
       },
     });
-    this.#aggregator = new Endpoint(AggregatorEndpoint, { id: 'lights' });
+    // The Actions cluster carries only the rooms (rooms.ts): no actions.
+    this.#aggregator = new Endpoint(AggregatorEndpoint.with(ActionsServer), {
+      id: 'lights',
+      actions: { actionList: [], endpointLists: [] },
+    });
     await this.#node.add(this.#aggregator);
     setCommander(this.siteId, (lightId, request) => this.#command(lightId, request));
     await this.sync();
     await this.#node.start();
+    // Endpoint numbers are certain only once the node runs: the Room lists name endpoints by number.
+    await this.sync();
   }
 
   async stop(): Promise<void> {
@@ -166,6 +185,27 @@ export class MatterBridge {
       });
     }
     for (const s of sensors) {
+      for (const [reading, value] of measuredReadings(s)) {
+        const key = readingKey(s._id, reading);
+        wanted.set(key, {
+          shape: reading,
+          name: s.name,
+          view: s,
+          make: () => ({
+            endpoint: readingEndpoint(
+              endpointId(this.siteId, key),
+              s,
+              reading,
+              value,
+              this.#reachable(s._id),
+            ),
+            shape: reading,
+            name: s.name,
+            kind: 'sensor',
+            reading,
+          }),
+        });
+      }
       const shape: SensorShape | null = sensorShape(s);
       if (!shape) continue;
       wanted.set(s._id, {
@@ -208,6 +248,18 @@ export class MatterBridge {
         await had.endpoint.setStateOf(BridgedDeviceBasicInformationServer, { nodeLabel: label(w.name) });
       }
     }
+    await this.#syncRooms();
+  }
+
+  /** The site's groups as the Aggregator's Room lists (rooms.ts), written only when they changed. */
+  async #syncRooms(): Promise<void> {
+    const lists = roomLists(this.#o.lighting.groups(this.siteId), (id) => {
+      const b = this.#bridged.get(id);
+      return b?.kind === 'light' ? b.endpoint.maybeNumber : undefined;
+    });
+    const now = this.#aggregator.stateOf(ActionsServer).endpointLists;
+    if (JSON.stringify(now) !== JSON.stringify(lists))
+      await this.#aggregator.setStateOf(ActionsServer, { endpointLists: lists });
   }
 
   /** A light's confirmed state changed in Hearth (any client, any driver). */
@@ -224,10 +276,27 @@ export class MatterBridge {
     await b?.sensor?.(event);
   }
 
+  /**
+   * A sensor's readings changed: its measurement endpoints take the new values; a reading it never had
+   * before gets its endpoint (a sync, which reads the value from Hearth).
+   */
+  async sensorReadings(sensorId: string, readings: SensorReadings): Promise<void> {
+    let missing = false;
+    for (const reading of MEASURED_READINGS) {
+      const value = readings[reading];
+      if (typeof value !== 'number') continue;
+      const b = this.#bridged.get(readingKey(sensorId, reading));
+      if (b?.reading) await setReading(b.endpoint, b.reading, value);
+      else missing = true;
+    }
+    if (missing) await this.sync();
+  }
+
   /** Driver links went up or down: every endpoint's `reachable` follows its own driver's. */
   async reachabilityChanged(): Promise<void> {
     for (const [id, b] of this.#bridged) {
-      const reachable = this.#reachable(id);
+      // A measurement's endpoint follows its sensor's link (its key is `<sensor id>-<suffix>`).
+      const reachable = this.#reachable(b.reading ? id.slice(0, id.lastIndexOf('-')) : id);
       if (b.endpoint.stateOf(BridgedDeviceBasicInformationServer).reachable !== reachable) {
         await b.endpoint.setStateOf(BridgedDeviceBasicInformationServer, { reachable });
       }

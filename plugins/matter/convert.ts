@@ -33,3 +33,14 @@ export const matterSatToPercent = (sat: number): number => (clamp(sat, 0, 254) *
 /** Matter transition time (tenths of a second, null = as fast as the device likes) → Hearth seconds. */
 export const transitionSeconds = (tenths: number | null | undefined): number | undefined =>
   tenths === null || tenths === undefined ? undefined : tenths / 10;
+
+/** °C → TemperatureMeasurement's MeasuredValue, 0.01 °C in int16 (Matter 1.3 §2.3.4.1: −273.15 °C up). */
+export const celsiusToMatter = (c: number): number => clamp(Math.round(c * 100), -27315, 32767);
+/** % relative → RelativeHumidityMeasurement's MeasuredValue, 0.01 % (Matter 1.3 §2.6.4.1: 0–10000). */
+export const humidityToMatter = (pct: number): number => clamp(Math.round(pct * 100), 0, 10000);
+/**
+ * lux → IlluminanceMeasurement's MeasuredValue = 10000·log10(lux) + 1 (Matter 1.3 §2.2.5.1), 1–0xFFFE;
+ * 0 means "too low to be measured", which is what a sensor reporting 0 lux says.
+ */
+export const luxToMatter = (lux: number): number =>
+  lux <= 0 ? 0 : clamp(Math.round(10000 * Math.log10(lux) + 1), 1, 0xfffe);

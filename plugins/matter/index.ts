@@ -21,9 +21,10 @@ export default definePlugin<MatterConfig, Record<string, never>>({
   commands: matterCommands,
   async start(ctx) {
     const lighting: LightingExports = ctx.use('lighting');
-    const [{ Bridges }, { mountMatterRoutes }] = await Promise.all([
+    const [{ Bridges }, { mountMatterRoutes }, { mountMatterSiteRoutes }] = await Promise.all([
       import('./bridges.ts'),
       import('./routes.ts'),
+      import('./site-routes.ts'),
     ]);
     const bridges = new Bridges(ctx, lighting);
     const bridgeOf = (siteId: string) => bridges.get(siteId);
@@ -32,12 +33,20 @@ export default definePlugin<MatterConfig, Record<string, never>>({
     ctx.bus.on('lighting.sensor.event', ({ siteId, sensorId, event }) =>
       bridgeOf(siteId)?.sensorEvent(sensorId, event),
     );
+    ctx.bus.on('lighting.sensor.readings', ({ siteId, sensorId, readings }) =>
+      bridgeOf(siteId)?.sensorReadings(sensorId, readings),
+    );
     ctx.bus.on('lighting.site.changed', ({ siteId }) => bridgeOf(siteId)?.sync());
     ctx.bus.on('lighting.driver.connection', ({ siteId }) => bridgeOf(siteId)?.reachabilityChanged());
     ctx.bus.on('lighting.site.created', () => bridges.reconcile());
     ctx.bus.on('lighting.site.deleted', ({ siteId }) => bridges.forget(siteId));
 
     mountMatterRoutes(ctx.http.router('admin'), bridges);
+    mountMatterSiteRoutes(
+      ctx.http.router('main', { errorBody: ({ message }) => ({ message }) }),
+      lighting,
+      bridges,
+    );
     ctx.tryUse('console')?.addPage({
       plugin: 'matter',
       id: 'matter',

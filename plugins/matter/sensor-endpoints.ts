@@ -1,5 +1,5 @@
 /**
- * Hearth sensors as Matter devices. Hearth keeps sensor *events*, not readings, so what Matter can be told
+ * Hearth sensor events as Matter devices (readings are reading-endpoints.ts): what Matter can be told
  * is what an event says: a motion sensor's occupancy, a door contact's state, a remote's presses
  * (docs/matter.md#what-controllers-see). Which sensor is which is data (the tables below), not branches per vendor.
  */

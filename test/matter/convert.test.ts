@@ -2,7 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   briToLevel,
+  celsiusToMatter,
+  humidityToMatter,
   levelToBri,
+  luxToMatter,
   matterHueToDegrees,
   matterSatToPercent,
   matterToXy,
@@ -57,5 +60,20 @@ describe('sensor tables', () => {
       buttons: 4,
     });
     expect(sensorShape(view('thing', ['beep']))).toBeNull();
+  });
+});
+
+describe('matter measurement scales', () => {
+  it('°C → 0.01 °C, % → 0.01 %, lux → 10000·log10(lux)+1, clamped to what the attributes hold', () => {
+    expect(celsiusToMatter(21.5)).toBe(2150);
+    expect(celsiusToMatter(-40)).toBe(-4000);
+    expect(celsiusToMatter(-300)).toBe(-27315);
+    expect(humidityToMatter(40.25)).toBe(4025);
+    expect(humidityToMatter(104)).toBe(10000);
+    expect(luxToMatter(1)).toBe(1);
+    expect(luxToMatter(1000)).toBe(30001);
+    expect(luxToMatter(0)).toBe(0);
+    expect(luxToMatter(0.5)).toBe(1);
+    expect(luxToMatter(1e9)).toBe(0xfffe);
   });
 });

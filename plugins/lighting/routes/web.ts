@@ -29,6 +29,7 @@ const TYPES: Record<string, string> = {
   'setup-buttons.js': JS,
   'setup-actions.js': JS,
   'setup-mqtt-credentials.js': JS,
+  'setup-matter.js': JS,
   'forms.js': JS,
   'schedules.js': JS,
   'history.js': JS,

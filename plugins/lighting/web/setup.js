@@ -1,12 +1,14 @@
 // The "Set up" view: everything a household sets up without a terminal, one section per module — new
 // devices (accept or dismiss), pairing with a countdown, lights (rename, move to a room, favourite), rooms,
 // scenes (including "save what the lights show now"), binding a button by pressing it, and the passwords
-// of MQTT devices (setup-mqtt-credentials.js). Each section
+// of MQTT devices (setup-mqtt-credentials.js) and pairing with Apple Home, Google Home, Alexa over Matter
+// (setup-matter.js). Each section
 // is redrawn only when the data it shows changed (setup-part.js).
 import { isFavourite, setFavourite } from './favourites.js';
 import { t } from './i18n.js';
 import { buttonsSection } from './setup-buttons.js';
 import { lightsSection } from './setup-lights.js';
+import { matterSection } from './setup-matter.js';
 import { mqttCredentialsSection } from './setup-mqtt-credentials.js';
 import { newDevicesSection } from './setup-new-devices.js';
 import { pairingSection } from './setup-pairing.js';
@@ -26,6 +28,7 @@ const SECTIONS = [
   ['h-setup-scenes', scenesSection],
   ['h-buttons', buttonsSection],
   ['h-mqtt-credentials', mqttCredentialsSection],
+  ['h-matter', matterSection],
 ];
 
 export function setupView(app, root) {

@@ -211,6 +211,21 @@ export const en = {
   passwordShownOnce:
     'Copy it into the device now: it is shown only this once. Lost it? Delete the user name and make a new one.',
   noDevicePasswords: 'No device passwords yet.',
+  // Set up: Matter
+  matterTitle: 'Apple Home, Google Home, Alexa (Matter)',
+  matterHelp:
+    'Add this home to Apple Home, Google Home, Alexa or Home Assistant: open pairing, then in the app choose “Add accessory” or “Add Matter device” and scan the code or type the manual code.',
+  matterOpenWindow: 'Open pairing',
+  matterCloseWindow: 'Close pairing now',
+  matterWindowOpened: 'Pairing is open.',
+  matterWindowClosed: 'Pairing is closed.',
+  matterQrAlt: 'Matter pairing QR code of this home',
+  matterManualCode: 'Manual code:',
+  matterWindowUntil: 'Pairing closes by itself at {time}.',
+  matterControllers: 'Paired apps',
+  matterNoControllers: 'No app has added this home yet.',
+  matterVendor: 'Vendor {id}',
+  matterRemoveConfirm: 'Remove “{name}”? It loses this home’s lights and sensors.',
 };
 
 export const de = {
@@ -423,4 +438,19 @@ export const de = {
   passwordShownOnce:
     'Jetzt ins Gerät übernehmen: Es wird nur dieses eine Mal gezeigt. Verloren? Benutzernamen löschen und einen neuen anlegen.',
   noDevicePasswords: 'Noch keine Gerätepasswörter.',
+  // Einrichten: Matter
+  matterTitle: 'Apple Home, Google Home, Alexa (Matter)',
+  matterHelp:
+    'Dieses Zuhause zu Apple Home, Google Home, Alexa oder Home Assistant hinzufügen: Kopplung öffnen, dann in der App „Gerät hinzufügen“ bzw. „Matter-Gerät hinzufügen“ wählen und den Code scannen oder den manuellen Code eingeben.',
+  matterOpenWindow: 'Kopplung öffnen',
+  matterCloseWindow: 'Kopplung jetzt schließen',
+  matterWindowOpened: 'Die Kopplung ist offen.',
+  matterWindowClosed: 'Die Kopplung ist geschlossen.',
+  matterQrAlt: 'Matter-Kopplungscode (QR) dieses Zuhauses',
+  matterManualCode: 'Manueller Code:',
+  matterWindowUntil: 'Die Kopplung schließt sich um {time} von selbst.',
+  matterControllers: 'Gekoppelte Apps',
+  matterNoControllers: 'Noch keine App hat dieses Zuhause hinzugefügt.',
+  matterVendor: 'Hersteller {id}',
+  matterRemoveConfirm: '„{name}“ entfernen? Es verliert die Lichter und Sensoren dieses Zuhauses.',
 };

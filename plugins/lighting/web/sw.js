@@ -16,6 +16,7 @@ const SHELL = [
   'setup-buttons.js',
   'setup-actions.js',
   'setup-mqtt-credentials.js',
+  'setup-matter.js',
   'forms.js',
   'schedules.js',
   'history.js',
