@@ -38,7 +38,12 @@ describe.each(VIEWPORTS)('first run at a %s viewport', (_name, viewport) => {
 
   beforeAll(async () => {
     t = await startTestHub({ plugins: ['console', 'lighting'], adminKey: null });
-    owner = await browser.newContext({ viewport });
+    // The owner's phone knows where it is (a loopback page is a secure context, so it may ask).
+    owner = await browser.newContext({
+      viewport,
+      geolocation: { latitude: 60.1699, longitude: 24.9384 },
+      permissions: ['geolocation'],
+    });
     page = await owner.newPage();
   }, 30_000);
   afterAll(async () => {
@@ -77,6 +82,10 @@ describe.each(VIEWPORTS)('first run at a %s viewport', (_name, viewport) => {
 
   it('does the steps through the admin API: names the home and its place, skips one, shows the household QR code', async () => {
     await page.getByLabel('Name of the home').fill('Our flat');
+    // The browser's location fills the place; typing one works as well and is what is saved here.
+    await page.getByRole('button', { name: 'Use this device’s location' }).click();
+    await expect.poll(() => page.getByLabel('Latitude (−90 to 90)').inputValue()).toBe('60.1699');
+    expect(await page.getByLabel('Longitude (−180 to 180)').inputValue()).toBe('24.9384');
     await page.getByLabel('Latitude (−90 to 90)').fill('60.17');
     await page.getByLabel('Longitude (−180 to 180)').fill('24.94');
     await page.getByRole('button', { name: 'Save the home' }).click();
