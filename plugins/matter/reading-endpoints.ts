@@ -1,7 +1,7 @@
 /**
  * A sensor's measurements as Matter sensors: temperature, humidity and illuminance each as a bridged
  * endpoint of its own (Temperature Sensor 0x0302, Humidity Sensor 0x0307, Light Sensor 0x0106), made when
- * the sensor has reported that reading and updated with every new value (docs/matter.md#sensors).
+ * the sensor has reported that reading and updated with every new value (docs/matter.md#what-controllers-see).
  */
 import { Endpoint } from '@matter/main';
 import { BridgedDeviceBasicInformationServer } from '@matter/main/behaviors/bridged-device-basic-information';

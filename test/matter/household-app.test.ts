@@ -104,7 +104,7 @@ describe('Set up: pairing with Apple Home, Google Home, Alexa (browser)', () => 
     await page.getByRole('button', { name: 'Delete Apple Home' }).click();
     await until(async () => (await h.bridge()).fabrics.length === 0, 'the fabric removed', 20_000);
     await page.getByText('No app has added this home yet.').waitFor();
-    const site = (await h.call('GET', '/matter')).body as Json;
-    expect(site.commissioned).toBe(false);
+    // matter.js resets the node once its last fabric is gone; the bridge says so when that is done.
+    await expect.poll(async () => ((await h.call('GET', '/matter')).body as Json).commissioned).toBe(false);
   });
 });
