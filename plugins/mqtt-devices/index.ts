@@ -118,11 +118,18 @@ export default definePlugin<MqttDevicesConfig, Record<string, never>>({
       const site = Instances.siteOf(driverId);
       return {
         discovered(device, source) {
-          void registry.seen(site, device, source).then((isNew) => {
-            const r = registry.get(device.protocolid);
-            if (isNew) log.info({ device: device.protocolid, site, source }, 'new MQTT device discovered');
-            if (r && r.site === site) void adopter.adopt(site, r.protocolid);
-          });
+          // A discovery can still be in flight when the plugin stops and its store closes: what was not
+          // recorded is announced again (retained) at the next start, so it is logged, not thrown.
+          registry
+            .seen(site, device, source)
+            .then(async (isNew) => {
+              const r = registry.get(device.protocolid);
+              if (isNew) log.info({ device: device.protocolid, site, source }, 'new MQTT device discovered');
+              if (r && r.site === site) await adopter.adopt(site, r.protocolid);
+            })
+            .catch((err: unknown) =>
+              log.warn({ err, device: device.protocolid, site }, 'discovered device not recorded'),
+            );
         },
         gone(protocolid) {
           registry.gone(protocolid);
