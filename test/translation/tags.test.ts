@@ -86,6 +86,28 @@ describe('tag handling for engines without tags', () => {
     expect(xml.seen).toContain('Anna Berg');
   });
 
+  it('keeps the space between translated words where a formatting change falls inside a word', async () => {
+    // A tag that starts or ends inside a word (`<b>Wash</b>ing`) has no whitespace at the run boundary, but
+    // the translation's words that land on either side of it are still separate words.
+    const html = opts({ mode: 'html' });
+    expect((await run('<p><b>Wash</b>ing machine done</p>', html)).text).toBe(
+      '<p><b>WASHING</b> MACHINE DONE</p>',
+    );
+    expect((await run('<b>Hello</b>world', html)).text).toBe('<b>HELLOWORLD</b>');
+    const words = async (markup: string, translated: string) => {
+      const [result] = await translateMarkup([prepareMarkup(markup, html)], async (texts) =>
+        texts.map(() => ({ text: translated, detectedSource: 'EN' })),
+      );
+      return result?.text;
+    };
+    expect(await words('<b>Hello</b>world', 'Hallo Welt')).toBe('<b>Hallo</b> Welt');
+    expect(await words('Hello <b>world</b>', 'Hallo Welt')).toBe('Hallo <b>Welt</b>');
+    expect(await words('Hello<i> </i><b>world</b>', 'Hallo Welt')).toBe('Hallo<i> </i><b>Welt</b>');
+    expect(await words('<b>Hel</b><i>lo</i>world', 'Hallo schöne Welt')).toBe(
+      '<b>Hallo</b><i> schöne</i> Welt',
+    );
+  });
+
   it('escapes translated text so it cannot inject markup', async () => {
     const engine = async (texts: string[]) => texts.map(() => ({ text: 'a <b> & c', detectedSource: null }));
     const [result] = await translateMarkup([prepareMarkup('<p>x</p>', opts())], engine);

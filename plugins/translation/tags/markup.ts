@@ -64,13 +64,24 @@ function distribute(runs: Segment, translated: string): string[] {
   const counts = runs.map((r) => wordCount(r.text));
   const total = counts.reduce((a, b) => a + b, 0) || 1;
   let before = 0;
+  // Set after a run that ended in a translated word with no whitespace after it: the next word placed in a
+  // later run is still a separate word of the translation, even where the source run boundary fell inside
+  // a word (`<b>Wash</b>ing`) and so carries no whitespace of its own.
+  let wordOpen = false;
   return runs.map((run, i) => {
     const from = Math.round((before / total) * words.length);
     before += counts[i] ?? 0;
     const to = i === runs.length - 1 ? words.length : Math.round((before / total) * words.length);
     const part = words.slice(from, to).join(' ');
-    if (part === '') return run.text.trim() === '' ? run.text : leading(run.text) + trailing(run.text);
-    return leading(run.text) + part + trailing(run.text);
+    const text =
+      part === ''
+        ? run.text.trim() === ''
+          ? run.text
+          : leading(run.text) + trailing(run.text)
+        : (wordOpen && leading(run.text) === '' ? ' ' : '') + leading(run.text) + part + trailing(run.text);
+    if (part !== '') wordOpen = trailing(run.text) === '';
+    else if (text !== '') wordOpen = false;
+    return text;
   });
 }
 
