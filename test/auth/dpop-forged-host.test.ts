@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { exportJWK, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
+import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { accessTokenHash } from '../../plugins/auth/domain/dpop.ts';
-import { type AuthHub, adminClient, discover, startAuthHub } from './helpers.ts';
+import {
+  type AuthHub,
+  adminClient,
+  adminUser,
+  authorizeInBrowser,
+  Browser,
+  discover,
+  startAuthHub,
+} from './helpers.ts';
 
 /**
  * RFC 9449 §4.3 item 9 and §11.1: a proof's `htu` is compared with this server's own URL of the endpoint,
@@ -134,6 +143,55 @@ describe('DPoP htu is checked against the server’s own URL, not the Host heade
       });
     expect((await call(`http://${FORGED}/v2/usage`, FORGED)).status).toBe(403);
     expect((await call(`${h.url}/v2/usage`, FORGED)).status).toBe(200);
+  });
+
+  test('userinfo: a proof for another server’s userinfo endpoint sent with that Host is refused', async () => {
+    const user = await adminUser(h, 'forged-host@home.test');
+    const redirect = 'http://127.0.0.1/callback';
+    const c = await adminClient(h, {
+      client_name: 'Household app',
+      redirect_uris: [redirect],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
+    const config = await oidc.discovery(new URL(h.auth), c.client_id, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirect,
+      scope: 'openid email',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+    const kp = await oauth.generateKeyPair('ES256', { extractable: true });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      await authorizeInBrowser(new Browser(h.auth), url, user),
+      { pkceCodeVerifier: verifier, expectedState: state },
+      undefined,
+      { DPoP: oidc.getDPoPHandle(config, kp) },
+    );
+    expect(tokens.token_type).toBe('dpop');
+    const token = tokens.access_token;
+    const call = async (htu: string, host: string) =>
+      raw(`${h.auth}/oauth/userinfo`, {
+        method: 'GET',
+        host,
+        headers: {
+          authorization: `DPoP ${token}`,
+          dpop: await proof(kp, { htm: 'GET', htu, ath: accessTokenHash(token) }),
+        },
+      });
+    const forged = await call(`http://${FORGED}/oauth/userinfo`, FORGED);
+    expect(forged.status).toBe(401);
+    expect(forged.body.sub).toBeUndefined();
+    const own = await call(`${h.auth}/oauth/userinfo`, FORGED);
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({ sub: user.id, email: user.email });
   });
 
   test('a configured public URL of the main listener is the only origin a site-API proof may name', async () => {
