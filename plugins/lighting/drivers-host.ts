@@ -35,7 +35,11 @@ export interface DriverEvents {
   sensor(inst: DriverInstance, protocolid: string, event: string): void;
   /** A sensor's readings (docs/lighting.md#sensor-readings). */
   readings?(inst: DriverInstance, protocolid: string, readings: SensorReadings): void;
-  connection(inst: DriverInstance): void;
+  /**
+   * The link's status or detail changed; `linkChanged` when it went up or down (or the driver just started),
+   * not when only the detail moved (an MQTT device came or went).
+   */
+  connection(inst: DriverInstance, linkChanged: boolean): void;
   /** The bridge's own scenes, the whole list (docs/lighting.md#device-scenes). */
   scenes?(inst: DriverInstance, scenes: DeviceScene[]): void;
 }
@@ -101,7 +105,7 @@ export class DriverHost {
             if (inst.status && inst.status.connected === status.connected && !status.detail) return;
             const changed = !inst.status || inst.status.connected !== status.connected;
             inst.status = { ...status, since: changed ? new Date().toISOString() : inst.status.since };
-            this.#events.connection(inst);
+            this.#events.connection(inst, changed);
           }),
         reportScenes: (scenes) => this.#guard(inst, () => this.#events.scenes?.(inst, scenes)),
         reportDevices: (devices) => {
@@ -123,7 +127,7 @@ export class DriverHost {
       abort.abort();
       throw err;
     }
-    this.#events.connection(inst);
+    this.#events.connection(inst, true);
     log.info({ site: spec.siteId }, 'driver started');
     return driver;
   }

@@ -95,7 +95,7 @@ export default definePlugin<LightingConfig, LightingExports>({
           at,
         });
       },
-      connection: (inst) => {
+      connection: (inst, linkChanged) => {
         live.publish(inst.siteId, 'connection', connectionView(inst));
         ctx.bus.emit('lighting.driver.connection', {
           siteId: inst.siteId,
@@ -103,7 +103,9 @@ export default definePlugin<LightingConfig, LightingExports>({
           vendor: inst.type,
           connected: inst.status.connected,
         });
-        if (inst.status.connected) void control.resync(inst);
+        // Read everything back only when the link came (back) up: a detail change (one MQTT device came or
+        // went) would otherwise query every device of the site each time.
+        if (inst.status.connected && linkChanged) void control.resync(inst);
       },
       scenes: (inst, list) => deviceScenes.report(inst, list),
     });

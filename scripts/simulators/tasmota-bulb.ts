@@ -77,14 +77,16 @@ export async function startTasmotaBulb(
     colour?: boolean;
     /** Tasmota's GroupTopic1 (default `tasmotas`, as shipped). */
     groupTopic?: string;
+    /** Already switched on (at the wall, by its own app) when it connects, at this Dimmer (1–100). */
+    onAt?: number;
   },
 ): Promise<TasmotaBulb> {
   const t = opts.topic;
   const clientId = `DVES_${t}`;
   const client = connectSim(opts, clientId, { topic: `tele/${t}/LWT`, payload: 'Offline', retain: true });
   const sim = simDevice(client);
-  let power = false;
-  let dimmer = 100;
+  let power = opts.onAt !== undefined;
+  let dimmer = opts.onAt ?? 100;
   const colour = { ct: 370, hue: 0, sat: 0, mode: 'ct' as 'ct' | 'rgb' };
   const colourCommands: ColourCommandKind[] = [];
   const colourState = () => {

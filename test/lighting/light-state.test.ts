@@ -88,6 +88,20 @@ describe('resync', () => {
     expect(await level(lamp._id)).toEqual({ on: true, bri: 66 });
     await ws.close();
   });
+
+  it('does not read every light again when the link stays up and only its detail changes', async () => {
+    // An MQTT driver reports a new detail (device counts) whenever one device comes or goes; a full read
+    // of every light each time would send a query to every device of the site.
+    h.driver.readable = true;
+    h.driver.setConnected(false);
+    h.driver.setConnected(true);
+    await expect.poll(() => h.driver.reads.length).toBeGreaterThan(0);
+    const before = h.driver.reads.length;
+    // A resync starts its first read synchronously inside the report: none may start here.
+    h.driver.setConnected(true);
+    h.driver.sink.reportConnection({ connected: true, detail: { link: 'loopback', devices: 7 } });
+    expect(h.driver.reads.length).toBe(before);
+  });
 });
 
 describe('health', () => {

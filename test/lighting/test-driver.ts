@@ -16,6 +16,8 @@ export type Behaviour = 'report' | 'silent' | 'fail';
 export class TestDriverControl {
   readonly commands: Array<{ protocolid: string; level: LightLevel; at: bigint }> = [];
   readonly levels = new Map<string, LightLevel>();
+  /** Every readState call, by protocol id, oldest first. */
+  readonly reads: string[] = [];
   behaviour: Behaviour = 'report';
   /** When false, `readState` is absent in effect (returns null) and reconciliation assumes the desired level. */
   readable = true;
@@ -112,6 +114,7 @@ export function testDriverType(): { factory: DriverFactory; instances: Map<strin
       },
       setState: (protocolid, level) => c.setState(protocolid, level),
       async readState(protocolid) {
+        c.reads.push(protocolid);
         if (c.hangingReads.has(protocolid)) return new Promise<never>(() => {});
         return c.readable ? (c.levels.get(protocolid) ?? null) : null;
       },
