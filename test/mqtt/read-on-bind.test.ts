@@ -49,7 +49,10 @@ describe('a light bound to an MQTT device that is already on', () => {
   it('PUT /light moving a light to another bulb that is on shows that bulb', async () => {
     const off = await startTasmotaBulb({ ...sim, topic: 'shedoff' });
     const on = await startTasmotaBulb({ ...sim, topic: 'shedon', onAt: 100 });
-    stops.push(() => off.stop(), () => on.stop());
+    stops.push(
+      () => off.stop(),
+      () => on.stop(),
+    );
     const res = await h.site('POST', '/light', {
       name: 'Shed',
       type: 'dimmable',
