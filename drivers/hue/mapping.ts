@@ -33,6 +33,13 @@ const nameOf = (r: HueResource | undefined): string | undefined => {
   return typeof n === 'string' ? n : undefined;
 };
 
+/**
+ * A Hue smart plug: its device's `product_data.product_archetype` is `plug`. The light's own
+ * `metadata.archetype` is what the user says is plugged in (a floor lamp…), so it is not used.
+ */
+const isPlug = (dev: HueResource | undefined): boolean =>
+  obj(dev?.product_data)?.product_archetype === 'plug';
+
 /** The bridge's resources as last seen, updated by events. */
 export class HueModel {
   readonly #byId = new Map<string, HueResource>();
@@ -75,6 +82,7 @@ export class HueModel {
         kind: obj(light.dimming) ? 'dimmable' : 'binary',
         name: nameOf(light) ?? nameOf(dev) ?? light.id,
         ...(capabilities ? { capabilities } : {}),
+        ...(isPlug(dev) ? { plug: true } : {}),
       });
     }
     for (const group of [...this.ofType('room'), ...this.ofType('zone')]) {

@@ -43,6 +43,11 @@ export interface DeviceInfo {
   events?: string[];
   /** Colour temperature and colour the device says it can show. */
   capabilities?: LightCapabilities;
+  /**
+   * The device is a plug (a switched socket or plug-in relay: whatever is plugged into it is switched), not
+   * a lamp, as far as the device says so (docs/lighting.md#plugs). Absent: a lamp, or the driver cannot tell.
+   */
+  plug?: boolean;
   /** Readings the device reports (a sensor's temperature, battery...). */
   readings?: ReadingName[];
   /**

@@ -69,6 +69,8 @@ export interface MqttDevice {
   events?: string[];
   /** Colour temperature and colour, when discovery says the device has them. */
   capabilities?: LightCapabilities;
+  /** The device is a plug or a relay announced as a switch, not a lamp (docs/mqtt-devices.md#plugs). */
+  plug?: boolean;
   /**
    * The profile's address: zigbee2mqtt `<base>/<friendly name>`, Tasmota `%topic%`, Shelly Gen1
    * `shellies/<id>`, Shelly Gen2 the device's topic prefix, Home Assistant the unique id.
@@ -88,6 +90,8 @@ export interface AddressDefaults {
 // Gen1 `color` is a Shelly Bulb or an RGBW2 in colour mode; `white` an RGBW2 channel in white mode.
 const SHELLY1 = new Set(['relay', 'light', 'color', 'white']);
 const SHELLY2 = new Set(['switch', 'light']);
+/** Shelly ids begin with the model name: Plug, Plug S, Plus Plug S/IT/UK/US, Plug S Gen3… */
+const SHELLY_PLUG = /^shelly[a-z0-9]*plug/i;
 
 /** Builds the device a protocol id names, or null when the id is not one this driver understands. */
 export function deviceFromProtocolId(protocolid: string, defaults: AddressDefaults): MqttDevice | null {
@@ -109,7 +113,9 @@ export function deviceFromProtocolId(protocolid: string, defaults: AddressDefaul
       if (!id || !allowed.has(component) || !Number.isInteger(channel) || channel < 0) return null;
       const address = profile === 'shelly1' ? `shellies/${id}` : id;
       const kind = component === 'relay' || component === 'switch' ? 'binary' : 'dimmable';
-      return { protocolid, profile, kind, address, component, channel };
+      // A Shelly's id starts with its model: `shellyplug-s-…`, `shellyplusplugs-…` are plugs.
+      const plug = kind === 'binary' && SHELLY_PLUG.test(id);
+      return { protocolid, profile, kind, address, component, channel, ...(plug ? { plug } : {}) };
     }
     default:
       return null;
@@ -121,5 +127,6 @@ export function deviceInfo(d: MqttDevice): DeviceInfo {
   if (d.name !== undefined) info.name = d.name;
   if (d.events !== undefined) info.events = d.events;
   if (d.capabilities !== undefined) info.capabilities = d.capabilities;
+  if (d.plug) info.plug = true;
   return info;
 }

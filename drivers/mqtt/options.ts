@@ -119,6 +119,9 @@ export function parseDevice(raw: unknown, defaults: AddressDefaults): MqttDevice
   }
   if (typeof raw.name === 'string') d.name = raw.name;
   if (Array.isArray(raw.events)) d.events = raw.events.filter((e): e is string => typeof e === 'string');
+  // `plug` as given (a device configured by hand, or remembered from discovery); else what the id says.
+  if (raw.plug === true) d.plug = true;
+  else if (raw.plug === false || full) delete d.plug;
   return d;
 }
 

@@ -102,6 +102,13 @@ export function parseProtocolId(id: string): { ieee: string; endpoint: number } 
   return m ? { ieee: m[1] as string, endpoint: Number(m[2]) } : null;
 }
 
+/**
+ * Device ids an endpoint's simple descriptor gives a plug: Home Automation's Mains Power Outlet 0x0009 and
+ * Smart Plug 0x0051, Zigbee 3.0 lighting's On/Off and Dimmable Plug-in Unit 0x010A/0x010B, and ZLL's
+ * 0x0010/0x0110, which ZLL devices such as IKEA's outlet report (docs/zigbee.md#plugs).
+ */
+const PLUG_DEVICE_IDS = new Set([0x0009, 0x0051, 0x010a, 0x010b, 0x0010, 0x0110]);
+
 const REMOTE_EVENTS = [
   'on',
   'off',
@@ -128,6 +135,7 @@ export function deviceInfo(d: ZigbeeDeviceRecord): DeviceInfo | null {
   if (match?.definition.checkInSeconds) info.checkInSeconds = match.definition.checkInSeconds;
   if (has(ep, Cluster.ON_OFF) && match?.definition.kind !== 'sensor') {
     info.kind = has(ep, Cluster.LEVEL) ? 'dimmable' : 'binary';
+    if (PLUG_DEVICE_IDS.has(ep.deviceId)) info.plug = true;
     if (has(ep, Cluster.COLOR)) {
       const bits = d.colorCapabilities ?? 0x18;
       const caps: LightCapabilities = {};

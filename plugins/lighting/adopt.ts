@@ -4,6 +4,7 @@
  * commit and the `siteChanged` push are the site API's own. Only the `new` mark is theirs alone.
  */
 import { HttpError } from '../../core/sdk.ts';
+import { withDeviceFacts } from './device-facts.ts';
 import { parseLightCreate, parseSensorCreate } from './domain/bodies.ts';
 import type { SiteDeps } from './routes/context.ts';
 import { sensorView } from './routes/sensors.ts';
@@ -18,7 +19,7 @@ export function adoptionExports(d: SiteDeps): Adoption {
   return {
     async createLight(siteId, light, opts = {}) {
       requireSite(siteId);
-      const fields = parseLightCreate({ ...light });
+      const fields = withDeviceFacts(siteId, parseLightCreate({ ...light }), d.drivers);
       const record = await d.catalog.addLight(siteId, opts.new ? { ...fields, new: true } : fields);
       await d.control.bound(record);
       return d.control.view(record);

@@ -73,10 +73,11 @@ export class LightControl {
 
   /**
    * spec Light fields: the record, its confirmed `on`/`bri`, and the protocol id as `<vendor>id`. A light
-   * with colour adds its capabilities and confirmed colour after them; one without keeps the spec's shape.
+   * with colour adds its capabilities and confirmed colour after them, a plug `plug: true` before them; a
+   * light with neither keeps the spec's shape.
    */
   view(light: LightRecord): LightView {
-    const { protocolid, new: isNew, capabilities, ...rest } = light;
+    const { protocolid, new: isNew, capabilities, plug, ...rest } = light;
     const reported = this.entry(light._id).reported;
     const { on, bri } = normalizeLevel(light.type, reported);
     // spec: `subdef` is a string; a light without a sender id answers "" (stored as null), in its place.
@@ -88,6 +89,7 @@ export class LightControl {
       bri,
       new: isNew === true,
     };
+    if (plug) view.plug = true;
     if (!capabilities) return view;
     view.capabilities = capabilities;
     return Object.assign(view, colourOf(reported));

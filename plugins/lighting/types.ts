@@ -37,6 +37,8 @@ export interface LightRecord {
   new?: boolean;
   /** Colour temperature and colour, for lights that have them (README "Colour"). */
   capabilities?: LightCapabilities;
+  /** Stored (true) only for a light that is a plug: from its device or set on the light (README "Plugs"). */
+  plug?: boolean;
 }
 
 /**
@@ -115,6 +117,8 @@ export interface NewLight {
   name: string;
   type: LightType;
   capabilities?: LightCapabilities;
+  /** Absent: taken from the driver's device (`DeviceInfo.plug`). */
+  plug?: boolean;
   vendor: string;
   protocolid: string;
   subdef?: string;

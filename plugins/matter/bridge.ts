@@ -87,6 +87,8 @@ export class MatterBridge {
   /** One callback for the life of the bridge: matter.js refuses a second one while a window is open. */
   readonly #onWindowEnd = () => this.#windowEnded();
   #syncing: Promise<void> = Promise.resolve();
+  /** Set from the last fabric's removal until matter.js has reset the node and it is online again. */
+  #reset: Promise<void> | null = null;
 
   constructor(o: BridgeOptions) {
     this.#o = o;
@@ -132,6 +134,7 @@ export class MatterBridge {
       actions: { actionList: [], endpointLists: [] },
     });
     await this.#node.add(this.#aggregator);
+    this.#node.lifecycle.decommissioned.on(() => this.#resetting());
     setCommander(this.siteId, (lightId, request) => this.#command(lightId, request));
     await this.sync();
     await this.#node.start();
@@ -324,8 +327,28 @@ export class MatterBridge {
 
   // ---- commissioning ----
 
+  /**
+   * The last fabric is gone: matter.js erases the node's state (fabrics, ACLs, sessions; the Matter 1.3
+   * §13.4 factory reset) and starts it again, with its endpoints, the same passcode and no window open
+   * (docs/matter.md#when-the-last-controller-leaves). Until it is back, a window waits for it.
+   */
+  #resetting(): void {
+    this.#windowEnded();
+    this.#o.log.info({ site: this.siteId }, 'Matter bridge has no controller left: resetting it');
+    this.#reset = new Promise<void>((resolve) => {
+      const back = () => {
+        this.#node.lifecycle.online.off(back);
+        this.#reset = null;
+        this.#o.log.info({ site: this.siteId }, 'Matter bridge reset: ready to be paired again');
+        resolve();
+      };
+      this.#node.lifecycle.online.on(back);
+    });
+  }
+
   /** Opens the commissioning window, or keeps an open one open for another full period. */
   async openWindow(): Promise<void> {
+    if (this.#reset) await withTimeout(this.#reset, RESET_WAIT_MS);
     const commissioner = this.#node.env.get(DeviceCommissioner);
     await commissioner.allowBasicCommissioning(this.#onWindowEnd);
     this.#clearWindowTimer();
@@ -392,6 +415,17 @@ export class MatterBridge {
     };
   }
 }
+
+/** How long a window asked for during the reset waits for the node (matter.js takes about a second). */
+const RESET_WAIT_MS = 30_000;
+
+const withTimeout = (p: Promise<void>, ms: number): Promise<void> => {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([p, elapsed]).finally(() => clearTimeout(timer));
+};
 
 /**
  * A refused Hearth command as the Matter status a controller expects: an unknown light is NotFound, a light

@@ -60,7 +60,7 @@ export const configSchema: JsonSchema = {
       default: [],
       title: 'Plugs',
       description:
-        'Ids of binary lights that are wall plugs: they are shown to Matter controllers as On/Off Plug-in Units instead of On/Off Lights (Hearth itself does not tell a relay from a lamp).',
+        "Ids of binary lights shown to Matter controllers as On/Off Plug-in Units although Hearth does not know them as plugs. Lights that are plugs (the light's `plug` field, taken from the device where the driver can tell) need no entry.",
     },
   },
 };

@@ -53,6 +53,63 @@ const splitId = (id: string): [string, string] => {
  * still being answered: touching another cluster here would contend for its lock.
  */
 
+/**
+ * The one way a Matter command becomes a Hearth command: the request with Matter's TransitionTime
+ * (tenths of a second, null for the device's default) as Hearth's `transition` in seconds.
+ */
+function command(b: HasEndpoint, request: LightStateRequest, transitionTime: number | null): Promise<void> {
+  const transition = transitionSeconds(transitionTime);
+  return send(b, transition === undefined ? request : { ...request, transition });
+}
+
+/**
+ * A colour command keeps the light's on/off and level (Hearth's command carries them; Matter's does not):
+ * a light that is off takes the colour for when it is switched on (Matter 1.3 §3.2.8, "ExecuteIfOff").
+ */
+function colourCommand(
+  b: ColorControlServer,
+  colour: Pick<LightStateRequest, 'ct' | 'xy' | 'hue' | 'sat'>,
+  transitionTime: number,
+): Promise<void> {
+  return command(b, { ...levelOf(b), ...colour }, transitionTime);
+}
+
+function levelOf(b: ColorControlServer): { on: boolean; bri?: number } {
+  if (!b.agent.get(HearthOnOffServer).state.onOff) return { on: false };
+  const level = b.agent.get(HearthLevelControlServer).state.currentLevel;
+  return level === null ? { on: true } : { on: true, bri: levelToBri(level) };
+}
+
+/** What both colour servers keep of a colour temperature (the ColorTemperature feature's attributes). */
+interface ColourTemperatureState {
+  colorTempPhysicalMinMireds: number;
+  colorTempPhysicalMaxMireds: number;
+  colorTemperatureMireds: number;
+  colorMode: ColorControl.ColorMode;
+  enhancedColorMode: ColorControl.EnhancedColorMode;
+}
+
+/** MoveToColorTemperature on either colour server: clamped to the light's range, then Hearth's `ct`. */
+async function moveToColourTemperature(
+  b: ColorControlServer & { state: ColourTemperatureState },
+  targetMireds: number,
+  transitionTime: number,
+): Promise<void> {
+  const mireds = Math.min(
+    b.state.colorTempPhysicalMaxMireds,
+    Math.max(b.state.colorTempPhysicalMinMireds, targetMireds),
+  );
+  await colourCommand(b, { ct: mireds }, transitionTime);
+  b.state.colorTemperatureMireds = mireds;
+  setMode(b, ColorControl.ColorMode.ColorTemperatureMireds);
+}
+
+/** ColorMode and EnhancedColorMode say the same for every mode but enhanced hue, which Hearth does not keep. */
+function setMode(b: { state: ColourTemperatureState }, mode: ColorControl.ColorMode): void {
+  b.state.colorMode = mode;
+  b.state.enhancedColorMode = mode as number as ColorControl.EnhancedColorMode;
+}
+
 export class HearthOnOffServer extends OnOffServer.with('Lighting') {
   override async on(): Promise<void> {
     await send(this, 'on');
@@ -78,14 +135,7 @@ export class HearthLevelControlServer extends LevelControlServer.with('OnOff', '
     _options: LevelControl.Options = {},
   ): Promise<void> {
     // spec: without "with on/off" a light that is off keeps its level for later and stays off.
-    if (withOnOff || isOn(this)) {
-      const transition = transitionSeconds(transitionTime);
-      await send(this, {
-        on: true,
-        bri: levelToBri(level),
-        ...(transition === undefined ? {} : { transition }),
-      });
-    }
+    if (withOnOff || isOn(this)) await command(this, { on: true, bri: levelToBri(level) }, transitionTime);
     this.state.currentLevel = level;
   }
 
@@ -117,15 +167,8 @@ export class HearthLevelControlServer extends LevelControlServer.with('OnOff', '
 
 /** Colour temperature only (Color Temperature Light). */
 export class HearthColorTemperatureServer extends ColorControlServer.with('ColorTemperature') {
-  override async moveToColorTemperatureLogic(targetMireds: number, transitionTime: number): Promise<void> {
-    const mireds = Math.min(
-      this.state.colorTempPhysicalMaxMireds,
-      Math.max(this.state.colorTempPhysicalMinMireds, targetMireds),
-    );
-    await send(this, { ...levelOf(this), ct: mireds, ...optTransition(transitionTime) });
-    this.state.colorTemperatureMireds = mireds;
-    this.state.colorMode = ColorControl.ColorMode.ColorTemperatureMireds;
-    this.state.enhancedColorMode = ColorControl.EnhancedColorMode.ColorTemperatureMireds;
+  override moveToColorTemperatureLogic(targetMireds: number, transitionTime: number): Promise<void> {
+    return moveToColourTemperature(this, targetMireds, transitionTime);
   }
 }
 
@@ -136,55 +179,35 @@ export class HearthColorControlServer extends ColorControlServer.with(
   'HueSaturation',
 ) {
   override async moveToColorLogic(targetX: number, targetY: number, transitionTime: number): Promise<void> {
-    await send(this, {
-      ...levelOf(this),
-      xy: matterToXy(targetX, targetY),
-      ...optTransition(transitionTime),
-    });
+    await colourCommand(this, { xy: matterToXy(targetX, targetY) }, transitionTime);
     this.state.currentX = targetX;
     this.state.currentY = targetY;
-    this.#mode(ColorControl.ColorMode.CurrentXAndCurrentY);
+    setMode(this, ColorControl.ColorMode.CurrentXAndCurrentY);
   }
 
-  override async moveToColorTemperatureLogic(targetMireds: number, transitionTime: number): Promise<void> {
-    const mireds = Math.min(
-      this.state.colorTempPhysicalMaxMireds,
-      Math.max(this.state.colorTempPhysicalMinMireds, targetMireds),
-    );
-    await send(this, { ...levelOf(this), ct: mireds, ...optTransition(transitionTime) });
-    this.state.colorTemperatureMireds = mireds;
-    this.#mode(ColorControl.ColorMode.ColorTemperatureMireds);
+  override moveToColorTemperatureLogic(targetMireds: number, transitionTime: number): Promise<void> {
+    return moveToColourTemperature(this, targetMireds, transitionTime);
   }
 
-  override async moveToHueAndSaturationLogic(
+  override moveToHueAndSaturationLogic(
     targetHue: number,
     targetSaturation: number,
     transitionTime: number,
   ): Promise<void> {
-    await send(this, {
-      ...levelOf(this),
-      hue: matterHueToDegrees(targetHue),
-      sat: matterSatToPercent(targetSaturation),
-      ...optTransition(transitionTime),
-    });
-    this.state.currentHue = targetHue;
-    this.state.currentSaturation = targetSaturation;
-    this.#mode(ColorControl.ColorMode.CurrentHueAndCurrentSaturation);
+    return this.#hueAndSaturation(matterHueToDegrees(targetHue), targetSaturation, transitionTime, targetHue);
   }
 
-  override async moveToEnhancedHueAndSaturationLogic(
+  override moveToEnhancedHueAndSaturationLogic(
     targetEnhancedHue: number,
     targetSaturation: number,
     transitionTime: number,
   ): Promise<void> {
-    await send(this, {
-      ...levelOf(this),
-      hue: matterEnhancedHueToDegrees(targetEnhancedHue),
-      sat: matterSatToPercent(targetSaturation),
-      ...optTransition(transitionTime),
-    });
-    this.state.currentSaturation = targetSaturation;
-    this.#mode(ColorControl.ColorMode.CurrentHueAndCurrentSaturation);
+    // CurrentHue (0–254) has no exact value for an enhanced hue: it keeps what it was.
+    return this.#hueAndSaturation(
+      matterEnhancedHueToDegrees(targetEnhancedHue),
+      targetSaturation,
+      transitionTime,
+    );
   }
 
   override moveToHueLogic(
@@ -202,23 +225,16 @@ export class HearthColorControlServer extends ColorControlServer.with(
     return this.moveToHueAndSaturationLogic(this.state.currentHue, targetSaturation, transitionTime);
   }
 
-  #mode(mode: ColorControl.ColorMode): void {
-    this.state.colorMode = mode;
-    this.state.enhancedColorMode = mode as number as ColorControl.EnhancedColorMode;
+  /** Hue (in degrees) and saturation to Hearth's `hue`/`sat`; `currentHue` set when the hue was Matter's 0–254. */
+  async #hueAndSaturation(
+    degrees: number,
+    saturation: number,
+    transitionTime: number,
+    currentHue?: number,
+  ): Promise<void> {
+    await colourCommand(this, { hue: degrees, sat: matterSatToPercent(saturation) }, transitionTime);
+    if (currentHue !== undefined) this.state.currentHue = currentHue;
+    this.state.currentSaturation = saturation;
+    setMode(this, ColorControl.ColorMode.CurrentHueAndCurrentSaturation);
   }
-}
-
-const optTransition = (tenths: number): { transition?: number } => {
-  const s = transitionSeconds(tenths);
-  return s === undefined ? {} : { transition: s };
-};
-
-/**
- * A colour command keeps the light's on/off and level (Hearth's command carries them; Matter's does not):
- * a light that is off takes the colour for when it is switched on (Matter 1.3 §3.2.8, "ExecuteIfOff").
- */
-function levelOf(b: ColorControlServer): { on: boolean; bri?: number } {
-  if (!b.agent.get(HearthOnOffServer).state.onOff) return { on: false };
-  const level = b.agent.get(HearthLevelControlServer).state.currentLevel;
-  return level === null ? { on: true } : { on: true, bri: levelToBri(level) };
 }

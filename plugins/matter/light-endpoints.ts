@@ -26,8 +26,12 @@ export type LightKind = 'onoff' | 'plug' | 'dimmable' | 'ct' | 'color';
 /** Matter's colour temperature range when a light names none: 2000 K .. 6500 K. */
 const DEFAULT_CT = { min: 153, max: 500 };
 
+/**
+ * A `binary` light is an On/Off Plug-in Unit when Hearth knows it is a plug (its `plug` field, from the
+ * device or set on the light) or the config lists it (`plugins.matter.plugs`, an override).
+ */
 export function lightKind(light: LightView, plugs: ReadonlySet<string>): LightKind {
-  if (light.type === 'binary') return plugs.has(light._id) ? 'plug' : 'onoff';
+  if (light.type === 'binary') return light.plug === true || plugs.has(light._id) ? 'plug' : 'onoff';
   if (light.capabilities?.xy) return 'color';
   if (light.capabilities?.ct) return 'ct';
   return 'dimmable';

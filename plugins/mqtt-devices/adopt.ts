@@ -67,6 +67,7 @@ export class Adopter {
             vendor: 'mqtt',
             protocolid: r.protocolid,
             ...(d.capabilities && d.kind === 'dimmable' ? { capabilities: d.capabilities } : {}),
+            ...(d.plug ? { plug: true } : {}),
           },
           opts,
         );

@@ -46,6 +46,7 @@ export async function adopt(
           vendor: 'zigbee',
           protocolid: d.protocolid,
           ...(d.capabilities ? { capabilities: d.capabilities } : {}),
+          ...(d.plug ? { plug: true } : {}),
         },
         mark,
       );

@@ -1,17 +1,21 @@
-// `npm run bench:matter`: what the Matter bridge costs. A site with 50 lights (the virtual driver); cold
-// start to ready and idle RSS of `hearth start` (the built dist/, the service's flags) with the matter plugin
-// off and on (its bridge listening, commissioned or not). Loopback only: the bridge listens on ::1 and
-// announces on `lo`.
+// `npm run bench:matter`: what the Matter bridge costs. A site with 50 lights (the virtual driver;
+// BENCH_MATTER_LIGHTS changes the number); start to ready (wall clock and the hub's own CPU time, which a
+// loaded machine does not distort), idle RSS and idle CPU of `hearth start` (the built dist/, the service's
+// flags) with the matter plugin off and on (its bridge listening, not commissioned). Loopback only: the
+// bridge listens on ::1 and announces on `lo`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { cpuMicros } from './proc-cpu.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const rssMb = (pid: number): number => {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
   return Math.round((kb / 1024) * 10) / 10;
 };
+/** `BENCH_MATTER_LIGHTS=0` separates what matter.js costs by itself from what each bridged light adds. */
+const LIGHTS = Number(process.env.BENCH_MATTER_LIGHTS ?? 50);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 function env(dataDir: string, matter: boolean): Record<string, string> {
@@ -40,10 +44,15 @@ async function start(dataDir: string, matter: boolean) {
     { cwd: root, env: env(dataDir, matter), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
+  let cpuMs = 0;
   const ms = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
-      if (out.includes('is running')) resolve(performance.now() - t0);
+      if (out.includes('is running')) {
+        // CPU time (user + system, every thread) to ready: what a loaded machine does not distort.
+        cpuMs = cpuMicros(child.pid) / 1000;
+        resolve(performance.now() - t0);
+      }
     });
     child.once('exit', (code) => reject(new Error(`hub exited (${code}) before ready:\n${out}`)));
   });
@@ -51,7 +60,7 @@ async function start(dataDir: string, matter: boolean) {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   };
-  return { child, ms, output: () => out, stop };
+  return { child, ms, cpuMs, output: () => out, stop };
 }
 
 const portOf = (out: string, listener: string): string => {
@@ -60,7 +69,7 @@ const portOf = (out: string, listener: string): string => {
   return `http://127.0.0.1:${port}`;
 };
 
-/** A site "Home" (made at first start) whose key comes from rotating it, and 50 lights on it. */
+/** A site "Home" (made at first start) whose key comes from rotating it, and its lights. */
 async function seed(dataDir: string): Promise<void> {
   const hub = await start(dataDir, false);
   await new Promise((r) => setTimeout(r, 500)); // the listener lines follow the banner
@@ -75,7 +84,7 @@ async function seed(dataDir: string): Promise<void> {
     headers: auth,
   });
   const key = ((await rotated.json()) as { sitekey: string }).sitekey;
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < LIGHTS; i++) {
     const res = await fetch(`${main}/api/site/${key}/light`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -93,16 +102,22 @@ async function seed(dataDir: string): Promise<void> {
 
 async function figures(dataDir: string, matter: boolean): Promise<string> {
   await (await start(dataDir, matter)).stop(); // warms the file cache (and, on, makes the node state)
-  const runs: Array<{ ms: number; rss: number; stopMs: number }> = [];
+  const runs: Array<{ ms: number; cpuMs: number; idleCpuMs: number; rss: number; stopMs: number }> = [];
   for (let i = 0; i < 3; i++) {
     const hub = await start(dataDir, matter);
+    const pid = hub.child.pid as number;
     await new Promise((r) => setTimeout(r, 3000));
-    const rss = rssMb(hub.child.pid as number);
+    const rss = rssMb(pid);
+    // CPU spent while idle, per second, over the next 10 s: timers, mDNS, the store; no controller.
+    const idleFrom = cpuMicros(pid);
+    await new Promise((r) => setTimeout(r, 10_000));
+    const idleCpuMs = (cpuMicros(pid) - idleFrom) / 1000 / 10;
     const t = performance.now();
     await hub.stop();
-    runs.push({ ms: hub.ms, rss, stopMs: performance.now() - t });
+    runs.push({ ms: hub.ms, cpuMs: hub.cpuMs, idleCpuMs, rss, stopMs: performance.now() - t });
   }
-  return `matter ${matter ? 'on ' : 'off'}: start to ready ${Math.round(median(runs.map((r) => r.ms)))} ms, idle RSS ${median(runs.map((r) => r.rss))} MB, stop ${Math.round(median(runs.map((r) => r.stopMs)))} ms (median of 3, 50 lights)`;
+  const m = (k: keyof (typeof runs)[number]) => median(runs.map((r) => r[k]));
+  return `matter ${matter ? 'on ' : 'off'}: start to ready ${Math.round(m('ms'))} ms wall, ${Math.round(m('cpuMs'))} ms CPU; idle RSS ${m('rss')} MB, idle CPU ${m('idleCpuMs').toFixed(1)} ms/s; stop ${Math.round(m('stopMs'))} ms (median of 3, ${LIGHTS} lights; load average ${loadavg()[0]?.toFixed(1)})`;
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-matter-'));

@@ -170,6 +170,7 @@ describe('Tasmota discovery configs', () => {
         kind: 'binary',
         address: 'plug1',
         name: 'Plug',
+        plug: true,
       },
     });
     expect(parseTasmotaConfig(topic, Buffer.alloc(0), known)).toEqual({ remove: 'tasmota:plug1' });

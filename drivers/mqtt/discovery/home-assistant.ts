@@ -42,6 +42,7 @@ function haColour(
 }
 
 const ABBREVIATIONS: Record<string, string> = {
+  dev_cla: 'device_class',
   cmd_t: 'command_topic',
   stat_t: 'state_topic',
   avty_t: 'availability_topic',
@@ -212,7 +213,11 @@ export class HaDiscovery {
       stateOn: optString(c, 'state_on') ?? payloadOn,
       stateOff: optString(c, 'state_off') ?? payloadOff,
     };
-    return { upsert: { ...this.#entity(topic, c, fallbackId, { plain }), kind: 'binary' } };
+    // HA switch device class `outlet` (the other is `switch`): a plug.
+    const plug = c.device_class === 'outlet';
+    return {
+      upsert: { ...this.#entity(topic, c, fallbackId, { plain }), kind: 'binary', ...(plug ? { plug } : {}) },
+    };
   }
 
   #light(topic: string, c: Record<string, unknown>, fallbackId: string): HaChange {

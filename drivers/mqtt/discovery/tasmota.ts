@@ -62,6 +62,8 @@ export function parseTasmotaConfig(
   const protocolid = `tasmota:${t}`;
   known.set(mac, protocolid);
   const capabilities = kind === 'dimmable' ? tasmotaCapabilities(c.lt_st) : undefined;
+  // A relay is announced to Home Assistant as a switch unless SetOption30 says it drives a light: a plug.
+  const plug = relay === 1 && !hassLight(c);
   return {
     upsert: {
       protocolid,
@@ -71,8 +73,15 @@ export function parseTasmotaConfig(
       ...(name ? { name } : {}),
       ...(list.length > 0 ? { events: list } : {}),
       ...(capabilities ? { capabilities } : {}),
+      ...(plug ? { plug } : {}),
     },
   };
+}
+
+/** SetOption30 (`so["30"]` in the discovery config): "announce relays to Home Assistant as lights". */
+function hassLight(c: Record<string, unknown>): boolean {
+  const so = c.so;
+  return typeof so === 'object' && so !== null && (so as Record<string, unknown>)['30'] === 1;
 }
 
 /**

@@ -36,9 +36,13 @@ function capabilitiesOf(features: Expose[]): LightCapabilities | undefined {
 const list = (v: unknown): Expose[] =>
   Array.isArray(v) ? v.filter((x): x is Expose => typeof x === 'object' && x !== null) : [];
 
+/** zigbee2mqtt describes a plug as such in its definition: "Smart plug", "TRADFRI control outlet", "Power socket". */
+const PLUG_WORDS = /\b(plug|outlet|socket)\b/i;
+
 function classify(
   exposes: Expose[],
-): { kind: DeviceKind; events?: string[]; capabilities?: LightCapabilities } | null {
+  description: string,
+): { kind: DeviceKind; events?: string[]; capabilities?: LightCapabilities; plug?: boolean } | null {
   const lamp = exposes.find((e) => e.type === 'light' || e.type === 'switch');
   const action = exposes.find((e) => e.name === 'action' || e.property === 'action');
   const events = Array.isArray(action?.values)
@@ -48,10 +52,13 @@ function classify(
     const features = list(lamp.features);
     const dimmable = lamp.type === 'light' && features.some((f) => f.name === 'brightness');
     const capabilities = lamp.type === 'light' ? capabilitiesOf(features) : undefined;
+    // A relay (a `switch` expose) whose definition says plug; a `light` never is one.
+    const plug = lamp.type === 'switch' && PLUG_WORDS.test(description);
     return {
       kind: dimmable ? 'dimmable' : 'binary',
       ...(events ? { events } : {}),
       ...(capabilities ? { capabilities } : {}),
+      ...(plug ? { plug } : {}),
     };
   }
   if (action) return { kind: 'sensor', events: events ?? [] };
@@ -70,7 +77,8 @@ export function parseBridgeDevices(payload: Buffer, base: string): MqttDevice[] 
     // The name becomes a topic: one with a wildcard (z2m refuses those itself) is not a device's.
     if (/[+#]/.test(d.friendly_name) || d.friendly_name === '') continue;
     const definition = d.definition as { exposes?: unknown; description?: unknown } | null | undefined;
-    const what = classify(list(definition?.exposes));
+    const description = typeof definition?.description === 'string' ? definition.description : '';
+    const what = classify(list(definition?.exposes), description);
     if (!what) continue;
     const name = d.friendly_name;
     out.push({

@@ -28,6 +28,8 @@ export interface LightFields {
   name: string;
   type: LightType;
   capabilities?: LightCapabilities;
+  /** Only ever stored as true (README "Plugs"); false on create means "not a plug, whatever the device says". */
+  plug?: boolean;
   vendor: string;
   protocolid: string;
   subdef: string | null;
@@ -83,6 +85,7 @@ const LIGHT_FIELDS = [
   'bri',
   'new',
   'capabilities',
+  'plug',
   // the confirmed colour, sent back in a whole light object: ignored like on/bri
   'ct',
   'xy',
@@ -113,7 +116,17 @@ export function parseLightCreate(raw: unknown): LightFields {
   if (driver !== undefined) fields.driver = driver;
   const capabilities = parseCapabilities(body.capabilities);
   if (capabilities) fields.capabilities = capabilities;
+  const plug = parsePlug(body);
+  if (plug !== undefined) fields.plug = plug;
   return fields;
+}
+
+/** `plug`: true or false; `null` (modify) is false. Absent: undefined. */
+function parsePlug(body: Body): boolean | undefined {
+  if (body.plug === undefined) return undefined;
+  if (body.plug === null) return false;
+  if (typeof body.plug !== 'boolean') throw invalid('plug must be true or false');
+  return body.plug;
 }
 
 /** PUT /light: `_id` plus the fields to change; `on`/`bri` are ignored here (they belong to /light/state). */
@@ -139,6 +152,10 @@ export function parseLightModify(raw: unknown, current: LightFields): LightField
     if (capabilities) next.capabilities = capabilities;
     else delete next.capabilities;
   }
+  // `plug: false` or `null` removes the mark: the light is a lamp again
+  const plug = parsePlug(body);
+  if (plug === true) next.plug = true;
+  else if (plug === false) delete next.plug;
   acceptNew(body, next);
   return next;
 }

@@ -1,6 +1,7 @@
 /** Lights: the two documented calls (spec §Endpoints) and create/modify/delete (docs/lighting.md#the-designed-methods, 2.0 paths). */
 import type { HearthRouter } from '../../../core/sdk.ts';
 import type { LightLevel } from '../../../drivers/lighting/index.ts';
+import { withDeviceFacts } from '../device-facts.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';
 import { hasColourFields, parseColour } from '../domain/colour.ts';
@@ -56,7 +57,7 @@ export function mountLightDocumented(r: HearthRouter, d: SiteDeps): void {
 
 export function mountLightDesigned(r: HearthRouter, d: SiteDeps): void {
   r.post('/:key/light', d.access.guard('site:admin'), async (ctx) => {
-    const fields = parseLightCreate(jsonBody(ctx));
+    const fields = withDeviceFacts(siteOf(ctx), parseLightCreate(jsonBody(ctx)), d.drivers);
     const light = await d.catalog.addLight(siteOf(ctx), fields);
     await d.control.bound(light);
     ctx.status = 201;
