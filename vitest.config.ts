@@ -19,6 +19,8 @@ export default defineConfig({
     // its 1 s default is shorter than a loaded 2-core machine sometimes needs.
     expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
+    // A folder for the run's build, made on first use by a test that starts a child (test/helpers/built.ts).
+    globalSetup: ['test/setup/build-dir.ts'],
     projects: [
       {
         extends: true,

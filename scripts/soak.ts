@@ -6,12 +6,13 @@
  * Prints the hub's RSS every minute and, at the end, whether it stayed within 10 % of the tenth minute's
  * figure (a hub whose memory levels off). Exit code 0 either way: this is a measurement, not a test.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import WebSocket from 'ws';
+import { spawnBuiltHub } from './lib/spawn-hub.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
@@ -28,50 +29,25 @@ const rssMb = (pid: number): number =>
 async function startHub(
   dataDir: string,
 ): Promise<{ child: ChildProcess; main: string; admin: string; mqttPort: number; sitekey: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=2', '--max-old-space-size=128', 'dist/core/cli/main.js', 'start'],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HEARTH_DATA_DIR: dataDir,
-        HEARTH_HOST: '127.0.0.1',
-        HEARTH_PORT: '0',
-        HEARTH_ADMIN_PORT: '0',
-        HEARTH_MQTT_PORT: '0',
-        HEARTH_PLUGINS__AUTH__PORT: '0',
-        HEARTH_LOG_LEVEL: process.env.HEARTH_LOG_LEVEL ?? 'info',
-        HEARTH_ADMIN_KEY: ADMIN_KEY,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let out = '';
-  const banner = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`hub exited (${code})`)));
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (/\/site\/\S+/.test(out)) resolve(out);
-    });
+  // The site's web UI line ends the banner.
+  const hub = await spawnBuiltHub({
+    dataDir,
+    logLevel: process.env.HEARTH_LOG_LEVEL ?? 'info',
+    adminKey: ADMIN_KEY,
+    until: /\/site\/\S+/,
   });
-  // Log lines keep coming on stdout; read them away so the pipe never fills.
-  child.stdout?.resume();
-  const find = (re: RegExp) => {
-    const m = re.exec(banner);
-    if (!m?.[1]) {
-      child.kill('SIGTERM');
-      throw new Error(`not in the banner: ${re}`);
-    }
-    return m[1];
-  };
-  return {
-    child,
-    main: find(/main\s+(http:\S+)/),
-    admin: find(/admin\s+(http:\S+)/),
-    mqttPort: Number(find(/mqtt\s+mqtt:\/\/.*?:(\d+)/)),
-    sitekey: find(/\/site\/([\w-]+)/),
-  };
+  try {
+    return {
+      child: hub.child,
+      main: hub.find(/main\s+(http:\S+)/),
+      admin: hub.find(/admin\s+(http:\S+)/),
+      mqttPort: Number(hub.find(/mqtt\s+mqtt:\/\/.*?:(\d+)/)),
+      sitekey: hub.find(/\/site\/([\w-]+)/),
+    };
+  } catch (err) {
+    await hub.stop();
+    throw err;
+  }
 }
 
 async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pluginsDir } from '../../core/cli/boot.ts';
 import { discoverPlugins } from '../../core/plugin/discover.ts';
+import { spawnBuiltHub } from '../lib/spawn-hub.ts';
 import { benchBroker } from './broker.ts';
 import { benchStore } from './store.ts';
 
@@ -21,37 +22,17 @@ async function startOnce(env: Record<string, string>): Promise<{ ms: number; rss
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-'));
   const t0 = performance.now();
   // Exactly what `npm start` and the systemd unit run (after the build step).
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=2', '--max-old-space-size=128', 'dist/core/cli/main.js', 'start'],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HEARTH_DATA_DIR: dataDir,
-        HEARTH_HOST: '127.0.0.1',
-        HEARTH_PORT: '0',
-        HEARTH_ADMIN_PORT: '0',
-        HEARTH_MQTT_PORT: '0',
-        HEARTH_LOG_LEVEL: 'warn',
-        HEARTH_ADMIN_KEY: 'bench-admin-key-0123456789',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const ms = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('is running')) resolve(performance.now() - t0);
-    });
-    child.once('exit', (code) => reject(new Error(`hub exited (${code}) before ready`)));
+  const hub = await spawnBuiltHub({
+    dataDir,
+    adminKey: 'bench-admin-key-0123456789',
+    env,
+    until: /is running/,
   });
+  const ms = performance.now() - t0;
+  const child = hub.child;
   await new Promise((r) => setTimeout(r, 2000));
   const rss = rssMb(child.pid as number);
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await hub.stop();
   rmSync(dataDir, { recursive: true, force: true });
   return { ms, rss };
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
+import { PRODUCTION_FLAGS, spawnBuiltHub } from '../lib/spawn-hub.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const N = Number(process.argv[2] ?? 5000);
@@ -184,39 +185,22 @@ async function fuzz(urls: string[], count: number, statuses: Map<number, number>
 
 const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
 
-/** The V8 flags of `npm start` and the systemd unit. */
-const PRODUCTION_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=128'];
-
 const rssOf = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
 /** Starts `dist/core/cli/main.js start` with `flags`; resolves the listener URLs from its banner. */
 async function distRss(flags: string[], rounds: number): Promise<number[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-fuzzmem-'));
-  const child = spawn(process.execPath, [...flags, 'dist/core/cli/main.js', 'start'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HEARTH_DATA_DIR: dataDir,
-      HEARTH_HOST: '127.0.0.1',
-      HEARTH_PORT: '0',
-      HEARTH_ADMIN_PORT: '0',
-      HEARTH_MQTT_PORT: '0',
-      HEARTH_LOG_LEVEL: 'debug',
-      HEARTH_ADMIN_KEY: 'bench-admin-key-0123456789',
-    },
-    stdio: ['ignore', 'pipe', 'ignore'],
+  const hub = await spawnBuiltHub({
+    dataDir,
+    flags,
+    logLevel: 'debug',
+    adminKey: 'bench-admin-key-0123456789',
+    stderr: 'ignore',
   });
+  const child = hub.child;
   try {
-    const urls: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`hub exited (${code}) before ready`)));
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        const m = /^\s+(main|admin)\s+(http:\/\/\S+)/.exec(line);
-        if (m?.[2]) urls.push(m[2]);
-        if (urls.length === 2) resolve();
-      });
-    });
+    const urls = [hub.find(/main\s+(http:\/\/\S+)/), hub.find(/admin\s+(http:\/\/\S+)/)];
     const statuses = new Map<number, number>();
     await fuzz(urls, 500, statuses);
     const figures = [rssOf(child.pid as number)];
@@ -226,8 +210,7 @@ async function distRss(flags: string[], rounds: number): Promise<number[]> {
     }
     return figures;
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await hub.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -4,13 +4,11 @@
  * and RSS is read from /proc ten seconds after that. The hub's own CPU time up to ready is printed too: on a
  * shared machine it moves far less than the wall clock.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawnBuiltHub } from '../lib/spawn-hub.ts';
 import { cpuMicros } from './proc-cpu.ts';
-
-const root = path.resolve(import.meta.dirname, '../..');
 
 export interface StartFigures {
   /** Spawn → `/ready` answers 200, ms. */
@@ -33,40 +31,14 @@ export async function startOnce(
   idleS = 10,
 ): Promise<StartFigures> {
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=2', '--max-old-space-size=128', 'dist/core/cli/main.js', 'start'],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HEARTH_DATA_DIR: dataDir,
-        HEARTH_HOST: '127.0.0.1',
-        HEARTH_PORT: '0',
-        HEARTH_ADMIN_PORT: '0',
-        HEARTH_MQTT_PORT: '0',
-        HEARTH_PLUGINS__AUTH__PORT: '0',
-        HEARTH_LOG_LEVEL: 'warn',
-        HEARTH_ADMIN_KEY: 'bench-admin-key-0123456789',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`hub exited (${code}) before ready`))),
-  );
-  const mainUrl = await Promise.race([
-    exited,
-    new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /main\s+(http:\/\/\S+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-    }),
-  ]);
+  const hub = await spawnBuiltHub({
+    dataDir,
+    adminKey: 'bench-admin-key-0123456789',
+    env,
+    until: /main\s+http:\/\/\S+/,
+  });
+  const child = hub.child;
+  const mainUrl = hub.find(/main\s+(http:\/\/\S+)/);
   // The banner is printed once every listener is up; /ready is what a supervisor polls.
   for (;;) {
     const ok = await fetch(`${mainUrl}/ready`)
@@ -79,8 +51,7 @@ export async function startOnce(
   const cpuMs = cpuMicros(child.pid) / 1000;
   await new Promise((r) => setTimeout(r, idleS * 1000));
   const rss = rssMb(child.pid as number);
-  child.kill('SIGTERM');
-  await exited.catch(() => undefined);
+  await hub.stop();
   return { readyMs, cpuMs, rssMb: rss };
 }
 

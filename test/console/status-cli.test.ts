@@ -4,17 +4,23 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT, buildReady, built } from '../helpers/built.ts';
 import { startTestHub } from '../helpers/hub.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-function hearth(
+/** The real CLI from this run's build (what `npm start` runs); the sources under tsx cost 2.5 s of CPU per child. */
+async function hearth(
   args: string[],
   dataDir: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const main = await built('core/cli/main.ts');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['scripts/hearth.mjs', ...args], {
+    const child = spawn(process.execPath, [main, ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HEARTH_DATA_DIR: dataDir, HEARTH_LOG_LEVEL: 'error' },
     });

@@ -1,8 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT, buildReady } from '../helpers/built.ts';
 import { type HubProcess, startHubProcess } from '../helpers/hub-process.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const children: HubProcess[] = [];
 afterEach(async () => {

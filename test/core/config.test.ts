@@ -2,16 +2,23 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { envOverrides } from '../../core/config/env.ts';
 import { readConfigSources, validateConfig } from '../../core/config/load.ts';
 import { ConfigError } from '../../core/config/types.ts';
+import { BUILD_TIMEOUT, built } from '../helpers/built.ts';
 import { probe } from './fixtures/plugins.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+/** The real CLI from this run's build; the sources under tsx cost 2.5 s of CPU per child. */
+let main = '';
+beforeAll(async () => {
+  main = await built('core/cli/main.ts');
+}, BUILD_TIMEOUT);
+
 function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'core/cli/main.ts', ...args], {
+  return spawnSync(process.execPath, [main, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',

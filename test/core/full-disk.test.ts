@@ -1,7 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT, buildReady } from '../helpers/built.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { spawnHub } from '../helpers/hub-process.ts';
 import { type BreakableDisk, breakableDisk } from './fixtures/full-disk.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 let disk: BreakableDisk;
 let hub: TestHub | null = null;
@@ -121,7 +125,7 @@ describe('a full data disk', () => {
 
   it('SIGTERM whose final save fails exits non-zero and says so', async () => {
     // Only the shutdown flush writes the counter's state.
-    const proc = spawnHub(disk.dir, {
+    const proc = await spawnHub(disk.dir, {
       HEARTH_STORE__COALESCE_MS: '60000',
       HEARTH_ADMIN_KEY: 'full-disk-test-admin-key',
     });

@@ -6,8 +6,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT, buildReady, built } from '../helpers/built.ts';
 import { spawnHub } from '../helpers/hub-process.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const root = path.resolve(import.meta.dirname, '../..');
 const SECRET = 'terminalSiteKey0123456789abcdef';
@@ -48,7 +52,7 @@ async function until(what: string, test: () => boolean): Promise<void> {
 describe('log lines', () => {
   it('on a terminal the hub prints readable lines (time, level, source, message), not JSON; secrets stay redacted', async () => {
     const dir = dataDir();
-    const hub = `${process.execPath} --import tsx test/core/fixtures/run-hub.ts`;
+    const hub = `${process.execPath} ${await built('test/core/fixtures/run-hub.ts')}`;
     // `script` gives the hub a pseudo-terminal as stdout and stderr, and copies what it shows to our pipe.
     const child = spawn('script', ['-qfec', hub, '/dev/null'], {
       cwd: root,
@@ -84,7 +88,7 @@ describe('log lines', () => {
 
   it('on a pipe (journald, a file) the same hub writes one JSON object per line, secrets redacted', async () => {
     const dir = dataDir();
-    const hub = spawnHub(dir, { ...env });
+    const hub = await spawnHub(dir, { ...env });
     children.push(hub.child);
     await hub.ready;
     await fetch(`${adminUrl(dir)}/api/site/${SECRET}/light`);

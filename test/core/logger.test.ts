@@ -2,12 +2,16 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../core/log/logger.ts';
 import { LogOutput } from '../../core/log/output.ts';
 import { RECENT_VALUES_MAX, Redactor } from '../../core/log/redactor.ts';
 import { definePlugin } from '../../core/plugin/types.ts';
+import { BUILD_TIMEOUT, buildReady, built } from '../helpers/built.ts';
 import { startTestHub } from '../helpers/hub.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const SITE_KEY = 'Zq9sitekeyVERYsecret_0123456789';
 const TOKEN = 'tok3n.bearer.SECRET-abcdef123456';
@@ -366,8 +370,8 @@ describe('log format', () => {
     expect(c.text()).not.toContain('\u001b[2J');
   });
 
-  it('loads pino-pretty only for a terminal: a hub writing JSON never pays its start-up cost', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/core/fixtures/pretty-loaded.ts'], {
+  it('loads pino-pretty only for a terminal: a hub writing JSON never pays its start-up cost', async () => {
+    const run = spawnSync(process.execPath, [await built('test/core/fixtures/pretty-loaded.ts')], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       encoding: 'utf8',
     });

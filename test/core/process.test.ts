@@ -13,10 +13,14 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SdNotify } from '../../core/lifecycle/sd-notify.ts';
 import { exitAfterOutput, exitOnSignals } from '../../core/lifecycle/signals.ts';
+import { BUILD_TIMEOUT, buildReady } from '../helpers/built.ts';
 import { spawnHub } from '../helpers/hub-process.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -24,8 +28,8 @@ afterEach(() => {
 });
 
 /** A hub process on a fresh data dir, its store coalescing for 60 s (only a flush writes), killed after the test. */
-function runHub(env: Record<string, string>, stdout?: number) {
-  const hub = spawnHub(
+async function runHub(env: Record<string, string>, stdout?: number) {
+  const hub = await spawnHub(
     mkdtempSync(path.join(tmpdir(), 'hearth-proc-')),
     { HEARTH_STORE__COALESCE_MS: '60000', HEARTH_ADMIN_KEY: 'process-test-admin-key', ...env },
     stdout,
@@ -123,7 +127,7 @@ while True: print(s.recv(4096).decode().replace('\\n',' '), flush=True)`,
 
 describe('the hub process', () => {
   it('exits 0 within 5 s of SIGTERM, with the store flushed', async () => {
-    const hub = runHub({});
+    const hub = await runHub({});
     await hub.ready;
     await hub.said('COUNTER-PAST-10');
     const sent = Date.now();
@@ -141,7 +145,7 @@ describe('the hub process', () => {
   it('tells systemd READY=1, pings the watchdog and says STOPPING=1', async () => {
     const n = notifySocket();
     await n.bound;
-    const hub = runHub({ NOTIFY_SOCKET: n.sock, WATCHDOG_USEC: '1000000' });
+    const hub = await runHub({ NOTIFY_SOCKET: n.sock, WATCHDOG_USEC: '1000000' });
     await hub.ready;
     // The watchdog is pinged at half its interval (500 ms here): wait for a ping, not for the time to pass.
     await expect.poll(() => n.messages(), { timeout: 10_000 }).toMatch(/WATCHDOG=1/);
@@ -176,7 +180,7 @@ describe('a hub whose log reader stops reading', () => {
   /** A hub that has logged `rounds` × 40,000 lines of ~1 kB into a pipe holding 64 kB that nobody reads. */
   async function floodedHub(rounds = 1) {
     const pipe = stalledPipe();
-    const hub = runHub(flooding, pipe.writeFd);
+    const hub = await runHub(flooding, pipe.writeFd);
     await hub.ready;
     const samples: string[] = [await metrics(hub.dataDir)];
     for (let i = 1; i <= rounds; i++) {

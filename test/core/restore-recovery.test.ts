@@ -10,11 +10,15 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { markSwapReady, unpackBackup } from '../../core/admin/backup.ts';
+import { BUILD_TIMEOUT, buildReady } from '../helpers/built.ts';
 import { startTestHub } from '../helpers/hub.ts';
 import { type HubProcess, startHubProcess } from '../helpers/hub-process.ts';
 import { kvPlugin } from './fixtures/kv-plugin.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const staging = (dir: string) => readdirSync(dir).filter((n) => /^\.(restore|backup)-/.test(n));
 

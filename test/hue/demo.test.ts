@@ -4,7 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { BUILD_TIMEOUT, buildReady, built } from '../helpers/built.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 type Json = Record<string, unknown>;
@@ -24,7 +28,7 @@ async function eventually<T>(
 }
 
 it('npm run demo: the Hue site lists the bridge lights and the dimmer switch switches them', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+  const child = spawn(process.execPath, [await built('scripts/demo.ts')], {
     cwd: root,
     env: { ...process.env, HEARTH_DEMO_PORT: '0', HEARTH_DEMO_PRESS_MS: '1000' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,13 +4,17 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { BUILD_TIMEOUT, buildReady, built } from '../helpers/built.ts';
 import { eventually, type Json } from './hub.ts';
+
+// This file's tests start children from the run's build: wait for it here, not inside a test.
+beforeAll(buildReady, BUILD_TIMEOUT);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 it('npm run demo: lights appear, the wall switch works, the web UI is served', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+  const child = spawn(process.execPath, [await built('scripts/demo.ts')], {
     cwd: root,
     env: { ...process.env, HEARTH_DEMO_PORT: '0', HEARTH_DEMO_PRESS_MS: '1500' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -21,7 +25,7 @@ it('npm run demo: lights appear, the wall switch works, the web UI is served', a
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    // A cold start compiles the sources with tsx: give it time on a loaded machine.
+    // The demo script from this run's build (test/helpers/built.ts); the bound is for a loaded machine.
     const ui = await eventually(() => /web UI:\s+(\S+)/.exec(out)?.[1], 'the web UI line', 45_000);
     const page = await fetch(ui.replace(/\/\/[^:/]+:/, '//127.0.0.1:'));
     expect(page.status).toBe(200);
