@@ -105,7 +105,12 @@ describe('open coordinator backup and the zigbee2mqtt files', () => {
       channel: 15,
       frameCounter: 123_456,
     });
-    expect(b.security).toEqual({ zstack: 'open', frameCounter: 123_456 });
+    expect(b.security).toEqual({
+      zstack: 'open',
+      frameCounter: 123_456,
+      coordinatorIeee: '0x00124b0021b7a1b2',
+      tclkSeed: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+    });
     expect(b.coordinatorIeee).toBe('0x00124b0021b7a1b2');
     expect(b.devices).toEqual([{ ieee: IEEE.plug, nwk: 0x1234 }]);
     expect(() => parseOpenBackup({ metadata: { format: 'other', version: 1 } })).toThrow(/format/);
