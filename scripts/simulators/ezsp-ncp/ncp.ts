@@ -96,7 +96,7 @@ export class SimNcp {
     naks: 0,
   };
   /** Every EZSP command received, newest last. */
-  readonly log: Array<{ name: string }> = [];
+  readonly log: Array<{ name: string; destination?: number; cluster?: number }> = [];
   readonly groupcasts: Array<{ group: number; cluster: number }> = [];
   tokens: Tokens | null = null;
   networkUp = false;
@@ -432,6 +432,9 @@ export class SimNcp {
   }
 
   #unicast(seq: number, m: ReturnType<typeof readSendUnicast>) {
+    // Where and what, for tests that follow the driver's retries.
+    const entry = this.log.at(-1);
+    if (entry) Object.assign(entry, { destination: m.destination, cluster: m.aps.clusterId });
     if (!this.networkUp)
       return this.#respond(seq, 'sendUnicast', writeSendAnswer(this.#version, EmberStatus.NETWORK_DOWN, 0));
     if (this.faults.channelAccessFailures > 0) {
@@ -661,7 +664,9 @@ export class SimNcp {
     const d = this.devices.get(name);
     if (!d?.joined) return false;
     const out = o(d);
-    if (needsBind && (!d.binds.has(out.cluster) || !d.reportsTo(out.cluster, this.#eui))) return false;
+    if (needsBind && !d.binds.has(out.cluster)) return false;
+    // Bound or not, a frame goes where the device's binding for its cluster points.
+    if (!d.reportsTo(out.cluster, this.#eui)) return false;
     return this.deliver(d, out);
   }
 }

@@ -553,7 +553,9 @@ export class SimCoordinator {
     const d = this.devices.get(name);
     if (!d?.joined) return false;
     const out = o(d);
-    if (needsBind && (!d.binds.has(out.cluster) || !d.reportsTo(out.cluster, this.#ieee))) return false;
+    if (needsBind && !d.binds.has(out.cluster)) return false;
+    // Bound or not, a frame goes where the device's binding for its cluster points.
+    if (!d.reportsTo(out.cluster, this.#ieee)) return false;
     return this.deliver(d, out);
   }
 }
