@@ -336,6 +336,32 @@ describe('hearth zigbee import', () => {
     );
   });
 
+  it("onto a stick whose custom EUI64 token is already written: the old coordinator's address cannot move, and the status and the hub's notices say so", async () => {
+    sim = await startEzspSimulator({ blank: true, customEui64: '0x00124b00aaaaaaaa' });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    const hub = h;
+    const dir = mkdtempSync(join(tmpdir(), 'z2m-'));
+    dirs.push(dir);
+    const file = join(dir, 'coordinator_backup.json');
+    writeFileSync(file, JSON.stringify(z2mBackup([])));
+    expect((await runCli(hub, [file])).code).toBe(0);
+    const status = await until(async () => {
+      const b = (await hub.t.admin('GET', '/admin/zigbee/status')).body as Json;
+      return b.restore && b.connected ? b : undefined;
+    });
+    expect(status.coordinator).toBe('0x00124b00aaaaaaaa');
+    expect(status.restore.ieee).toMatchObject({ wanted: '0x00124b0021b7a1b2', taken: false });
+    const notices = ((await hub.t.admin('GET', '/admin/hub')).body as { notices: Array<{ text: string }> })
+      .notices;
+    expect(notices).toContainEqual(
+      expect.objectContaining({
+        text: expect.stringMatching(
+          /Zigbee restore was partial: the stick's custom EUI64 token already holds 0x00124b00aaaaaaaa and can be written only once/,
+        ),
+      }),
+    );
+  });
+
   it('refuses a file that is no coordinator backup with a 400 and changes nothing', async () => {
     const { h: hub } = await hubOnEzsp([]);
     const before = (await hub.t.admin('GET', '/admin/zigbee/backup')).body;
