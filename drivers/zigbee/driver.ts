@@ -39,7 +39,7 @@ import { installCodeKey } from './install-code.ts';
 import { interview } from './interview.ts';
 import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
 import { probeStick } from './probe.ts';
-import type { Destination, IncomingFrame, RadioAdapter, RadioEvent } from './radio.ts';
+import type { Destination, IncomingFrame, RadioAdapter, RadioEvent, RestoreOutcome } from './radio.ts';
 import { type Attrs, applyRecords, toLightState } from './reports.ts';
 import { Attr, Cluster, Global, IasZoneCmd } from './zcl/clusters.ts';
 import {
@@ -65,6 +65,8 @@ export interface ZigbeeObserver {
   joined?(info: DeviceInfo): void;
   /** A device left the network. */
   left?(protocolid: string): void;
+  /** A backup was restored onto the stick: what of the old coordinator's identity it took. */
+  restored?(outcome: RestoreOutcome): void;
 }
 
 export interface ZigbeeDriverDeps {
@@ -148,6 +150,8 @@ export class ZigbeeDriver implements LightingDriver {
     try {
       const store = this.#deps.store;
       const stored = store.network();
+      // Known addresses first: a restore writes them with the devices' link keys.
+      for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
       const r = await adapter.start(stored, () => randomNetwork(this.#o.channel), path);
       // Kept: a new network, a restored one (its one-time security state is dropped now that the stick
       // has it), or a frame counter that moved on.
@@ -156,7 +160,6 @@ export class ZigbeeDriver implements LightingDriver {
       if (r.commissioned)
         this.#log.info({ panId: r.network.panId, channel: r.network.channel }, 'network formed on the stick');
       this.#coordinatorIeee = r.ieee;
-      for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
       this.#detail = {
         path,
         coordinator: r.ieee,
@@ -170,6 +173,7 @@ export class ZigbeeDriver implements LightingDriver {
         { path, stick: probed.kind, detected: probed.how, firmware: r.version },
         'zigbee stick found',
       );
+      if (r.restore) this.#reportRestore(r.restore);
     } catch (err) {
       await adapter.close().catch(() => {});
       throw err;
@@ -279,11 +283,30 @@ export class ZigbeeDriver implements LightingDriver {
     return Math.max(0, Math.ceil((this.#joinUntil - Date.now()) / 1000));
   }
 
-  /** The stick's security state for a backup (null when not connected or not a covered Z-Stack). */
+  /**
+   * The stick's security state for a backup (null when not connected or not a covered Z-Stack), with the
+   * coordinator's IEEE address, which a replacement takes on restore.
+   */
   async stickSecurity(): Promise<StickSecurity | null> {
     const n = this.#deps.store.network();
     if (!this.#adapter || !n) return null;
-    return this.#adapter.readSecurity(n.extendedPanId);
+    const sec = await this.#adapter.readSecurity(n.extendedPanId);
+    return sec && this.#coordinatorIeee ? { ...sec, coordinatorIeee: this.#coordinatorIeee } : sec;
+  }
+
+  /** A restore's outcome: in the status, and a warning for what the stick could not take. */
+  #reportRestore(outcome: RestoreOutcome): void {
+    this.#detail.restore = outcome;
+    if (outcome.ieee?.taken)
+      this.#log.info({ ieee: outcome.ieee.wanted }, 'the stick took the old coordinator IEEE address');
+    else if (outcome.ieee)
+      this.#log.warn(
+        { ieee: outcome.ieee.wanted, reason: outcome.ieee.reason },
+        'the old coordinator IEEE address could not be restored',
+      );
+    if (outcome.linkKeys?.reason)
+      this.#log.warn({ reason: outcome.linkKeys.reason }, 'device link keys could not be restored');
+    this.#deps.observer?.restored?.(outcome);
   }
 
   /** What the admin status shows; never the network key. */

@@ -22,6 +22,19 @@ export interface StartResult {
   commissioned: boolean;
   /** Firmware version as the stick reports it. */
   version: string;
+  /** Set when a backup was restored onto the stick: what of the old coordinator's identity it took. */
+  restore?: RestoreOutcome;
+}
+
+/**
+ * What a restore carried onto the stick beyond the network (docs/zigbee.md#the-coordinators-ieee-address).
+ * `reason` says, for the operator, why something could not be carried and what that means.
+ */
+export interface RestoreOutcome {
+  /** The backup's coordinator IEEE address: taken by the stick, or not. */
+  ieee?: { wanted: string; taken: boolean; reason?: string };
+  /** The backup's unique device link keys written to the stick. */
+  linkKeys?: { written: number; of: number; reason?: string };
 }
 
 /** One endpoint of a device as its simple descriptor describes it. */

@@ -61,6 +61,15 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
           left(protocolid) {
             log.info({ device: protocolid }, 'zigbee device left; its light or sensor is kept');
           },
+          // What a restore could not carry over stays in front of the operator until the next restore.
+          restored(outcome) {
+            const lost = [
+              outcome.ieee?.taken === false ? outcome.ieee.reason : undefined,
+              outcome.linkKeys?.reason,
+            ];
+            const text = lost.filter(Boolean).join('; ');
+            ctx.notices.set('restore', text ? `the Zigbee restore was partial: ${text}` : null);
+          },
         },
       }),
     );

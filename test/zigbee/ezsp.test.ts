@@ -10,8 +10,8 @@ import { memoryStateStore } from '../../drivers/zigbee/device.ts';
 import { Attr, Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import type { NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { FRAME_COUNTER_MARGIN } from '../../drivers/zigbee/znp/nv-backup.ts';
-import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
-import { startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
+import { type EzspSimulator, NCP_IEEE, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
+import { COORDINATOR_IEEE, startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { IEEE, makeDriver, PID, pairAll } from './sim-helpers.ts';
 
 const sims: Array<{ stop(): Promise<void> }> = [];
@@ -259,6 +259,8 @@ describe('zigbee: a Z-Stack backup restored onto a Silicon Labs stick', () => {
       (security?.frameCounter ?? 0) + FRAME_COUNTER_MARGIN,
     );
     expect(store.network()?.security).toBeUndefined();
+    // The Silicon Labs stick took the Z-Stack stick's IEEE address (its custom EUI64 token).
+    expect(sim.coordinator.ieee).toBe(COORDINATOR_IEEE);
     expect((await driver.listDevices()).map((d) => d.protocolid).sort()).toEqual(
       [PID.colourBulb, PID.plug].sort(),
     );
@@ -275,7 +277,11 @@ describe('zigbee: a Silicon Labs backup restored onto a Z-Stack stick', () => {
     await pairAll(sim, a.driver, ['dimmableBulb']);
     for (let i = 0; i < 3; i++) await a.driver.setState(PID.dimmableBulb, { on: true, bri: 10 + i });
     const security = await a.driver.stickSecurity();
-    expect(security).toEqual({ zstack: 'ezsp', frameCounter: sim.coordinator.frameCounter });
+    expect(security).toEqual({
+      zstack: 'ezsp',
+      frameCounter: sim.coordinator.frameCounter,
+      coordinatorIeee: NCP_IEEE,
+    });
     const network = a.store.network() as NetworkParams;
     const devices = a.store.devices();
     await a.driver.stop();
@@ -294,6 +300,8 @@ describe('zigbee: a Silicon Labs backup restored onto a Z-Stack stick', () => {
     expect(znp.coordinator.frameCounter).toBeGreaterThanOrEqual(
       (security?.frameCounter ?? 0) + FRAME_COUNTER_MARGIN,
     );
+    // The Z-Stack stick took the Silicon Labs stick's IEEE address (its EXTADDR NV item).
+    expect(znp.coordinator.ieee).toBe(NCP_IEEE);
     await b.driver.setState(PID.dimmableBulb, { on: true, bri: 77 });
     expect(bulb?.attr(Cluster.LEVEL, Attr.LEVEL_CURRENT)).toBe(briToLevel254(77));
   });

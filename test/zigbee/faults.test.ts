@@ -1,13 +1,13 @@
 /**
- * The simulator's fault modes against the driver: channel-access failures, no route, garbage on the line,
- * late and missing reports, a coordinator reset, and unplugging the stick.
+ * The simulators' fault modes against the driver, on each kind of stick: delivery refused for lack of
+ * room (Z-Stack: MAC channel-access failure; EmberZNet: message limit reached), no route, garbage on the
+ * line, late and missing reports, a stick reset, and unplugging the stick.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
-import { startZnpSimulator, type ZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
-import { makeDriver, PID, pairAll } from './sim-helpers.ts';
+import { type AnySimulator, makeDriver, PID, pairAll, STICKS } from './sim-helpers.ts';
 
-let sim: ZnpSimulator | null = null;
+let sim: AnySimulator | null = null;
 let stopDriver: (() => Promise<void>) | null = null;
 afterEach(async () => {
   await stopDriver?.();
@@ -15,45 +15,65 @@ afterEach(async () => {
   sim = null;
 });
 
-async function paired(names: string[] = ['dimmableBulb']) {
-  sim = await startZnpSimulator();
-  const d = makeDriver(sim);
-  stopDriver = () => d.driver.stop();
-  await d.driver.start();
-  await pairAll(sim, d.driver, names);
-  return { ...d, sim };
-}
-
-const levelCommands = (s: ZnpSimulator) =>
+const levelCommands = (s: AnySimulator) =>
   s.coordinator.devices
     .get('dimmableBulb')
     ?.received.filter((x) => x.cluster === Cluster.LEVEL && x.frame.kind === 1).length ?? 0;
 
-describe('zigbee: recovery', () => {
-  it('retries after channel-access failures and then delivers', async () => {
+/** What each stick calls a unicast on the wire, and what it says when it has no room for one. */
+const WIRE = {
+  znp: { unicast: 'afDataRequest', noRoom: /status 0xe1/, lookUp: ['zdoExtRouteDisc', 'zdoNwkAddrReq'] },
+  ezsp: { unicast: 'sendUnicast', noRoom: /status 0x72/, lookUp: ['sendBroadcast'] },
+} as const;
+
+/** Unicasts the stick was asked for since `before` in its log: cluster and destination. */
+function unicasts(s: AnySimulator, before: number): Array<{ cluster: number; dst: number }> {
+  if (!('kind' in s))
+    return s.coordinator.log
+      .slice(before)
+      .filter((m) => m.name === 'afDataRequest')
+      .map((m) => ({ cluster: m.fields.clusterId as number, dst: m.fields.dstAddr as number }));
+  return s.coordinator.log
+    .slice(before)
+    .filter((m) => m.name === 'sendUnicast')
+    .map((m) => ({ cluster: m.cluster ?? -1, dst: m.destination ?? -1 }));
+}
+
+describe.each(STICKS)('zigbee: recovery on a simulated $kind stick', (stick) => {
+  const wire = WIRE[stick.kind];
+
+  async function paired(names: string[] = ['dimmableBulb']) {
+    const s = await stick.start({ blank: true });
+    sim = s;
+    const d = makeDriver(s);
+    stopDriver = () => d.driver.stop();
+    await d.driver.start();
+    await pairAll(s, d.driver, names);
+    return { ...d, sim: s };
+  }
+
+  it('retries when the stick has no room for a frame, then delivers', async () => {
     const { driver, sim: s } = await paired();
     s.coordinator.faults.channelAccessFailures = 2;
     const before = s.coordinator.log.length;
     await driver.setState(PID.dimmableBulb, { on: true, bri: 100 });
     expect(levelCommands(s)).toBe(1);
-    const sent = s.coordinator.log.slice(before).filter((m) => m.name === 'afDataRequest');
-    expect(sent.map((m) => m.fields.clusterId)).toEqual([Cluster.LEVEL, Cluster.LEVEL, Cluster.LEVEL]);
+    expect(unicasts(s, before).map((m) => m.cluster)).toEqual([Cluster.LEVEL, Cluster.LEVEL, Cluster.LEVEL]);
   });
 
   it('gives up after four attempts with a clear error', async () => {
     const { driver, sim: s } = await paired();
     s.coordinator.faults.channelAccessFailures = 10;
-    await expect(driver.setState(PID.dimmableBulb, { on: true, bri: 100 })).rejects.toThrow(/status 0xe1/);
+    await expect(driver.setState(PID.dimmableBulb, { on: true, bri: 100 })).rejects.toThrow(wire.noRoom);
   });
 
-  it('discovers a route and re-resolves the address on no-route, then delivers', async () => {
+  it('looks the device up again when there is no route to it, then delivers', async () => {
     const { driver, sim: s } = await paired();
     s.coordinator.faults.noRoute.add('dimmableBulb');
     await driver.setState(PID.dimmableBulb, { on: true, bri: 50 });
     expect(levelCommands(s)).toBe(1);
     const names = s.coordinator.log.map((m) => m.name);
-    expect(names).toContain('zdoExtRouteDisc');
-    expect(names).toContain('zdoNwkAddrReq');
+    for (const n of wire.lookUp) expect(names).toContain(n);
   });
 
   it('follows a device that took a new network address', async () => {
@@ -61,14 +81,17 @@ describe('zigbee: recovery', () => {
     s.coordinator.readdress('dimmableBulb', 0x2b2b);
     await new Promise((r) => setTimeout(r, 50));
     const from = sink.reports.length;
+    const before = s.coordinator.log.length;
     await driver.setState(PID.dimmableBulb, { on: true, bri: 255 });
     await sink.waitFor((x) => x.kind === 'state' && x.protocolid === PID.dimmableBulb, from);
-    expect(s.coordinator.log.findLast((m) => m.name === 'afDataRequest')?.fields.dstAddr).toBe(0x2b2b);
+    expect(unicasts(s, before).at(-1)?.dst).toBe(0x2b2b);
   });
 
   it('survives garbage bytes and half frames on the line', async () => {
     const { driver, sim: s, sink } = await paired();
-    s.coordinator.writeRaw(Buffer.from('00fe03ffffaa13fe0a', 'hex'));
+    // Z-Stack: a lone start-of-frame and a frame cut short; ASH: bytes ending in a flag (a bad frame),
+    // then half a frame that the next flag ends.
+    s.coordinator.writeRaw(Buffer.from(stick.kind === 'znp' ? '00fe03ffffaa13fe0a' : '0102037e4142', 'hex'));
     const from = sink.reports.length;
     await driver.setState(PID.dimmableBulb, { on: true, bri: 10 });
     await sink.waitFor((x) => x.kind === 'state' && x.protocolid === PID.dimmableBulb, from);
@@ -95,19 +118,20 @@ describe('zigbee: recovery', () => {
     expect(Math.abs((read?.bri ?? 0) - 180)).toBeLessThanOrEqual(1);
   });
 
-  it('restarts the network and registers its endpoint again after a coordinator reset', async () => {
+  it('restarts the network and registers its endpoint again after the stick reset itself', async () => {
     const { driver, sim: s, sink } = await paired();
     s.coordinator.reset();
-    for (let i = 0; i < 1000 && !s.coordinator.endpoints.has(1); i++)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(s.coordinator.endpoints.has(1)).toBe(true);
-    expect(s.coordinator.state).toBe(9);
+    const up = () =>
+      s.coordinator.endpoints.has(1) &&
+      ('kind' in s ? s.coordinator.networkUp : s.coordinator.state === 9);
+    for (let i = 0; i < 1000 && !up(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(up()).toBe(true);
     const from = sink.reports.length;
     await driver.setState(PID.dimmableBulb, { on: true, bri: 33 });
     await sink.waitFor((x) => x.kind === 'state' && x.protocolid === PID.dimmableBulb, from);
   });
 
-  it('notices an unplugged stick through its liveness ping and resumes the same network when it is back', async () => {
+  it('notices an unplugged stick through its liveness check and resumes the same network when it is back', async () => {
     const { driver, sim: s, sink, store } = await paired();
     const net = store.network();
     let from = sink.reports.length;

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { briToLevel254 } from '../../drivers/lighting/index.ts';
 import { parseOpenBackup, toOpenBackup } from '../../drivers/zigbee/migrate/open-backup.ts';
 import { devicesFromDatabase, friendlyNames, mergeDevices } from '../../drivers/zigbee/migrate/z2m.ts';
-import { FRAME_COUNTER_MARGIN } from '../../drivers/zigbee/znp/nv-backup.ts';
+import { FRAME_COUNTER_MARGIN, isStickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { zigbeeCommands } from '../../plugins/zigbee/commands.ts';
 import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import type { SimDeviceName } from '../../scripts/simulators/znp-coordinator/index.ts';
@@ -105,13 +105,41 @@ describe('open coordinator backup and the zigbee2mqtt files', () => {
       channel: 15,
       frameCounter: 123_456,
     });
-    expect(b.security).toEqual({ zstack: 'open', frameCounter: 123_456 });
+    expect(b.security).toEqual({
+      zstack: 'open',
+      frameCounter: 123_456,
+      coordinatorIeee: '0x00124b0021b7a1b2',
+      tclkSeed: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+    });
     expect(b.coordinatorIeee).toBe('0x00124b0021b7a1b2');
     expect(b.devices).toEqual([{ ieee: IEEE.plug, nwk: 0x1234 }]);
     expect(() => parseOpenBackup({ metadata: { format: 'other', version: 1 } })).toThrow(/format/);
     expect(() => parseOpenBackup({ ...z2mBackup([]), pan_id: 'zz' })).toThrow(/pan_id/);
     expect(() => parseOpenBackup({ ...z2mBackup([]), channel: 40 })).toThrow(/channel/);
     expect(() => parseOpenBackup([])).toThrow(/object/);
+  });
+
+  it('reads each device link key with its counters into the security state the restore writes (kept as a valid pending secret), and refuses bad counters', () => {
+    const raw = z2mBackup([{ ieee: IEEE.motion, nwk: 0x1a05 }]);
+    const withKey = (link_key: unknown) => ({
+      ...raw,
+      devices: raw.devices.map((d) => ({ ...d, link_key })),
+    });
+    const b = parseOpenBackup(withKey({ key: 'AB'.repeat(16), tx_counter: 1200, rx_counter: 700 }));
+    expect(b.security.linkKeys).toEqual([
+      { ieee: IEEE.motion, key: 'ab'.repeat(16), txCounter: 1200, rxCounter: 700 },
+    ]);
+    // The pending restore state goes through the secrets facility and is checked when read back.
+    expect(isStickSecurity(JSON.parse(JSON.stringify(b.security)))).toBe(true);
+    expect(isStickSecurity({ ...b.security, coordinatorIeee: '00124b0021b7a1b2' })).toBe(false);
+    expect(isStickSecurity({ ...b.security, linkKeys: [{ ieee: IEEE.motion, key: 'zz' }] })).toBe(false);
+    expect(parseOpenBackup(withKey({ key: '11'.repeat(16) })).security.linkKeys?.[0]).toMatchObject({
+      txCounter: 0,
+      rxCounter: 0,
+    });
+    expect(() => parseOpenBackup(withKey({ key: '11'.repeat(16), tx_counter: -1 }))).toThrow(
+      /tx_counter must be a 32-bit counter/,
+    );
   });
 
   it("Hearth's export reads back as the same network", () => {
@@ -328,6 +356,32 @@ describe('hearth zigbee import', () => {
     expect((await hub.site('PUT', '/light/state', { _id: light._id, on: true, bri: 80 })).status).toBe(200);
     await until(async () =>
       s.coordinator.devices.get('dimmableBulb')?.attr(0x0008, 0) === briToLevel254(80) ? true : undefined,
+    );
+  });
+
+  it("onto a stick whose custom EUI64 token is already written: the old coordinator's address cannot move, and the status and the hub's notices say so", async () => {
+    sim = await startEzspSimulator({ blank: true, customEui64: '0x00124b00aaaaaaaa' });
+    h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
+    const hub = h;
+    const dir = mkdtempSync(join(tmpdir(), 'z2m-'));
+    dirs.push(dir);
+    const file = join(dir, 'coordinator_backup.json');
+    writeFileSync(file, JSON.stringify(z2mBackup([])));
+    expect((await runCli(hub, [file])).code).toBe(0);
+    const status = await until(async () => {
+      const b = (await hub.t.admin('GET', '/admin/zigbee/status')).body as Json;
+      return b.restore && b.connected ? b : undefined;
+    });
+    expect(status.coordinator).toBe('0x00124b00aaaaaaaa');
+    expect(status.restore.ieee).toMatchObject({ wanted: '0x00124b0021b7a1b2', taken: false });
+    const notices = ((await hub.t.admin('GET', '/admin/hub')).body as { notices: Array<{ text: string }> })
+      .notices;
+    expect(notices).toContainEqual(
+      expect.objectContaining({
+        text: expect.stringMatching(
+          /Zigbee restore was partial: the stick's custom EUI64 token already holds 0x00124b00aaaaaaaa and can be written only once/,
+        ),
+      }),
     );
   });
 

@@ -13,7 +13,6 @@ import { NCP_IEEE } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import {
   COORDINATOR_IEEE,
   startZnpSimulator,
-  type ZnpSimulator,
 } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type AnySimulator, IEEE, makeDriver, PID, pairAll, STICKS } from './sim-helpers.ts';
 
@@ -36,54 +35,96 @@ async function started(
   return d;
 }
 
-describe('zigbee: commissioning and resuming', () => {
+/** Where each kind of stick keeps the network, and what it calls writing and resuming it. */
+function onStick(s: AnySimulator) {
+  if ('kind' in s)
+    return {
+      networkKey: s.coordinator.tokens?.networkKey,
+      extendedPanId: s.coordinator.tokens?.extendedPanId,
+      writes: s.coordinator.log.filter(
+        (m) => m.name === 'formNetwork' || m.name === 'setInitialSecurityState',
+      ).length,
+      resumedBy: 'networkInit',
+      names: s.coordinator.log.map((m) => m.name),
+    };
+  return {
+    networkKey: s.coordinator.nv.get(NV.PRECFGKEY)?.toString('hex'),
+    extendedPanId: s.coordinator.nv.get(NV.EXTPANID)?.toString('hex'),
+    writes: s.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length,
+    resumedBy: 'zdoStartupFromApp',
+    names: s.coordinator.log.map((m) => m.name),
+  };
+}
+
+describe.each(STICKS)('zigbee: commissioning and resuming on a simulated $kind stick', (stick) => {
   it('commissions a blank stick with a random network, persists it, and resumes the same network after a restart', async () => {
-    const { driver, store } = await started({ blank: true });
+    const { driver, store } = await started({ blank: true }, stick.start);
     expect(driver.connection().connected).toBe(true);
     const net = store.network();
     expect(net).not.toBeNull();
-    const s = sim as ZnpSimulator;
+    const s = sim as AnySimulator;
     expect(s.coordinator.formed).toBe(true);
     expect(s.coordinator.panId).toBe(net?.panId);
-    expect(s.coordinator.nv.get(NV.PRECFGKEY)?.toString('hex')).toBe(net?.networkKey);
+    expect(onStick(s).networkKey).toBe(net?.networkKey);
     expect([15, 20, 25]).toContain(net?.channel);
     await driver.stop();
 
     // A restart: the same store, the stick powered on again. No new commissioning.
     s.coordinator.powerCycle();
-    const writesBefore = s.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length;
+    const writesBefore = onStick(s).writes;
+    const resumesBefore = onStick(s).names.filter((n) => n === onStick(s).resumedBy).length;
     const again = makeDriver(s, store);
     cleanup.push(() => again.driver.stop());
     await again.driver.start();
     expect(again.driver.connection().connected).toBe(true);
     expect(store.network()).toEqual(net);
-    expect(s.coordinator.log.filter((m) => m.name === 'sysOsalNvWrite').length).toBe(writesBefore);
-    expect(s.coordinator.log.some((m) => m.name === 'zdoStartupFromApp')).toBe(true);
+    expect(onStick(s).writes).toBe(writesBefore);
+    expect(onStick(s).names.filter((n) => n === onStick(s).resumedBy).length).toBeGreaterThan(resumesBefore);
   });
 
   it('two blank sticks get different networks', async () => {
-    const a = await started({ blank: true });
+    const a = await started({ blank: true }, stick.start);
     const first = a.store.network();
     await a.driver.stop();
     await sim?.stop();
-    const b = await started({ blank: true });
+    const b = await started({ blank: true }, stick.start);
     expect(b.store.network()?.extendedPanId).not.toBe(first?.extendedPanId);
     expect(b.store.network()?.networkKey).not.toBe(first?.networkKey);
   });
 
   it('restores a backed-up network onto a replacement (blank) stick', async () => {
-    const a = await started({ blank: true });
+    const a = await started({ blank: true }, stick.start);
     const net = a.store.network();
     await a.driver.stop();
     await sim?.stop();
-    sim = await startZnpSimulator({ blank: true });
+    sim = await stick.start({ blank: true });
     const b = makeDriver(sim, a.store);
     cleanup.push(() => b.driver.stop());
     await b.driver.start();
     expect(sim.coordinator.panId).toBe(net?.panId);
-    expect(sim.coordinator.nv.get(NV.EXTPANID)?.toString('hex')).toBe(net?.extendedPanId);
+    expect(onStick(sim).extendedPanId).toBe(net?.extendedPanId);
+    expect(onStick(sim).networkKey).toBe(net?.networkKey);
   });
 
+  it('a replacement stick for a stored network starts above the frame counter last read, even without a backup', async () => {
+    sim = await stick.start({ blank: true });
+    const store = memoryStateStore();
+    await store.setNetwork({
+      panId: 0x4321,
+      extendedPanId: 'abcdefabcdefabcd',
+      networkKey: '22'.repeat(16),
+      channel: 20,
+      frameCounter: 7000,
+    });
+    const d = makeDriver(sim, store);
+    cleanup.push(() => d.driver.stop());
+    await d.driver.start();
+    expect(sim.coordinator.panId).toBe(0x4321);
+    expect(sim.coordinator.frameCounter).toBe(7000 + FRAME_COUNTER_MARGIN);
+  });
+});
+
+describe('zigbee: commissioning and resuming (Z-Stack only: its NV tables and serial bootloader)', () => {
   it("a backup carries the stick's frame counter and trust-centre link keys; restored onto a replacement stick above the old counter", async () => {
     sim = await startZnpSimulator({ blank: true });
     const a = makeDriver(sim);
@@ -132,23 +173,6 @@ describe('zigbee: commissioning and resuming', () => {
     // The one-time security state is gone from the store; the new counter is kept.
     expect(store.network()?.security).toBeUndefined();
     expect(store.network()?.frameCounter).toBe(fresh.frameCounter);
-  });
-
-  it('a replacement stick for a stored network starts above the frame counter last read, even without a backup', async () => {
-    sim = await startZnpSimulator({ blank: true });
-    const store = memoryStateStore();
-    await store.setNetwork({
-      panId: 0x4321,
-      extendedPanId: 'abcdefabcdefabcd',
-      networkKey: '22'.repeat(16),
-      channel: 20,
-      frameCounter: 7000,
-    });
-    const d = makeDriver(sim, store);
-    cleanup.push(() => d.driver.stop());
-    await d.driver.start();
-    expect(sim.coordinator.panId).toBe(0x4321);
-    expect(sim.coordinator.frameCounter).toBe(7000 + FRAME_COUNTER_MARGIN);
   });
 
   it('answers after the bootloader-skip byte when the first ping is silent', async () => {

@@ -14,17 +14,19 @@ import {
   type RadioAdapter,
   type RadioEvent,
   type RadioStats,
+  type RestoreOutcome,
   type SimpleDescriptor,
   type StartResult,
 } from '../radio.ts';
 import { ZDO_ENDPOINT, ZDO_PROFILE, ZdoCluster, ZdoError, zdoRequest, zdoResponse } from '../zdo.ts';
 import { channelMask, type NetworkParams } from '../znp/network.ts';
-import { FRAME_COUNTER_MARGIN, type StickSecurity } from '../znp/nv-backup.ts';
+import { type DeviceLinkKey, FRAME_COUNTER_MARGIN, type StickSecurity } from '../znp/nv-backup.ts';
 import type { Transport } from '../znp/transport.ts';
 import { AshError, AshSession, type AshTimings } from './ash.ts';
 import { Reader, Writer } from './codec.ts';
 import { Ezsp, EzspStatusError, stackVersionString } from './ezsp.ts';
 import { FrameId } from './frame.ts';
+import { writeCustomEui64, writeLinkKeys } from './identity.ts';
 import {
   APS_OPTION_ENABLE_ROUTE_DISCOVERY,
   APS_OPTION_RETRY,
@@ -244,7 +246,8 @@ export class EzspAdapter implements RadioAdapter {
     const { security, ...plain } = network ?? create();
     const params: NetworkParams = plain;
     let commissioned = false;
-    const carried = await this.#networkInit();
+    let outcome: RestoreOutcome | undefined;
+    let carried = await this.#networkInit();
     const same =
       carried &&
       !!network &&
@@ -252,22 +255,65 @@ export class EzspAdapter implements RadioAdapter {
         (p) => p.extendedPanId === params.extendedPanId && p.panId === params.panId,
       ));
     if (!same) {
+      const wanted = network ? security?.coordinatorIeee : undefined;
+      if (wanted) {
+        outcome = { ieee: await this.#takeIeee(wanted) };
+        // The NCP reads its EUI64 at boot: a reset, and the start-up again.
+        if (outcome.ieee?.taken && (await this.#eui64()) !== wanted) {
+          await this.#hello(path);
+          await this.#configure();
+          carried = await this.#networkInit();
+        }
+      }
       if (carried) await this.#leave();
       // A replacement for a known network starts above the old stick's counter (docs/zigbee.md).
       const old = security?.frameCounter ?? (network ? params.frameCounter : undefined);
-      await this.#form(params, old === undefined ? undefined : old + FRAME_COUNTER_MARGIN);
+      const keys = network ? (security?.linkKeys ?? []) : [];
+      const written = await this.#form(
+        params,
+        old === undefined ? undefined : old + FRAME_COUNTER_MARGIN,
+        keys,
+      );
+      if (keys.length) {
+        outcome = { ...outcome, linkKeys: { written, of: keys.length } };
+        if (written < keys.length)
+          outcome.linkKeys = {
+            written,
+            of: keys.length,
+            reason: `the stick refused ${keys.length - written} of the devices' link keys; those devices have to join again`,
+          };
+      }
       commissioned = true;
     }
     this.#networkUp = true;
     await this.#afterUp();
     const frameCounter = await this.#frameCounter().catch(() => undefined);
     if (frameCounter !== undefined) params.frameCounter = frameCounter;
+    if (outcome?.ieee?.taken && outcome.ieee.wanted !== this.#ieee)
+      outcome.ieee = {
+        wanted: outcome.ieee.wanted,
+        taken: false,
+        reason:
+          'the stick kept its own IEEE address after the reset; devices bound to the old coordinator report nothing until they are paired again',
+      };
     return {
       ieee: this.#ieee,
       network: params,
       commissioned,
       version: `EmberZNet ${this.stackVersion} (EZSP ${this.#v})`,
+      ...(outcome ? { restore: outcome } : {}),
     };
+  }
+
+  async #eui64(): Promise<string> {
+    return (await this.ezsp.command('getEui64')).ieee();
+  }
+
+  /** The backup's coordinator IEEE address into the custom EUI64 token, when the stick has another. */
+  async #takeIeee(wanted: string): Promise<NonNullable<RestoreOutcome['ieee']>> {
+    if ((await this.#eui64()) === wanted) return { wanted, taken: true };
+    const w = await writeCustomEui64(this.ezsp, wanted);
+    return w.written ? { wanted, taken: true } : { wanted, taken: false, reason: w.reason };
   }
 
   async #afterUp(): Promise<void> {
@@ -291,7 +337,7 @@ export class EzspAdapter implements RadioAdapter {
   }
 
   /** Initial security state (network key, hashed trust-centre link key), then formNetwork. */
-  async #form(n: NetworkParams, frameCounter?: number): Promise<void> {
+  async #form(n: NetworkParams, frameCounter?: number, keys: DeviceLinkKey[] = []): Promise<number> {
     if (frameCounter !== undefined)
       await this.#ok(
         'setValue',
@@ -317,6 +363,8 @@ export class EzspAdapter implements RadioAdapter {
         preconfiguredTrustCenterEui64: '0x0000000000000000',
       }).done(),
     );
+    // After the security state, before forming (the key table is part of it).
+    const written = await writeLinkKeys(this.ezsp, keys);
     const up = this.#stackStatus(EmberStatus.NETWORK_UP);
     const s = await this.#status(
       'formNetwork',
@@ -336,6 +384,7 @@ export class EzspAdapter implements RadioAdapter {
       throw new EzspStatusError('formNetwork', s);
     }
     await up.promise;
+    return written;
   }
 
   /** The outgoing NWK frame counter (getNetworkKeyInfo, protocol 13 and later). */

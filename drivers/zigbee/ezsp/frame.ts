@@ -82,6 +82,8 @@ export const FrameId = {
   version: 0x0000,
   addEndpoint: 0x0002,
   nop: 0x0005,
+  getMfgToken: 0x000b,
+  setMfgToken: 0x000c,
   setConcentrator: 0x0010,
   networkInit: 0x0017,
   networkState: 0x0018,
@@ -103,6 +105,7 @@ export const FrameId = {
   setPolicy: 0x0055,
   incomingRouteRecordHandler: 0x0059,
   setMulticastTableEntry: 0x0064,
+  addOrUpdateKeyTableEntry: 0x0066,
   setInitialSecurityState: 0x0068,
   getCurrentSecurityState: 0x0069,
   setValue: 0x00ab,
@@ -112,6 +115,7 @@ export const FrameId = {
   setSourceRoute: 0x00ae,
   getNetworkKeyInfo: 0x0116,
   importTransientKey: 0x0111,
+  importLinkKey: 0x010e,
 } as const;
 export type FrameName = keyof typeof FrameId;
 export const frameName = (id: number): FrameName | undefined =>

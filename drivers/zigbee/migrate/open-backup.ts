@@ -4,7 +4,7 @@
  * every byte string hex, most significant byte first (PAN id `1a62`, IEEE `00124b0009d69f77`).
  */
 import { isValidNetwork, type NetworkParams } from '../znp/network.ts';
-import type { StickSecurity } from '../znp/nv-backup.ts';
+import type { DeviceLinkKey, StickSecurity } from '../znp/nv-backup.ts';
 
 export interface OpenBackupDevice {
   ieee: string;
@@ -43,6 +43,14 @@ const obj = (v: unknown, what: string): Record<string, unknown> => {
   return v as Record<string, unknown>;
 };
 
+/** A missing counter is 0 (a key never used); anything else must be a 32-bit counter. */
+function counterOf(v: unknown, what: string): number {
+  if (v === undefined || v === null) return 0;
+  if (!Number.isInteger(v) || (v as number) < 0 || (v as number) > 0xffffffff)
+    throw new BackupFormatError(`${what} must be a 32-bit counter`);
+  return v as number;
+}
+
 /** Reads and checks an open coordinator backup; throws BackupFormatError with what is wrong. */
 export function parseOpenBackup(raw: unknown): OpenBackup {
   const b = obj(raw, 'the backup');
@@ -70,6 +78,7 @@ export function parseOpenBackup(raw: unknown): OpenBackup {
   const seq = key.sequence_number;
   if (!Array.isArray(b.devices) || b.devices.length > 2000)
     throw new BackupFormatError('devices must be a list of at most 2000');
+  const linkKeys: DeviceLinkKey[] = [];
   const devices = b.devices.map((raw, i): OpenBackupDevice => {
     const d = obj(raw, `devices[${i}]`);
     const out: OpenBackupDevice = {
@@ -79,14 +88,32 @@ export function parseOpenBackup(raw: unknown): OpenBackup {
           ? null
           : Number.parseInt(hexOf(d.nwk_address, 2, `devices[${i}].nwk_address`), 16),
     };
-    if (d.link_key && typeof d.link_key === 'object')
-      out.linkKey = hexOf((d.link_key as Record<string, unknown>).key, 16, `devices[${i}].link_key.key`);
+    if (d.link_key && typeof d.link_key === 'object') {
+      const lk = d.link_key as Record<string, unknown>;
+      out.linkKey = hexOf(lk.key, 16, `devices[${i}].link_key.key`);
+      linkKeys.push({
+        ieee: out.ieee,
+        key: out.linkKey,
+        txCounter: counterOf(lk.tx_counter, `devices[${i}].link_key.tx_counter`),
+        rxCounter: counterOf(lk.rx_counter, `devices[${i}].link_key.rx_counter`),
+      });
+    }
     return out;
   });
+  const coordinatorIeee = `0x${hexOf(b.coordinator_ieee, 8, 'coordinator_ieee')}`;
+  const security: StickSecurity = { zstack: 'open', frameCounter: frameCounter as number, coordinatorIeee };
+  if (linkKeys.length) security.linkKeys = linkKeys;
+  // Z-Stack derives most devices' keys from this seed; a Z-Stack replacement that has it stores them compactly.
+  const specific = b.stack_specific;
+  const zstack =
+    specific && typeof specific === 'object' ? (specific as Record<string, unknown>).zstack : undefined;
+  const seed =
+    zstack && typeof zstack === 'object' ? (zstack as Record<string, unknown>).tclk_seed : undefined;
+  if (typeof seed === 'string' && /^[0-9a-fA-F]{32}$/.test(seed)) security.tclkSeed = seed.toLowerCase();
   return {
     network,
-    security: { zstack: 'open', frameCounter: frameCounter as number },
-    coordinatorIeee: `0x${hexOf(b.coordinator_ieee, 8, 'coordinator_ieee')}`,
+    security,
+    coordinatorIeee,
     keySequence: Number.isInteger(seq) ? (seq as number) : 0,
     devices,
     source: typeof meta.source === 'string' ? meta.source.slice(0, 100) : 'unknown',

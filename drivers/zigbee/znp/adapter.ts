@@ -12,10 +12,12 @@ import {
   HEARTH_OUT_CLUSTERS,
   type RadioAdapter,
   type RadioEvent,
+  type RestoreOutcome,
   type SimpleDescriptor,
   type StartResult,
 } from '../radio.ts';
 import type { Fields } from './codec.ts';
+import { writeExtAddr, writeLinkKeys } from './identity.ts';
 import {
   AfStatus,
   BDB_MODE_FORMATION,
@@ -124,6 +126,7 @@ export class ZStackAdapter implements RadioAdapter {
     const version = `${v.major}.${v.minor}.${v.maint}`;
     this.product = v.product as number;
     let commissioned = false;
+    let outcome: RestoreOutcome | undefined;
     const { security, ...plain } = network ?? create();
     const params: NetworkParams = plain;
     if (!network || !(await this.#carries(params))) {
@@ -141,8 +144,11 @@ export class ZStackAdapter implements RadioAdapter {
             : null;
       if (network && restore && this.product === ZStackProduct.Z3X0) {
         await writeSecurity(this.znp, restore, params.extendedPanId, params.networkKey);
+        if (security) outcome = await this.#writeIdentity(security);
         await this.#reset();
         await this.#startup();
+      } else if (network && security && (security.coordinatorIeee || security.linkKeys)) {
+        outcome = this.#cannotRestoreIdentity(security);
       }
     } else if ((await this.#deviceInfo()).deviceState !== DEVICE_STATE_COORDINATOR) {
       await this.#startup();
@@ -153,7 +159,58 @@ export class ZStackAdapter implements RadioAdapter {
       () => undefined,
     );
     if (frameCounter !== undefined) params.frameCounter = frameCounter;
-    return { ieee: info.ieee as string, network: params, commissioned, version };
+    if (outcome?.ieee && !outcome.ieee.reason) {
+      outcome.ieee.taken = outcome.ieee.wanted === info.ieee;
+      if (!outcome.ieee.taken)
+        outcome.ieee.reason =
+          'the stick kept its own IEEE address after the reset; devices bound to the old coordinator report nothing until they are paired again';
+    }
+    return {
+      ieee: info.ieee as string,
+      network: params,
+      commissioned,
+      version,
+      ...(outcome ? { restore: outcome } : {}),
+    };
+  }
+
+  /**
+   * The old coordinator's IEEE address into `EXTADDR` and the devices' unique link keys into the key
+   * tables (docs/zigbee.md#the-coordinators-ieee-address); the reset that follows makes Z-Stack take both.
+   */
+  async #writeIdentity(security: StickSecurity): Promise<RestoreOutcome> {
+    const out: RestoreOutcome = {};
+    const wanted = security.coordinatorIeee;
+    if (wanted) {
+      if (wanted !== (await this.#deviceInfo()).ieee) await writeExtAddr(this.znp, wanted);
+      out.ieee = { wanted, taken: false };
+    }
+    const keys = security.linkKeys ?? [];
+    if (keys.length) {
+      const seed = security.tclkSeed ? Buffer.from(security.tclkSeed, 'hex') : null;
+      const written = await writeLinkKeys(this.znp, keys, seed, (ieee) => this.addresses.get(ieee) ?? 0xfffe);
+      out.linkKeys = { written, of: keys.length };
+    }
+    return out;
+  }
+
+  /** Z-Stack 3.0.x and older: the network only; what that leaves out, in words. */
+  #cannotRestoreIdentity(security: StickSecurity): RestoreOutcome {
+    const why = 'this Z-Stack (not 3.x.0) keeps its tables in a layout Hearth does not write';
+    const out: RestoreOutcome = {};
+    if (security.coordinatorIeee)
+      out.ieee = {
+        wanted: security.coordinatorIeee,
+        taken: false,
+        reason: `${why}; devices bound to the old coordinator report nothing until they are paired again`,
+      };
+    if (security.linkKeys?.length)
+      out.linkKeys = {
+        written: 0,
+        of: security.linkKeys.length,
+        reason: `${why}; devices with a unique link key have to join again`,
+      };
+    return out;
   }
 
   /** A soft reset (SYS_RESET_REQ type 1), waiting for the stick to say it is back. */

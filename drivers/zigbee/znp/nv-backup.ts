@@ -52,6 +52,48 @@ export interface StickSecurity {
   apsKeyData?: string[];
   apsLinkKeyTable?: string;
   addressManager?: string[];
+  /**
+   * The old coordinator's IEEE address (`0x` and 16 hex digits): a replacement takes it, because devices
+   * keep their bindings, IAS CIE address and trust-centre state keyed on it (docs/zigbee.md#the-coordinators-ieee-address).
+   */
+  coordinatorIeee?: string;
+  /** Devices' unique trust-centre link keys with their APS frame counters (an open coordinator backup's). */
+  linkKeys?: DeviceLinkKey[];
+}
+
+/** One device's unique APS link key shared with the trust centre. */
+export interface DeviceLinkKey {
+  /** `0x` and 16 hex digits. */
+  ieee: string;
+  /** 32 hex digits; a secret: never logged. */
+  key: string;
+  /** The trust centre's outgoing APS frame counter for this key. */
+  txCounter: number;
+  /** The last APS frame counter received from the device with this key. */
+  rxCounter: number;
+}
+
+const IEEE_RE = /^0x[0-9a-f]{16}$/;
+const u32 = (n: unknown) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 0xffffffff;
+
+function isLinkKeys(v: unknown): boolean {
+  if (v === undefined) return true;
+  return (
+    Array.isArray(v) &&
+    v.length <= 2000 &&
+    v.every((k: DeviceLinkKey) => {
+      return (
+        typeof k === 'object' &&
+        k !== null &&
+        typeof k.ieee === 'string' &&
+        IEEE_RE.test(k.ieee) &&
+        typeof k.key === 'string' &&
+        /^[0-9a-f]{32}$/.test(k.key) &&
+        u32(k.txCounter) &&
+        u32(k.rxCounter)
+      );
+    })
+  );
 }
 
 async function osalRead(znp: Znp, id: number): Promise<Buffer | null> {
@@ -210,6 +252,9 @@ export function isStickSecurity(x: unknown): x is StickSecurity {
     hex(s.apsLinkKeyTable, /^([0-9a-f]{2}){1,248}$/) &&
     hexes(s.tclkTable, MAX_ENTRIES) &&
     hexes(s.apsKeyData, MAX_ENTRIES) &&
-    hexes(s.addressManager, MAX_ENTRIES)
+    hexes(s.addressManager, MAX_ENTRIES) &&
+    (s.coordinatorIeee === undefined ||
+      (typeof s.coordinatorIeee === 'string' && IEEE_RE.test(s.coordinatorIeee))) &&
+    isLinkKeys(s.linkKeys)
   );
 }

@@ -22,12 +22,20 @@ export interface EzspSimulator extends DeviceControls {
 }
 
 export async function startEzspSimulator(
-  opts: { blank?: boolean; autoJoin?: boolean; protocol?: number; name?: string } = {},
+  opts: {
+    blank?: boolean;
+    autoJoin?: boolean;
+    protocol?: number;
+    name?: string;
+    /** The custom EUI64 token already written (a stick that was given an address before). */
+    customEui64?: string;
+  } = {},
 ): Promise<EzspSimulator> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-ezsp-'));
   const coordinator = new SimNcp({
     blank: opts.blank ?? true,
     ...(opts.protocol ? { protocol: opts.protocol } : {}),
+    ...(opts.customEui64 ? { customEui64: opts.customEui64 } : {}),
   });
   coordinator.autoJoin = opts.autoJoin ?? false;
   let pty: PtyPair | null = await startPtyPair(dir, opts.name);

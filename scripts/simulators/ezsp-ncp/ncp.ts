@@ -14,6 +14,7 @@ import {
   type FrameName,
   frameName,
 } from '../../../drivers/zigbee/ezsp/frame.ts';
+import { MFG_CUSTOM_EUI_64 } from '../../../drivers/zigbee/ezsp/identity.ts';
 import {
   type ApsFrame,
   DeviceUpdate,
@@ -34,10 +35,13 @@ import {
 } from '../../../drivers/zigbee/ezsp/types.ts';
 import { ZDO_PROFILE, ZdoCluster, zdoAnswer, zdoRequest, zdoResponse } from '../../../drivers/zigbee/zdo.ts';
 import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
-import type { Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
-import { simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
+import type { HeldKey, Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
+import { apsAccepts, simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
 
 export const NCP_IEEE = '0x00158d0099aabbcc';
+/** EmberStatus ERR_FLASH_WRITE_INHIBITED: the flash to be programmed is programmed already. */
+const ERR_FLASH_WRITE_INHIBITED = 0x46;
+const BLANK_EUI = Buffer.alloc(8, 0xff);
 
 export interface NcpFaults {
   /** The next N unicasts are refused by the stick for lack of room (MAX_MESSAGE_LIMIT_REACHED). */
@@ -92,13 +96,24 @@ export class SimNcp {
     naks: 0,
   };
   /** Every EZSP command received, newest last. */
-  readonly log: Array<{ name: string }> = [];
+  readonly log: Array<{ name: string; destination?: number; cluster?: number }> = [];
   readonly groupcasts: Array<{ group: number; cluster: number }> = [];
   tokens: Tokens | null = null;
   networkUp = false;
   permitJoinUntil = 0;
   /** Transient link keys (a device's install-code key), by IEEE address. */
   readonly transientKeys = new Map<string, Buffer>();
+  /** The key table (unique link keys, `importLinkKey` / `addOrUpdateKeyTableEntry`), by IEEE address. */
+  readonly keyTable = new Map<string, HeldKey>();
+  /** The outgoing APS frame counter (`setValue` APS_FRAME_COUNTER). */
+  apsFrameCounter = 0;
+  /**
+   * The custom EUI64 manufacturing token, least significant byte first: all 0xFF while blank, and like
+   * real silicon written once (flash bits only go from 1 to 0 until the page is erased).
+   */
+  customEui64: Buffer = Buffer.from(BLANK_EUI);
+  /** The EUI64 the NCP took at its last boot: the custom token when written, else the factory one. */
+  #eui = NCP_IEEE;
   autoJoin = false;
   readonly endpoints = new Set<number>();
   /** The EZSP protocol version the stick speaks (13: EmberZNet 7.4; 14: 8.x). */
@@ -113,8 +128,12 @@ export class SimNcp {
   #zdoSeq = 0x80;
   #afListeners: Array<(d: SimDevice, cluster: number) => void> = [];
 
-  constructor(opts: { blank?: boolean; protocol?: number } = {}) {
+  constructor(opts: { blank?: boolean; protocol?: number; customEui64?: string } = {}) {
     this.protocol = opts.protocol ?? 13;
+    if (opts.customEui64) {
+      this.customEui64 = Buffer.from(opts.customEui64.replace(/^0x/, ''), 'hex').reverse();
+      this.#boot();
+    }
     if (opts.blank === false)
       this.tokens = {
         extendedPanId: 'dddddddddddddddd',
@@ -123,6 +142,17 @@ export class SimNcp {
         networkKey: '01'.repeat(16),
         frameCounter: 0,
       };
+  }
+
+  /** The NCP's IEEE address now (`0x…`). */
+  get ieee(): string {
+    return this.#eui;
+  }
+
+  #boot(): void {
+    this.#eui = this.customEui64.equals(BLANK_EUI)
+      ? NCP_IEEE
+      : `0x${Buffer.from(this.customEui64).reverse().toString('hex')}`;
   }
 
   get formed(): boolean {
@@ -184,6 +214,7 @@ export class SimNcp {
 
   /** Unplugged and plugged back: the tokens stay, everything else is gone until the host sets it up. */
   powerCycle(): void {
+    this.#boot();
     this.networkUp = false;
     this.endpoints.clear();
     this.#version = 4;
@@ -283,6 +314,8 @@ export class SimNcp {
         const value = r.lv();
         if (id === ValueId.NWK_FRAME_COUNTER && value.length === 4)
           this.#pendingFrameCounter = value.readUInt32LE(0);
+        if (id === ValueId.APS_FRAME_COUNTER && value.length === 4)
+          this.apsFrameCounter = value.readUInt32LE(0);
         return ok();
       }
       case 'setInitialSecurityState':
@@ -305,7 +338,40 @@ export class SimNcp {
         return this.#callback('stackStatusHandler', this.#status(EmberStatus.NETWORK_UP), 20);
       }
       case 'getEui64':
-        return this.#respond(f.seq, 'getEui64', new Writer().ieee(NCP_IEEE).done());
+        return this.#respond(f.seq, 'getEui64', new Writer().ieee(this.#eui).done());
+      case 'getMfgToken': {
+        const id = r.u8();
+        const data = id === MFG_CUSTOM_EUI_64 ? this.customEui64 : Buffer.alloc(0);
+        return this.#respond(f.seq, name, new Writer().lv(data).done());
+      }
+      case 'setMfgToken': {
+        const id = r.u8();
+        const data = r.lv();
+        if (id !== MFG_CUSTOM_EUI_64 || data.length !== 8)
+          return this.#respond(f.seq, name, this.#status(EmberStatus.INVALID_CALL));
+        // Written once: only a blank token takes a value (it becomes the EUI64 at the next boot).
+        if (!this.customEui64.equals(BLANK_EUI))
+          return this.#respond(f.seq, name, this.#status(ERR_FLASH_WRITE_INHIBITED));
+        this.customEui64 = Buffer.from(data);
+        return ok();
+      }
+      case 'importLinkKey':
+      case 'addOrUpdateKeyTableEntry': {
+        // importLinkKey (index, EUI64, key; sl_status) from protocol 13; addOrUpdateKeyTableEntry
+        // (EUI64, link key flag, key; EmberStatus) before it.
+        const modern = name === 'importLinkKey';
+        if (modern !== v >= 13) {
+          if (modern) return this.#respond(f.seq, name, new Writer().u32(0x21).done());
+          return this.#respond(f.seq, name, this.#status(EmberStatus.INVALID_CALL));
+        }
+        if (modern) r.u8();
+        const ieee = r.ieee();
+        if (!modern) r.u8();
+        const key = r.bytes(16);
+        // A new entry's incoming counter starts at 0.
+        this.keyTable.set(ieee.toLowerCase(), { key: Buffer.from(key), rxCounter: 0 });
+        return modern ? this.#respond(f.seq, name, new Writer().u32(0).done()) : ok();
+      }
       case 'getNetworkKeyInfo':
         return this.#respond(
           f.seq,
@@ -366,6 +432,9 @@ export class SimNcp {
   }
 
   #unicast(seq: number, m: ReturnType<typeof readSendUnicast>) {
+    // Where and what, for tests that follow the driver's retries.
+    const entry = this.log.at(-1);
+    if (entry) Object.assign(entry, { destination: m.destination, cluster: m.aps.clusterId });
     if (!this.networkUp)
       return this.#respond(seq, 'sendUnicast', writeSendAnswer(this.#version, EmberStatus.NETWORK_DOWN, 0));
     if (this.faults.channelAccessFailures > 0) {
@@ -393,7 +462,21 @@ export class SimNcp {
     for (const l of this.#afListeners) l(d, m.aps.clusterId);
     for (const o of out.replies) setTimeout(() => this.deliver(d, o), 3);
     if (this.faults.dropReports) return;
-    for (const o of out.reports) setTimeout(() => this.deliver(d, o), 4 + this.faults.reportDelayMs);
+    for (const o of out.reports) setTimeout(() => this.#report(d, o), 4 + this.faults.reportDelayMs);
+  }
+
+  /** A report goes where the device's binding for its cluster points; another coordinator never hears it. */
+  #report(d: SimDevice, o: Outgoing): void {
+    if (d.reportsTo(o.cluster, this.#eui)) this.deliver(d, o);
+  }
+
+  /** The key the trust centre holds for a device: its key table entry, or an install-code (transient) key. */
+  heldKey(ieee: string): HeldKey | undefined {
+    const k = ieee.toLowerCase();
+    const entry = this.keyTable.get(k);
+    if (entry) return entry;
+    const transient = this.transientKeys.get(k);
+    return transient ? { key: transient, rxCounter: 0 } : undefined;
   }
 
   /** A device answers a ZDO request (profile 0) addressed to it. */
@@ -417,7 +500,8 @@ export class SimNcp {
         break;
       }
       case ZdoCluster.BIND_REQ:
-        d.binds.add(p.readUInt16LE(9));
+        // srcIeee(8) srcEp(1) cluster(2) mode(1) dstIeee(8, least significant first) dstEp(1)
+        d.bind(p.readUInt16LE(9), `0x${Buffer.from(p.subarray(12, 20)).reverse().toString('hex')}`);
         answer = zdoAnswer.status(0);
         break;
       case ZdoCluster.MGMT_LEAVE_REQ:
@@ -479,7 +563,7 @@ export class SimNcp {
       }
       for (const l of this.#afListeners) l(d, m.aps.clusterId);
       if (this.faults.dropReports) continue;
-      for (const o of out.reports) setTimeout(() => this.deliver(d, o), 4 + this.faults.reportDelayMs);
+      for (const o of out.reports) setTimeout(() => this.#report(d, o), 4 + this.faults.reportDelayMs);
     }
   }
 
@@ -502,8 +586,9 @@ export class SimNcp {
     );
   }
 
-  /** A frame from a device reaches the coordinator (incomingMessageHandler). */
-  deliver(d: SimDevice, o: Outgoing): void {
+  /** A frame from a device reaches the coordinator (incomingMessageHandler), if the coordinator can read it. */
+  deliver(d: SimDevice, o: Outgoing): boolean {
+    if (!apsAccepts(d, this.heldKey(d.ieee))) return false;
     const aps: ApsFrame = {
       profileId: 0x0104,
       clusterId: o.cluster,
@@ -522,6 +607,7 @@ export class SimNcp {
       ),
       0,
     );
+    return true;
   }
 
   #announce(d: SimDevice): void {
@@ -558,7 +644,7 @@ export class SimNcp {
     const d = this.devices.get(name);
     if (!d?.joined) return;
     d.joined = false;
-    d.binds.clear();
+    d.unbindAll();
     d.reporting.clear();
     this.#callback(
       'trustCenterJoinHandler',
@@ -579,7 +665,8 @@ export class SimNcp {
     if (!d?.joined) return false;
     const out = o(d);
     if (needsBind && !d.binds.has(out.cluster)) return false;
-    this.deliver(d, out);
-    return true;
+    // Bound or not, a frame goes where the device's binding for its cluster points.
+    if (!d.reportsTo(out.cluster, this.#eui)) return false;
+    return this.deliver(d, out);
   }
 }

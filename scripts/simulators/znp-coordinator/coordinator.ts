@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { SerialPort } from 'serialport';
 import type { Fields } from '../../../drivers/zigbee/znp/codec.ts';
+import { ieeeBytes, KEY_VERIFIED, OsalId, seedKey } from '../../../drivers/zigbee/znp/identity.ts';
 import {
   AfStatus,
   DEVICE_STATE_COORDINATOR,
@@ -14,8 +15,8 @@ import {
   NV,
 } from '../../../drivers/zigbee/znp/mt.ts';
 import { encodeFrame, type Frame, UnpiParser } from '../../../drivers/zigbee/znp/unpi.ts';
-import type { Outgoing, SimDevice, SimDeviceName } from './devices.ts';
-import { simulatedNetwork, trustCentreAdmits } from './devices.ts';
+import type { HeldKey, Outgoing, SimDevice, SimDeviceName } from './devices.ts';
+import { apsAccepts, simulatedNetwork, trustCentreAdmits } from './devices.ts';
 
 export interface Faults {
   /** Ignore SYS_PING until the bootloader-skip byte 0xEF arrives. */
@@ -35,7 +36,7 @@ export interface Faults {
 export const COORDINATOR_IEEE = '0x00124b0099887766';
 
 /** Extended NV item ids (system 1) the simulator keeps. */
-const EX = { ADDRMGR: 0x0001, TCLK: 0x0004, SEC_MATERIAL: 0x0007 } as const;
+const EX = { ADDRMGR: 0x0001, TCLK: 0x0004, APS_KEY_DATA: 0x0006, SEC_MATERIAL: 0x0007 } as const;
 const TABLE_SIZE = 16;
 
 export class SimCoordinator {
@@ -67,9 +68,24 @@ export class SimCoordinator {
   #parser = new UnpiParser((f) => this.#onFrame(f));
   #awake = true;
   #afListeners: Array<(d: SimDevice, cluster: number) => void> = [];
+  /** The IEEE address the stack took from the EXTADDR NV item when it last started. */
+  #ieee = COORDINATOR_IEEE;
 
   constructor(opts: { blank?: boolean } = {}) {
+    // The factory address sits in EXTADDR; a restore may write another, taken at the next start.
+    this.nv.set(OsalId.EXTADDR, ieeeBytes(COORDINATOR_IEEE));
     if (opts.blank === false) this.#formDefault();
+  }
+
+  /** The coordinator's IEEE address now (`0x…`). */
+  get ieee(): string {
+    return this.#ieee;
+  }
+
+  /** What Z-Stack reads at start-up: EXTADDR (a deleted item means the factory address). */
+  #boot(): void {
+    const ext = this.nv.get(OsalId.EXTADDR);
+    this.#ieee = ext?.length === 8 ? `0x${Buffer.from(ext).reverse().toString('hex')}` : COORDINATOR_IEEE;
   }
 
   /** A stick that already carries a network (for tests that do not commission). */
@@ -131,12 +147,14 @@ export class SimCoordinator {
   powerCycle(): void {
     this.endpoints.clear();
     this.state = 0;
+    this.#boot();
   }
 
   /** The stick restarts: registrations are lost, the network is left until started again. */
   reset(reason = 0): void {
     this.endpoints.clear();
     this.state = 0;
+    this.#boot();
     this.send('sysResetInd', { reason, transportRev: 2, product: 1, major: 2, minor: 7, maint: 1 });
   }
 
@@ -187,7 +205,7 @@ export class SimCoordinator {
         return ok();
       }
       case 'utilGetDeviceInfo':
-        return ok({ ieee: COORDINATOR_IEEE, nwkAddr: 0, deviceType: 7, deviceState: this.state, assoc: [] });
+        return ok({ ieee: this.#ieee, nwkAddr: 0, deviceType: 7, deviceState: this.state, assoc: [] });
       case 'appCnfBdbSetChannel':
         return ok();
       case 'appCnfBdbStartCommissioning':
@@ -245,7 +263,8 @@ export class SimCoordinator {
     this.nvEx.set(`${EX.SEC_MATERIAL}:1`, generic);
     this.nv.set(0x003a, Buffer.concat([Buffer.of(0), this.nv.get(NV.PRECFGKEY) ?? Buffer.alloc(16)]));
     this.nv.set(0x0101, randomBytes(16));
-    this.nv.set(0x004c, Buffer.alloc(16));
+    // The APS link key table: a count, then up to 16 entries of 6 bytes.
+    this.nv.set(0x004c, Buffer.alloc(2 + 6 * 16));
     // Tables exist in full from the start, their unused entries empty (as on a real stick).
     for (let i = 0; i < TABLE_SIZE; i++) {
       this.nvEx.set(`${EX.TCLK}:${i}`, Buffer.alloc(20));
@@ -332,7 +351,7 @@ export class SimCoordinator {
       case 'zdoBindReq':
         ok();
         if (d) {
-          d.binds.add(f.clusterId as number);
+          d.bind(f.clusterId as number, String(f.dstIeee));
           this.send('zdoBindRsp', { srcAddr: d.nwk, status: 0 });
         }
         return;
@@ -392,7 +411,7 @@ export class SimCoordinator {
     for (const l of this.#afListeners) l(d, f.clusterId as number);
     for (const r of out.replies) setTimeout(() => this.deliver(d, r), 3);
     if (this.faults.dropReports) return;
-    for (const r of out.reports) setTimeout(() => this.deliver(d, r), 4 + this.faults.reportDelayMs);
+    for (const r of out.reports) setTimeout(() => this.#report(d, r), 4 + this.faults.reportDelayMs);
   }
 
   /** A groupcast (address mode 1): every joined member of the group takes it; nobody acknowledges. */
@@ -423,12 +442,43 @@ export class SimCoordinator {
       }
       for (const l of this.#afListeners) l(d, f.clusterId as number);
       if (this.faults.dropReports) continue;
-      for (const r of out.reports) setTimeout(() => this.deliver(d, r), 4 + this.faults.reportDelayMs);
+      for (const r of out.reports) setTimeout(() => this.#report(d, r), 4 + this.faults.reportDelayMs);
     }
   }
 
-  /** A frame from a device reaches the coordinator (AF_INCOMING_MSG). */
-  deliver(d: SimDevice, o: Outgoing): void {
+  /** A report goes where the device's binding for its cluster points; another coordinator never hears it. */
+  #report(d: SimDevice, o: Outgoing): void {
+    if (d.reportsTo(o.cluster, this.#ieee)) this.deliver(d, o);
+  }
+
+  /**
+   * The key the trust centre holds for a device: a TCLK entry (a seed rotation), an APS link key table
+   * entry (address manager entry → APS key data entry), or an install-code key.
+   */
+  heldKey(ieee: string): HeldKey | undefined {
+    const ext = ieeeBytes(ieee);
+    const seed = this.nv.get(OsalId.TCLK_SEED);
+    for (let i = 0; ; i++) {
+      const e = this.nvEx.get(`${EX.TCLK}:${i}`);
+      if (!e) break;
+      if (seed && e.length >= 19 && e[16] === KEY_VERIFIED && e.subarray(8, 16).equals(ext))
+        return { key: seedKey(seed, ieee, e[18] as number), rxCounter: e.readUInt32LE(4) };
+    }
+    const links = this.nv.get(OsalId.APS_LINK_KEY_TABLE);
+    const count = links && links.length >= 2 ? links.readUInt16LE(0) : 0;
+    for (let j = 0; links && j < count && 2 + 6 * j + 5 <= links.length; j++) {
+      const ame = this.nvEx.get(`${EX.ADDRMGR}:${links.readUInt16LE(2 + 6 * j)}`);
+      const data = this.nvEx.get(`${EX.APS_KEY_DATA}:${links.readUInt16LE(4 + 6 * j)}`);
+      if (ame?.subarray(4, 12).equals(ext) && data && data.length >= 24)
+        return { key: data.subarray(0, 16), rxCounter: data.readUInt32LE(20) };
+    }
+    const ic = this.installCodeKeys.get(ieee.toLowerCase());
+    return ic ? { key: ic, rxCounter: 0 } : undefined;
+  }
+
+  /** A frame from a device reaches the coordinator (AF_INCOMING_MSG), if the coordinator can read it. */
+  deliver(d: SimDevice, o: Outgoing): boolean {
+    if (!apsAccepts(d, this.heldKey(d.ieee))) return false;
     this.send('afIncomingMsg', {
       groupId: 0,
       clusterId: o.cluster,
@@ -443,6 +493,7 @@ export class SimCoordinator {
       data: o.zcl,
       tail: Buffer.from([d.nwk & 0xff, d.nwk >> 8, 0x1e]),
     });
+    return true;
   }
 
   /** Adds devices to the simulated network (the vendor twins); they join like the others. */
@@ -467,8 +518,8 @@ export class SimCoordinator {
     if (index >= 0) this.nvEx.set(`${EX.TCLK}:${index}`, tclk);
     const ame = Buffer.alloc(12);
     ame[0] = 0x03; // assoc | security
-    ame.writeUInt16LE(d.nwk, 1);
-    ext.copy(ame, 3);
+    ame.writeUInt16LE(d.nwk, 2);
+    ext.copy(ame, 4);
     if (index >= 0) this.nvEx.set(`${EX.ADDRMGR}:${index}`, ame);
     this.send('zdoTcDevInd', { nwkAddr: d.nwk, ieee: d.ieee, parentAddr: 0 });
     this.send('zdoEndDeviceAnnceInd', {
@@ -484,7 +535,7 @@ export class SimCoordinator {
     const d = this.devices.get(name);
     if (!d?.joined) return;
     d.joined = false;
-    d.binds.clear();
+    d.unbindAll();
     d.reporting.clear();
     this.send('zdoLeaveInd', { srcAddr: d.nwk, ieee: d.ieee, request: 0, remove: 0, rejoin: 0 });
   }
@@ -503,7 +554,8 @@ export class SimCoordinator {
     if (!d?.joined) return false;
     const out = o(d);
     if (needsBind && !d.binds.has(out.cluster)) return false;
-    this.deliver(d, out);
-    return true;
+    // Bound or not, a frame goes where the device's binding for its cluster points.
+    if (!d.reportsTo(out.cluster, this.#ieee)) return false;
+    return this.deliver(d, out);
   }
 }

@@ -66,6 +66,25 @@ export function trustCentreAdmits(d: SimDevice, keys: ReadonlyMap<string, Buffer
   return held?.equals(d.installCodeKey) === true;
 }
 
+/** A key the trust centre holds for a device, with the last APS frame counter it took from it. */
+export interface HeldKey {
+  key: Buffer;
+  rxCounter: number;
+}
+
+/**
+ * Whether the coordinator can read a frame from `d`: frames under a unique link key decrypt only with the
+ * same key, and only with a counter above the last one taken (APS replay protection). The held counter
+ * moves on with each frame taken.
+ */
+export function apsAccepts(d: SimDevice, held: HeldKey | undefined): boolean {
+  if (!d.linkKey) return true;
+  d.apsCounter = (d.apsCounter + 1) >>> 0;
+  if (!held?.key.equals(d.linkKey) || d.apsCounter <= held.rxCounter) return false;
+  held.rxCounter = d.apsCounter;
+  return true;
+}
+
 export class SimDevice {
   nwk: number;
   joined = false;
@@ -76,6 +95,15 @@ export class SimDevice {
   installCodeKey: Buffer | null = null;
   /** Clusters bound to the coordinator (a remote sends its buttons there). */
   readonly binds = new Set<number>();
+  /** Per bound cluster, the IEEE address it was bound to: the device sends there, nowhere else. */
+  readonly bindTargets = new Map<number, string>();
+  /**
+   * A unique APS link key the device shares with the trust centre and encrypts its frames with: the
+   * coordinator takes them only while its key table holds this key for the device's IEEE address.
+   */
+  linkKey: Buffer | null = null;
+  /** The device's outgoing APS frame counter (for frames under `linkKey`). */
+  apsCounter = 0;
   /**
    * IAS zone enrolment: `trip` asks for enrolment once its CIE address is written (trip-to-pair), `auto`
    * waits for an enroll response sent unasked (auto-enroll-response).
@@ -123,6 +151,23 @@ export class SimDevice {
       this.attrs.set(cluster, m);
     }
     m.set(attr, { type, value });
+  }
+
+  /** A ZDO bind of `cluster` to `dstIeee` (the coordinator that asked). */
+  bind(cluster: number, dstIeee: string): void {
+    this.binds.add(cluster);
+    this.bindTargets.set(cluster, dstIeee.toLowerCase());
+  }
+
+  unbindAll(): void {
+    this.binds.clear();
+    this.bindTargets.clear();
+  }
+
+  /** Whether a report of `cluster` goes to the coordinator with this IEEE address (its binding, if any, says). */
+  reportsTo(cluster: number, coordinatorIeee: string): boolean {
+    const target = this.bindTargets.get(cluster);
+    return target === undefined || target === coordinatorIeee.toLowerCase();
   }
 
   attr(cluster: number, attr: number): AttrValue | undefined {
