@@ -170,7 +170,7 @@ describe('DPoP htu is checked against the server’s own URL, not the Host heade
     const kp = await oauth.generateKeyPair('ES256', { extractable: true });
     const tokens = await oidc.authorizationCodeGrant(
       config,
-      await authorizeInBrowser(new Browser(h.auth), url, user),
+      await authorizeInBrowser(new Browser(h.auth), url.href, user),
       { pkceCodeVerifier: verifier, expectedState: state },
       undefined,
       { DPoP: oidc.getDPoPHandle(config, kp) },

@@ -122,8 +122,7 @@ describe.each(STICKS)('zigbee: recovery on a simulated $kind stick', (stick) => 
     const { driver, sim: s, sink } = await paired();
     s.coordinator.reset();
     const up = () =>
-      s.coordinator.endpoints.has(1) &&
-      ('kind' in s ? s.coordinator.networkUp : s.coordinator.state === 9);
+      s.coordinator.endpoints.has(1) && ('kind' in s ? s.coordinator.networkUp : s.coordinator.state === 9);
     for (let i = 0; i < 1000 && !up(); i++) await new Promise((r) => setTimeout(r, 10));
     expect(up()).toBe(true);
     const from = sink.reports.length;

@@ -10,10 +10,7 @@ import { NV } from '../../drivers/zigbee/znp/mt.ts';
 import type { NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { FRAME_COUNTER_MARGIN, type StickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { NCP_IEEE } from '../../scripts/simulators/ezsp-ncp/index.ts';
-import {
-  COORDINATOR_IEEE,
-  startZnpSimulator,
-} from '../../scripts/simulators/znp-coordinator/index.ts';
+import { COORDINATOR_IEEE, startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { type AnySimulator, IEEE, makeDriver, PID, pairAll, STICKS } from './sim-helpers.ts';
 
 let sim: AnySimulator | null = null;
