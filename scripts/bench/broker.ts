@@ -16,6 +16,8 @@
  *   BENCH_BROKER=bare npm run bench:broker     createBroker() alone (aedes and the core, no plugin hooks)
  *   BENCH_BROKER_PROF=<dir> npm run bench:broker   the hub also writes a --cpu-prof profile into <dir>
  *   BENCH_BROKER_NODE_FLAGS='…' npm run bench:broker  other Node flags for the hub than the unit's
+ *   BENCH_BROKER_BASELINE=<dir> npm run bench:broker  also the hub of another checkout (an older commit
+ *                                 unpacked in <dir> with this node_modules linked), in the same rounds
  *
  * `npm run bench:core` imports benchBroker(); `npm run bench` reads the printed figures.
  */
@@ -123,10 +125,13 @@ async function admin(base: string, method: string, route: string, body?: unknown
   return text ? JSON.parse(text) : {};
 }
 
-/** The built hub as systemd runs it, on a fresh data dir, with a device credential for `bench/#`. */
-async function spawnHub(): Promise<Server> {
+/**
+ * The built hub as systemd runs it, on a fresh data dir, with a device credential for `bench/#`; `dir` is
+ * the checkout to build and run (another one for a baseline).
+ */
+async function spawnHub(dir = root, name = 'hearth'): Promise<Server> {
   execFileSync(process.execPath, ['scripts/build.mjs'], {
-    cwd: root,
+    cwd: dir,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-broker-'));
@@ -140,7 +145,7 @@ async function spawnHub(): Promise<Server> {
       'start',
     ],
     {
-      cwd: root,
+      cwd: dir,
       env: {
         PATH: process.env.PATH ?? '',
         HEARTH_DATA_DIR: dataDir,
@@ -184,7 +189,7 @@ async function spawnHub(): Promise<Server> {
     if (child.pid !== undefined) pinServer(child.pid);
     return {
       target: {
-        name: 'hearth',
+        name,
         url: `mqtt://127.0.0.1:${port}`,
         pid: child.pid,
         login: { username: USERNAME, password: cred.password },
@@ -253,11 +258,14 @@ export async function benchBroker(): Promise<Record<string, number>> {
       throw err;
     },
   );
+  const baselineDir = process.env.BENCH_BROKER_BASELINE;
+  const baseline = baselineDir ? await spawnHub(path.resolve(baselineDir), 'baseline') : null;
   const release = pinLoadGenerator();
   const loadBefore = loadavg();
   try {
     const targets = [ours.target];
     if (theirs) targets.push(theirs.target);
+    if (baseline) targets.push(baseline.target);
     for (const target of targets) await measure(target, WARMUP);
     const best: Figures[] = targets.map(() => ({ msgsPerSec: 0, cpuMicrosPerMsg: Number.POSITIVE_INFINITY }));
     for (let round = 0; round < ROUNDS; round++) {
@@ -276,6 +284,11 @@ export async function benchBroker(): Promise<Record<string, number>> {
       `  ${ours.target.name} vs mosquitto${pinningNote()}; load average ${load(loadBefore)} → ${load(loadavg())}`,
     );
     const [hearth, peer] = best as [Figures, Figures | undefined];
+    const before = baseline ? best[targets.indexOf(baseline.target)] : undefined;
+    if (before)
+      console.error(
+        `  baseline (${baselineDir}): ${before.msgsPerSec} msgs/s, ${before.cpuMicrosPerMsg} µs CPU per message`,
+      );
     const figures: Record<string, number> = {
       embeddedMsgsPerSec: hearth.msgsPerSec,
       embeddedCpuMicrosPerMsg: hearth.cpuMicrosPerMsg,
@@ -290,6 +303,7 @@ export async function benchBroker(): Promise<Record<string, number>> {
     };
   } finally {
     release();
+    await baseline?.stop();
     await ours.stop();
     await theirs?.stop();
   }
