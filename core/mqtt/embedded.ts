@@ -11,7 +11,7 @@ import {
   DEFAULT_LIMITS,
   guardReads,
   PacketSizeScanner,
-  raiseWriteMark,
+  shapeWrites,
 } from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
 import { PacketStringScanner } from './string-check.ts';
@@ -112,7 +112,7 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       connections.delete(stream);
       pending.delete(stream);
     });
-    raiseWriteMark(stream, limits.clientQueueBytes + limits.maxPacketSize);
+    shapeWrites(stream, limits.clientQueueBytes + limits.maxPacketSize);
     const link: Link = {
       stream,
       accepted: false,

@@ -12,6 +12,7 @@
  * the client's own site's devices.
  */
 import type { MqttAuthHooks, MqttClientInfo, MqttListener, MqttTopicDecision } from '../../core/sdk.ts';
+import { AclCache, type Note } from './acl-cache.ts';
 import type { Credentials, OperatorAccess } from './credentials.ts';
 import { isCommandTopic, othersListen } from './shared-listeners.ts';
 import type { TopicOwner, TopicOwners } from './topic-owners.ts';
@@ -60,16 +61,21 @@ export function ownerAllows(
   site: string,
   discoverySite: () => string | null,
   action: Action,
+  note?: Note,
 ): boolean {
   if (owner === null) return true;
-  if (owner === 'discovery') return site === discoverySite();
+  if (owner === 'discovery') {
+    // The discovery site is a setting and a site name: it may change without the registry changing.
+    if (note) note.volatile = true;
+    return site === discoverySite();
+  }
   if (owner === 'announce') return action === 'publish';
   if (owner === 'broadcast') return action !== 'publish';
   return owner.sites.has(site);
 }
 
 export interface SiteScope {
-  owners: TopicOwners;
+  owners: Pick<TopicOwners, 'ofTopic' | 'ofFilter' | 'version'>;
   /** The site whose lights discovered devices become; null when discovery is off. */
   discoverySite(): string | null;
   /** The broker's clients whose subscriptions cover a topic or filter (core `MqttApi.listeners`). */
@@ -82,9 +88,17 @@ export interface SiteScope {
  * of another site or of no site listens on: a group or fallback topic of that site's devices, or its
  * zigbee2mqtt bridge.
  */
-function othersDevicesListen(owner: TopicOwner, site: string, topic: string, scope: SiteScope): boolean {
+function othersDevicesListen(
+  owner: TopicOwner,
+  site: string,
+  topic: string,
+  scope: SiteScope,
+  note?: Note,
+): boolean {
   if (owner !== null && owner !== 'discovery') return false;
   if (!isCommandTopic(topic, scope.zigbee2mqttBase)) return false;
+  // Who listens changes with every SUBSCRIBE and disconnection: asked again each time.
+  if (note) note.volatile = true;
   return othersListen(scope.listeners(topic), site, scope.zigbee2mqttBase);
 }
 
@@ -95,6 +109,7 @@ export function decide(
   topic: string,
   scope: SiteScope,
   action: Exclude<Action, 'deliver'>,
+  note?: Note,
 ): MqttTopicDecision {
   const own = `hearth/${id.site}/`;
   // `$SYS/…` lists every client of every site; `$` topics are the broker's own.
@@ -105,8 +120,8 @@ export function decide(
   if (!id.username) return 'deny'; // a site key opens the site's hearth topics, nothing else
   if (topics !== null && !topics.some((f) => filterWithin(f, topic))) return 'deny';
   const owner = action === 'publish' ? scope.owners.ofTopic(topic) : scope.owners.ofFilter(topic);
-  if (ownerAllows(owner, id.site, scope.discoverySite, action))
-    return othersDevicesListen(owner, id.site, topic, scope) ? 'deny' : 'allow';
+  if (ownerAllows(owner, id.site, scope.discoverySite, action, note))
+    return othersDevicesListen(owner, id.site, topic, scope, note) ? 'deny' : 'allow';
   // Tasmota, ESPHome and zigbee2mqtt announce themselves at every connection: on a site that is not the
   // discovery site the announcement is acknowledged and goes nowhere, so the device keeps its connection.
   // A request to the bridge (`zigbee2mqtt/bridge/request/…`) is no announcement: refused.
@@ -124,6 +139,23 @@ export function brokerHooks(
   scope: SiteScope,
   log: AccessLog,
 ): MqttAuthHooks {
+  // Decisions per connection and topic, dropped whenever the credentials or the registry change.
+  const cache = new AclCache(() => creds.version + scope.owners.version);
+  const note: Note = { volatile: false };
+  const decideFor = (id: Identity, topic: string, action: Exclude<Action, 'deliver'>): MqttTopicDecision => {
+    if (id.operator) {
+      // Removing the credential takes effect at the next publish or subscribe, as for devices.
+      const c = id.username ? creds.get(id.username) : undefined;
+      if (!c?.operator) return 'deny';
+      return action === 'subscribe' || c.operator === 'readwrite' ? 'allow' : 'deny';
+    }
+    if (id.site === undefined) return 'deny';
+    if (!id.username) return decide({ site: id.site }, null, topic, scope, action, note);
+    // Removing a credential takes effect at the device's next publish or subscribe.
+    const c = creds.get(id.username);
+    if (!c || c.site !== id.site) return 'deny';
+    return decide({ site: id.site, username: id.username }, c.topics, topic, scope, action, note);
+  };
   const check =
     (action: Exclude<Action, 'deliver'>) =>
     (client: MqttClientInfo, topic: string): MqttTopicDecision => {
@@ -135,18 +167,12 @@ export function brokerHooks(
         return client.identity === undefined && (reachesHearth(topic) || topic.startsWith('$'))
           ? 'deny'
           : 'pass';
-      if (id.operator) {
-        // Removing the credential takes effect at the next publish or subscribe, as for devices.
-        const c = id.username ? creds.get(id.username) : undefined;
-        if (!c?.operator) return 'deny';
-        return action === 'subscribe' || c.operator === 'readwrite' ? 'allow' : 'deny';
-      }
-      if (id.site === undefined) return 'deny';
-      if (!id.username) return decide({ site: id.site }, null, topic, scope, action);
-      // Removing a credential takes effect at the device's next publish or subscribe.
-      const c = creds.get(id.username);
-      if (!c || c.site !== id.site) return 'deny';
-      return decide({ site: id.site, username: id.username }, c.topics, topic, scope, action);
+      const known = cache.get(id, action, topic);
+      if (known !== undefined) return known;
+      note.volatile = false;
+      const decision = decideFor(id, topic, action);
+      if (!note.volatile) cache.set(id, action, topic, decision);
+      return decision;
     };
   return {
     async authenticate(client, username, password) {
@@ -191,10 +217,18 @@ export function brokerHooks(
     authorizeDelivery(client, topic) {
       const id = identityOf(client);
       if (!id?.username || id.operator || id.site === undefined) return 'pass';
+      const known = cache.get(id, 'deliver', topic);
+      if (known !== undefined) return known;
+      note.volatile = false;
       const owner = scope.owners.ofTopic(topic);
-      if (!ownerAllows(owner, id.site, scope.discoverySite, 'deliver')) return 'deny';
       // `cmnd/+/POWER` carries no command sent to another site's group topic.
-      return othersDevicesListen(owner, id.site, topic, scope) ? 'deny' : 'pass';
+      const decision =
+        !ownerAllows(owner, id.site, scope.discoverySite, 'deliver', note) ||
+        othersDevicesListen(owner, id.site, topic, scope, note)
+          ? 'deny'
+          : 'pass';
+      if (!note.volatile) cache.set(id, 'deliver', topic, decision);
+      return decision;
     },
   };
 }

@@ -45,6 +45,11 @@ export class Credentials {
     this.#doc = doc;
   }
 
+  /** Bumped by every change to the credentials (added, removed, a site's dropped; a failed write undone). */
+  get version(): number {
+    return this.#doc.version;
+  }
+
   list(): CredentialView[] {
     return this.#doc.data.credentials.map(view);
   }

@@ -64,6 +64,11 @@ export class TopicOwners {
     private readonly settings: OwnerSettings,
   ) {}
 
+  /** The registry's version counter: changes with every device added, moved, changed or removed. */
+  get version(): number {
+    return this.devices.version;
+  }
+
   /** Rebuilt when the registry changed: a few hundred devices, and the lookups happen per message. */
   #refresh(): void {
     if (this.#version === this.devices.version) return;

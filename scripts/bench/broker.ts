@@ -1,48 +1,75 @@
 /**
  * Embedded broker throughput next to Debian's mosquitto, with the same mqtt.js clients: QoS 0, one
- * publisher, one subscriber, 64-byte payloads. Each broker runs in its own process (as on the Pi, where
- * clients are other devices); the clients share this process. The publisher keeps at most WINDOW
- * messages in flight so no broker has to drop or buffer without bound. Best of ROUNDS per broker, the
- * brokers measured alternately so load from elsewhere on the machine hits both alike.
+ * publisher, one subscriber, 64-byte payloads, both clients logged in with a device credential that may use
+ * `bench/#`. Each broker runs in its own process, as in production: Hearth's is the built hub started
+ * exactly as the systemd unit starts it (`dist/core/cli/main.js start`, every plugin on, so every message
+ * passes the plugins' ACL hooks), mosquitto with a password file and an ACL file granting the same topics.
+ * With `taskset` both brokers run on the last core and the clients (this process) on the others, so the
+ * load generator never takes CPU from the broker it measures (`BENCH_PIN=0` turns it off). The publisher
+ * keeps at most WINDOW messages in flight so no broker has to drop or buffer without bound. Best of ROUNDS
+ * per broker, the brokers measured alternately so load from elsewhere on the machine hits both alike.
  *
- * Also prints the broker process' CPU time per message (from /proc), which varies far less with the
- * machine's load than msgs/s does.
+ * Also prints each broker process' CPU time per message (from /proc, every thread), which varies far
+ * less with the machine's load than msgs/s does.
  *
- *   npm run bench:broker          (the lead's `npm run bench:core` imports benchBroker())
+ *   npm run bench:broker                       the hub against mosquitto
+ *   BENCH_BROKER=bare npm run bench:broker     createBroker() alone (aedes and the core, no plugin hooks)
+ *   BENCH_BROKER_PROF=<dir> npm run bench:broker   the hub also writes a --cpu-prof profile into <dir>
+ *   BENCH_BROKER_NODE_FLAGS='…' npm run bench:broker  other Node flags for the hub than the unit's
+ *   BENCH_BROKER_BASELINE=<dir> npm run bench:broker  also the hub of another checkout (an older commit
+ *                                 unpacked in <dir> with this node_modules linked), in the same rounds
+ *
+ * `npm run bench:core` imports benchBroker(); `npm run bench` reads the printed figures.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import mqtt, { type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import pino from 'pino';
 import { createBroker } from '../../core/mqtt/broker.ts';
 import { MOSQUITTO, mosquitto } from '../../test/core/broker-fixtures.ts';
+import { pinLoadGenerator, pinningNote, pinServer } from './pin.ts';
 import { cpuMicros } from './proc-cpu.ts';
 
+const root = path.resolve(import.meta.dirname, '../..');
 const MESSAGES = 40_000;
 const WARMUP = 5_000;
 const WINDOW = 1_000;
 const ROUNDS = 3;
 const LIMIT_MS = 20_000;
 const PAYLOAD = Buffer.alloc(64, 'x');
+const TOPIC = 'bench/t';
+const USERNAME = 'bench';
+const ADMIN_KEY = 'bench-broker-admin-key-0123456789';
+/** The Node flags of `systemd/hearth.service`. */
+const SYSTEMD_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=128'];
 
 interface Target {
+  name: string;
   url: string;
   pid: number | undefined;
+  login: Pick<IClientOptions, 'username' | 'password'>;
 }
 interface Figures {
   msgsPerSec: number;
   cpuMicrosPerMsg: number;
 }
+interface Server {
+  target: Target;
+  stop(): Promise<void>;
+}
 
 /** Publishes `count` messages and waits for all of them (0 msgs/s when the time limit hit first). */
 async function measure(target: Target, count: number): Promise<Figures> {
-  const opts = { reconnectPeriod: 0 };
+  const opts = { reconnectPeriod: 0, ...target.login };
   const sub: MqttClient = await mqtt.connectAsync(target.url, opts);
   const pub: MqttClient = await mqtt.connectAsync(target.url, opts);
   try {
-    await sub.subscribeAsync('bench/t', { qos: 0 });
+    const [granted] = await sub.subscribeAsync(TOPIC, { qos: 0 });
+    if (granted?.qos !== 0) throw new Error(`${target.name} refused the subscription to ${TOPIC}`);
     let received = 0;
     let sent = 0;
     let wake: (() => void) | null = null;
@@ -68,7 +95,7 @@ async function measure(target: Target, count: number): Promise<Figures> {
           wake = resolve;
         });
       }
-      pub.publish('bench/t', PAYLOAD, { qos: 0 });
+      pub.publish(TOPIC, PAYLOAD, { qos: 0 });
       sent++;
     }
     const complete = await finished;
@@ -83,54 +110,202 @@ async function measure(target: Target, count: number): Promise<Figures> {
   }
 }
 
-/** Our createBroker() in a child process of its own, like the hub. */
-async function spawnEmbedded(): Promise<{ target: Target; child: ChildProcess }> {
+/** JSON over HTTP to the hub's admin listener. */
+async function admin(base: string, method: string, route: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_KEY}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${text.slice(0, 200)}`);
+  return text ? JSON.parse(text) : {};
+}
+
+/**
+ * The built hub as systemd runs it, on a fresh data dir, with a device credential for `bench/#`; `dir` is
+ * the checkout to build and run (another one for a baseline).
+ */
+async function spawnHub(dir = root, name = 'hearth'): Promise<Server> {
+  execFileSync(process.execPath, ['scripts/build.mjs'], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-broker-'));
+  const prof = process.env.BENCH_BROKER_PROF;
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_BROKER_NODE_FLAGS?.split(' ').filter(Boolean) ?? SYSTEMD_FLAGS),
+      ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] : []),
+      'dist/core/cli/main.js',
+      'start',
+    ],
+    {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HEARTH_DATA_DIR: dataDir,
+        HEARTH_HOST: '127.0.0.1',
+        HEARTH_PORT: '0',
+        HEARTH_ADMIN_PORT: '0',
+        HEARTH_MQTT_PORT: '0',
+        HEARTH_PLUGINS__AUTH__PORT: '0',
+        HEARTH_LOG_LEVEL: 'info',
+        HEARTH_ADMIN_KEY: ADMIN_KEY,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const exited = once(child, 'exit');
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const banner = await readBanner(child);
+    const find = (re: RegExp) => {
+      const m = re.exec(banner);
+      if (!m?.[1]) throw new Error(`not in the hub's banner: ${re}`);
+      return m[1];
+    };
+    const adminUrl = find(/admin\s+(http:\S+)/);
+    const port = Number(find(/mqtt\s+mqtt:\/\/.*?:(\d+)/));
+    const sites = (await admin(adminUrl, 'GET', '/admin/sites')) as
+      | Array<{ siteid: string }>
+      | { sites: Array<{ siteid: string }> };
+    const site = (Array.isArray(sites) ? sites : sites.sites)[0]?.siteid;
+    const cred = (await admin(adminUrl, 'POST', '/admin/mqtt/credentials', {
+      username: USERNAME,
+      site,
+      topics: ['bench/#'],
+    })) as { password: string };
+    if (child.pid !== undefined) pinServer(child.pid);
+    return {
+      target: {
+        name,
+        url: `mqtt://127.0.0.1:${port}`,
+        pid: child.pid,
+        login: { username: USERNAME, password: cred.password },
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The hub prints its listeners once ready; later log lines are read away so the pipe never fills. */
+function readBanner(child: ChildProcess): Promise<string> {
+  let out = '';
+  return new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`hub exited (${code}) before it was ready`)));
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (/\/site\/\S+/.test(out)) resolve(out);
+    });
+  });
+}
+
+/** createBroker() alone in a child process (this file with --serve): aedes and the core, no plugins. */
+async function spawnBare(): Promise<Server> {
   const self = fileURLToPath(import.meta.url);
   const child = spawn(process.execPath, ['--import', 'tsx', self, '--serve'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  if (child.pid !== undefined) pinServer(child.pid);
   return {
-    target: { url: `mqtt://127.0.0.1:${Number.parseInt(line.toString(), 10)}`, pid: child.pid },
-    child,
+    target: {
+      name: 'bare',
+      url: `mqtt://127.0.0.1:${Number.parseInt(line.toString(), 10)}`,
+      pid: child.pid,
+      login: {},
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+async function spawnMosquitto(password: string): Promise<Server | null> {
+  if (!existsSync(MOSQUITTO)) {
+    console.warn(`broker bench: ${MOSQUITTO} is absent; no mosquitto figure (apt-get install -y mosquitto)`);
+    return null;
+  }
+  const mosq = await mosquitto({ username: USERNAME, password }, undefined, ['bench/#']);
+  const pid = mosq.pid();
+  if (pid !== undefined) pinServer(pid);
+  return {
+    target: { name: 'mosquitto', url: mosq.url, pid, login: { username: USERNAME, password } },
+    stop: () => mosq.cleanup(),
   };
 }
 
 export async function benchBroker(): Promise<Record<string, number>> {
-  const embedded = await spawnEmbedded();
-  const mosq = existsSync(MOSQUITTO) ? await mosquitto() : null;
-  if (!mosq)
-    console.warn(`broker bench: ${MOSQUITTO} is absent; no mosquitto figure (apt-get install -y mosquitto)`);
+  const ours = process.env.BENCH_BROKER === 'bare' ? await spawnBare() : await spawnHub();
+  const theirs = await spawnMosquitto(String(ours.target.login.password ?? 'bench-password')).catch(
+    async (err: unknown) => {
+      await ours.stop();
+      throw err;
+    },
+  );
+  const baselineDir = process.env.BENCH_BROKER_BASELINE;
+  const baseline = baselineDir ? await spawnHub(path.resolve(baselineDir), 'baseline') : null;
+  const release = pinLoadGenerator();
+  const loadBefore = loadavg();
   try {
-    const targets = [embedded.target];
-    if (mosq) targets.push({ url: mosq.url, pid: mosq.pid() });
+    const targets = [ours.target];
+    if (theirs) targets.push(theirs.target);
+    if (baseline) targets.push(baseline.target);
     for (const target of targets) await measure(target, WARMUP);
     const best: Figures[] = targets.map(() => ({ msgsPerSec: 0, cpuMicrosPerMsg: Number.POSITIVE_INFINITY }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, target] of targets.entries()) {
         const run = await measure(target, MESSAGES);
+        console.error(
+          `  ${target.name} round ${round + 1}: ${run.msgsPerSec} msgs/s, ${run.cpuMicrosPerMsg} µs CPU per message`,
+        );
         const top = best[i]!;
         top.msgsPerSec = Math.max(top.msgsPerSec, run.msgsPerSec);
         top.cpuMicrosPerMsg = Math.min(top.cpuMicrosPerMsg, run.cpuMicrosPerMsg);
       }
     }
-    const [ours, theirs] = best as [Figures, Figures | undefined];
+    const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+    console.error(
+      `  ${ours.target.name} vs mosquitto${pinningNote()}; load average ${load(loadBefore)} → ${load(loadavg())}`,
+    );
+    const [hearth, peer] = best as [Figures, Figures | undefined];
+    const before = baseline ? best[targets.indexOf(baseline.target)] : undefined;
+    if (before)
+      console.error(
+        `  baseline (${baselineDir}): ${before.msgsPerSec} msgs/s, ${before.cpuMicrosPerMsg} µs CPU per message`,
+      );
     const figures: Record<string, number> = {
-      embeddedMsgsPerSec: ours.msgsPerSec,
-      embeddedCpuMicrosPerMsg: ours.cpuMicrosPerMsg,
+      embeddedMsgsPerSec: hearth.msgsPerSec,
+      embeddedCpuMicrosPerMsg: hearth.cpuMicrosPerMsg,
     };
-    if (!theirs) return figures;
+    if (!peer) return figures;
     return {
       ...figures,
-      mosquittoMsgsPerSec: theirs.msgsPerSec,
-      mosquittoCpuMicrosPerMsg: theirs.cpuMicrosPerMsg,
+      mosquittoMsgsPerSec: peer.msgsPerSec,
+      mosquittoCpuMicrosPerMsg: peer.cpuMicrosPerMsg,
       embeddedToMosquittoRatio:
-        theirs.msgsPerSec > 0 ? Math.round((ours.msgsPerSec / theirs.msgsPerSec) * 100) / 100 : 0,
+        peer.msgsPerSec > 0 ? Math.round((hearth.msgsPerSec / peer.msgsPerSec) * 100) / 100 : 0,
     };
   } finally {
-    embedded.child.kill('SIGTERM');
-    await once(embedded.child, 'exit');
-    await mosq?.cleanup();
+    release();
+    await baseline?.stop();
+    await ours.stop();
+    await theirs?.stop();
   }
 }
 

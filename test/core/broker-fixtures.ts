@@ -122,10 +122,14 @@ export interface Mosquitto {
   cleanup(): Promise<void>;
 }
 
-/** Debian's mosquitto on 127.0.0.1: anonymous, or one user from a password file; TLS with a cert and key. */
+/**
+ * Debian's mosquitto on 127.0.0.1: anonymous, or one user from a password file; TLS with a cert and key;
+ * `aclTopics`: with a user, the topic filters that user may read and write (mosquitto's `acl_file`).
+ */
 export async function mosquitto(
   user?: { username: string; password: string },
   tls?: { certfile: string; keyfile: string },
+  aclTopics?: string[],
 ): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'hearth-mosquitto-'));
   const base = ['persistence false', 'log_dest none'];
@@ -136,6 +140,12 @@ export async function mosquitto(
     const passwd = join(dir, 'passwd');
     execFileSync('/usr/bin/mosquitto_passwd', ['-b', '-c', passwd, user.username, user.password]);
     base.push('allow_anonymous false', `password_file ${passwd}`);
+    if (aclTopics) {
+      const acl = join(dir, 'acl');
+      const lines = [`user ${user.username}`, ...aclTopics.map((t) => `topic readwrite ${t}`)];
+      await writeFile(acl, `${lines.join('\n')}\n`);
+      base.push(`acl_file ${acl}`);
+    }
   } else {
     base.push('allow_anonymous true');
   }
