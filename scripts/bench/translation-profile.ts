@@ -10,14 +10,15 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestHub } from '../../test/helpers/hub.ts';
 import { bareProxy, instantUpstream, startLoader } from './translation-peers.ts';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
 const OUT =
   process.env.BENCH_PROFILE_OUT ?? path.join(tmpdir(), `hearth-translate-${process.pid}.cpuprofile`);
@@ -93,13 +94,6 @@ function byPhase(profile: Profile): Map<string, number> {
   return totals;
 }
 
-/** CPU (µs) of this process's main thread, which is the thread whose id is the process id. */
-const mainThreadMicros = () => {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000; // CLK_TCK is 100 on Linux
-};
-
 async function main() {
   const upstream = await instantUpstream();
   const loader = startLoader();
@@ -137,14 +131,12 @@ async function main() {
   /** CPU of this process per request (user, system; main thread alone) while `target` serves one client. */
   const measure = async (target: string, headers: Record<string, string>) => {
     const usage0 = process.cpuUsage();
-    const main0 = mainThreadMicros();
     const run = await loader.load(target, body, headers, 1, REQUESTS);
     const usage = process.cpuUsage(usage0);
     return {
       p50: run.sorted[REQUESTS >> 1] ?? Number.NaN,
       user: usage.user / REQUESTS,
       system: usage.system / REQUESTS,
-      main: (mainThreadMicros() - main0) / REQUESTS,
     };
   };
   console.log(
@@ -152,18 +144,31 @@ async function main() {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
-  for (let round = 1; round <= 2; round++) {
+  // Alternating rounds: other load on the machine moves every figure; the medians are what to compare.
+  const rows: Record<string, Array<{ added: number; cpu: number; user: number; system: number }>> = {};
+  for (let round = 1; round <= ROUNDS; round++) {
     const upstreamAlone = await measure(direct, {});
     for (const [name, target, headers] of [
       ['bare Node proxy', bareUrl, {}],
       ['Hearth', url, auth],
     ] as const) {
       const m = await measure(target, headers);
-      console.log(
-        `  round ${round} ${name.padEnd(15)} added p50 ${(m.p50 - upstreamAlone.p50).toFixed(3)} ms | CPU ${(m.user + m.system).toFixed(0)} µs/request ` +
-          `(user ${m.user.toFixed(0)}, system ${m.system.toFixed(0)}; main thread ${m.main.toFixed(0)})`,
-      );
+      rows[name] ??= [];
+      rows[name].push({
+        added: m.p50 - upstreamAlone.p50,
+        cpu: m.user + m.system,
+        user: m.user,
+        system: m.system,
+      });
     }
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+  for (const [name, list] of Object.entries(rows)) {
+    console.log(
+      `  ${name.padEnd(15)} added p50 ${median(list.map((r) => r.added)).toFixed(3)} ms | CPU ${median(list.map((r) => r.cpu)).toFixed(0)} µs/request ` +
+        `(user ${median(list.map((r) => r.user)).toFixed(0)}, system ${median(list.map((r) => r.system)).toFixed(0)}) ` +
+        `[medians of ${ROUNDS} rounds; CPU per round ${list.map((r) => r.cpu.toFixed(0)).join(' ')}]`,
+    );
   }
   await bare.close();
 
