@@ -1,6 +1,6 @@
 /**
  * `npm run bench:translation`: the latency Hearth adds in front of a loopback upstream (p50/p99 at 1 and
- * 20 concurrent clients; target ≤ 0.5 ms p50 added), cached-hit throughput, and the cost of usage
+ * 20 concurrent clients; target ≤ 0.25 ms p50 added at one client), cached-hit throughput, and the cost of usage
  * accounting. Everything runs on loopback (upstream and load generator on their own threads); the figures
  * are printed, never asserted.
  */
