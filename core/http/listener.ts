@@ -5,12 +5,15 @@ import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Availability, alwaysServed, setRelay, unavailable } from './availability.ts';
+import { type ObserveRequest, serveDirect } from './direct.ts';
 import { HttpError } from './errors.ts';
 import { compressAssets } from './middleware/compress.ts';
 import { frame } from './middleware/frame.ts';
 import { allowedMethods } from './router.ts';
 import type { TlsMaterial } from './tls.ts';
-import type { HearthMiddleware, HearthRouter, ListenerInfo, RouterOptions } from './types.ts';
+import type { DirectRoute, HearthMiddleware, HearthRouter, ListenerInfo, RouterOptions } from './types.ts';
+
+export type { ObserveRequest } from './direct.ts';
 
 /** A plugin's router as mounted: `paths` (prefixes) let requests elsewhere skip it without matching. */
 export interface Mount {
@@ -44,6 +47,7 @@ export class Listener {
   private readonly mounts: Mount[] = [];
   private bound: ListenerInfo | null = null;
   private readonly availability: Availability;
+  private readonly guarded: boolean;
 
   constructor(
     name: string,
@@ -52,12 +56,13 @@ export class Listener {
       guard?: HearthMiddleware | undefined;
       tls?: TlsMaterial | null;
       scrub?: (text: string) => string;
-      observe?: (ctx: Parameters<HearthMiddleware>[0], seconds: number) => void;
+      observe?: ObserveRequest;
       /** The hub's phase (shared by every listener); a new one says `ready` (a listener on its own). */
       availability?: Availability;
     } = {},
   ) {
     const { guard, tls } = opts;
+    this.guarded = guard !== undefined;
     const scrub = opts.scrub ?? ((t: string) => t);
     this.name = name;
     this.availability = opts.availability ?? Object.assign(new Availability(), { phase: 'ready' as const });
@@ -109,9 +114,21 @@ export class Listener {
       throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${shown}`);
     });
     this.scheme = tls ? 'https' : 'http';
+    const koa = app.callback();
+    const env = { log, availability: this.availability, observe: opts.observe };
+    // Direct routes first (one map lookup), only when the hub is ready; everything else is Koa's.
+    const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (this.direct.size > 0 && this.availability.phase === 'ready') {
+        const url = req.url ?? '';
+        const q = url.indexOf('?');
+        const route = this.direct.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
+        if (route) return void serveDirect(route.route, req, res, q < 0 ? '' : url.slice(q + 1), env);
+      }
+      return koa(req, res);
+    };
     this.server = tls
-      ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, app.callback())
-      : http.createServer(app.callback());
+      ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, serve)
+      : http.createServer(serve);
     // Slow-loris bounds; keep-alive a little above common proxies' idle timeouts.
     this.server.headersTimeout = 20_000;
     this.server.requestTimeout = 60_000;
@@ -141,6 +158,25 @@ export class Listener {
     });
   }
 
+  /** Direct routes by `METHOD /path` (see DirectRoute). */
+  private readonly direct = new Map<string, { owner: string; route: DirectRoute }>();
+
+  /**
+   * Adds a direct route. Refused on a guarded listener (the guard is Koa middleware it would skip) and for
+   * a method and path an earlier mount answers: the direct route must answer what Koa would have routed to
+   * its owner.
+   */
+  addDirect(owner: string, route: DirectRoute): void {
+    const key = `${route.method} ${route.path}`;
+    if (this.guarded) throw new Error(`listener "${this.name}" is guarded: no direct routes`);
+    if (this.direct.has(key)) throw new Error(`direct route ${key} exists`);
+    const earlier = this.mounts.find(
+      (m) => m.owner !== owner && m.router.match(route.path, route.method).route,
+    );
+    if (earlier) throw new Error(`${key} is routed to ${earlier.owner} already`);
+    this.direct.set(key, { owner, route });
+  }
+
   /** Every route mounted here (method, path as @koa/router matches it, owner), for tools that probe them all. */
   routes(): RouteInfo[] {
     return this.mounts.flatMap((m) =>
@@ -151,6 +187,7 @@ export class Listener {
   }
 
   unmount(owner: string): void {
+    for (const [key, d] of this.direct) if (d.owner === owner) this.direct.delete(key);
     for (let i = this.mounts.length - 1; i >= 0; i--)
       if (this.mounts[i]?.owner === owner) this.mounts.splice(i, 1);
   }

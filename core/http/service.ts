@@ -3,7 +3,7 @@ import { HearthError } from '../errors.ts';
 import type { Histogram } from '../metrics/types.ts';
 import { Availability } from './availability.ts';
 import { HttpError } from './errors.ts';
-import { Listener, type RouteInfo } from './listener.ts';
+import { Listener, type ObserveRequest, type RouteInfo } from './listener.ts';
 import { createRouter } from './router.ts';
 import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
 
@@ -12,15 +12,14 @@ import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
  * template (`/api/site/:sitekey/light/state`), never the path itself: a path can carry a site key, and
  * unmatched paths would make the label set unbounded.
  */
-function observeRequest(latency: Histogram, listener: string) {
-  return (ctx: Parameters<HearthMiddleware>[0], seconds: number) => {
-    const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+function observeRequest(latency: Histogram, listener: string): ObserveRequest {
+  return (route, method, status, seconds) => {
     latency.observe(
       {
         listener,
-        route: typeof matched === 'string' ? matched : 'unmatched',
-        method: ctx.method,
-        code: `${Math.floor(ctx.status / 100)}xx`,
+        route: typeof route === 'string' ? route : 'unmatched',
+        method,
+        code: `${Math.floor(status / 100)}xx`,
       },
       seconds,
     );
@@ -118,6 +117,7 @@ export class HttpService {
         listener.mount(owner, router, opts);
         return router;
       },
+      direct: (listenerName, route) => this.get(listenerName).addDirect(owner, route),
       listen: async (name, { port, host }) => {
         const listener = this.add(name, owner);
         return listener.listen(port, host ?? this.defaults.host);

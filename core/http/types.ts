@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Router from '@koa/router';
 import type { DefaultContext, DefaultState, Middleware } from 'koa';
 
@@ -25,6 +26,32 @@ export interface RouterOptions {
   errorBody?: (err: { status: number; code: string; message: string }) => Record<string, unknown>;
 }
 
+/** A request as a direct route sees it: node's own objects, no Koa context. */
+export interface DirectRequest {
+  req: IncomingMessage;
+  /** For response headers (`setHeader`) and to see the client go; the listener writes the answer. */
+  res: ServerResponse;
+  /** The route's path (the request's, without the query). */
+  path: string;
+  /** The query without its `?` ('' when none). */
+  querystring: string;
+}
+
+/**
+ * One exact method and path answered before the listener's Koa stack: for a hot path whose budget the
+ * generic layers (context, middleware chain, routing) would take most of. The listener still gives it the
+ * request id, in-flight counting, error answers in `errorBody`'s shape, `nosniff`, the access log and the
+ * latency metric. Requests that differ in any way (another method, case or trailing slash, a hub that is
+ * not ready) go through Koa, so the same handler should also be mounted as a normal route.
+ */
+export interface DirectRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  /** The JSON body of a 200 answer; throw an HttpError for anything else, as in a route. */
+  handle(request: DirectRequest): Promise<unknown>;
+  errorBody?: RouterOptions['errorBody'];
+}
+
 export interface ListenerInfo {
   name: string;
   /** `http://host:port` as bound (port 0 resolved). */
@@ -39,6 +66,8 @@ export interface HttpApi {
    * Routes disappear when the plugin stops.
    */
   router(listener: string, opts?: RouterOptions): HearthRouter;
+  /** Serves `route` on a listener ahead of its Koa stack (see DirectRoute); it goes when the plugin stops. */
+  direct(listener: string, route: DirectRoute): void;
   /** Opens a listener of this plugin's own (e.g. the authorization server on :9000). */
   listen(name: string, opts: { port: number; host?: string }): Promise<ListenerInfo>;
   /** Bound listeners by name. */

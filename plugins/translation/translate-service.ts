@@ -71,6 +71,13 @@ interface InFlight {
   index: number;
 }
 
+/** What a request that names no glossary, style rule list or memory applies. */
+const NO_RESOURCES = { glossary: null, memory: null, style: null } as const;
+
+/** Whether the request names a glossary, a style rule list or a translation memory (`resources` looks them up). */
+const namesResources = (req: TranslateRequest): boolean =>
+  req.glossaryIds.length > 0 || req.styleId !== null || req.translationMemoryId !== null;
+
 /** The signal of a caller that never leaves early (announcements go out whoever waits). */
 const STAYING: AbortLike = new Cancellation();
 
@@ -80,16 +87,24 @@ const ANSWERED = 'answered';
 export class TranslateService {
   /** Translations under way, by cache key. */
   private readonly inFlight = new Map<string, InFlight>();
+  /**
+   * The hub stopping, as a Cancellation: every upstream call listens to it, and adding and removing a
+   * listener on an AbortSignal (an EventTarget) costs several times more per request.
+   */
+  private readonly stopping = new Cancellation();
 
   constructor(
     private readonly chain: EngineChain | null,
     private readonly cache: TranslationCache,
     private readonly ledger: UsageLedger,
-    private readonly signal: AbortSignal,
+    signal: AbortSignal,
     private readonly glossaries: GlossaryStore,
     private readonly memories: MemoryStore,
     private readonly styleRules: StyleRuleStore,
-  ) {}
+  ) {
+    if (signal.aborted) this.stopping.abort(signal.reason);
+    else signal.addEventListener('abort', () => this.stopping.abort(signal.reason), { once: true });
+  }
 
   /**
    * `caller` aborts when the client has gone (its connection closed): the request stops waiting, and
@@ -104,7 +119,7 @@ export class TranslateService {
     if (!this.chain) throw invalid(NO_ENGINE_MESSAGE);
     // Everything a request can be wrong about is checked before the quota: a key at its limit learns what
     // to fix (400/404), not merely that it is at its limit (456).
-    const resources = await this.resources(req, account);
+    const resources = namesResources(req) ? await this.resources(req, account) : NO_RESOURCES;
     const prepared = prepareTags(req); // v2: malformed XML → 400
     const counts = req.texts.map(characterCount);
     const billed = counts.reduce((a, b) => a + b, 0);
@@ -270,7 +285,7 @@ export class TranslateService {
       const call: SharedCall<CachedTranslation[]> = new SharedCall(
         (signal) => this.translateBatch(req, prepared, applied, missing, prefix, now, signal),
         forget,
-        this.signal,
+        this.stopping,
       );
       keys.forEach((key, j) => {
         if (!this.inFlight.has(key)) this.inFlight.set(key, { call, index: j });

@@ -1,12 +1,10 @@
 /**
  * `npm run bench:translation`: the latency Hearth adds in front of a loopback upstream (p50/p99 at 1 and
- * 20 concurrent clients; target ≤ 0.5 ms p50 added), cached-hit throughput, and the cost of usage
+ * 20 concurrent clients; target ≤ 0.25 ms p50 added at one client), cached-hit throughput, and the cost of usage
  * accounting. Everything runs on loopback (upstream and load generator on their own threads); the figures
  * are printed, never asserted.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,138 +14,13 @@ import { UsageLedger } from '../../plugins/translation/accounting/usage-ledger.t
 import { startTestHub } from '../../test/helpers/hub.ts';
 import { documentBench } from './translation-documents.ts';
 import { memoryLookupBench } from './translation-memory.ts';
+import { instantUpstream, startLoader } from './translation-peers.ts';
+
+const loader = startLoader();
+const load = loader.load;
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const WARMUP = 500;
-
-/**
- * The upstream and the load generator each run in their own process, so this process only does Hearth's
- * work (its CPU time per request is the cost Hearth adds) and "direct" and "via Hearth" have the same
- * parties. Both are plain functions sent to the child as source: they must not use anything from this
- * module; `parentPort` is the child's IPC channel.
- */
-/** The IPC channel the child prelude provides to the functions below. */
-declare const parentPort: {
-  postMessage(message: unknown): void;
-  on(event: 'message', listener: (message: never) => void): void;
-};
-
-function upstreamThread() {
-  const http = require('node:http');
-  const server = http.createServer(
-    (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        // Like DeepL: a language list (read once by Hearth at start), and translations.
-        const languages = [
-          { language: 'EN', name: 'English' },
-          { language: 'DE', name: 'German' },
-        ];
-        const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
-        const out = req.url?.startsWith('/v2/languages')
-          ? JSON.stringify(languages)
-          : JSON.stringify({
-              translations: (body.text ?? []).map((t: string) => ({
-                detected_source_language: 'EN',
-                text: t.toUpperCase(),
-              })),
-            });
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
-        res.end(out);
-      });
-    },
-  );
-  server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
-}
-
-function loadThread() {
-  const http = require('node:http');
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const post = (url: string, body: string, headers: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const t0 = process.hrtime.bigint();
-      const req = http.request(
-        url,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            ...headers,
-          },
-        },
-        (res: import('node:http').IncomingMessage) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 200
-              ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
-              : reject(new Error(`status ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  parentPort.on(
-    'message',
-    async (job: {
-      url: string;
-      body: string;
-      headers: Record<string, string>;
-      concurrency: number;
-      total: number;
-    }) => {
-      const latencies: number[] = [];
-      let left = job.total;
-      const t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: job.concurrency }, async () => {
-          while (left-- > 0) latencies.push(await post(job.url, job.body, job.headers));
-        }),
-      );
-      parentPort.postMessage({
-        sorted: latencies.sort((a, b) => a - b),
-        rps: job.total / ((performance.now() - t0) / 1000),
-      });
-    },
-  );
-}
-
-// tsx (esbuild keepNames) wraps functions in `__name(...)`: the child gets a no-op shim for it.
-const CHILD_PRELUDE =
-  'const __name = (f) => f; const parentPort = { postMessage: (m) => process.send(m), ' +
-  "on: (e, f) => process.on(e, f) }; process.on('disconnect', () => process.exit(0));";
-const thread = (fn: () => void): ChildProcess =>
-  spawn(process.execPath, ['-e', `${CHILD_PRELUDE} (${fn.toString()})()`], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-const stopChild = (child: ChildProcess) => {
-  child.disconnect();
-  return once(child, 'exit');
-};
-
-async function instantUpstream(): Promise<{ url: string; close(): Promise<unknown> }> {
-  const worker = thread(upstreamThread);
-  const [port] = (await once(worker, 'message')) as [number];
-  return { url: `http://127.0.0.1:${port}`, close: () => stopChild(worker) };
-}
-
-const loader = thread(loadThread);
-
-/** Runs `total` requests with `concurrency` clients on the load thread; sorted latencies (ms) and req/s. */
-async function load(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  concurrency: number,
-  total: number,
-) {
-  loader.send({ url, body, headers, concurrency, total });
-  const [result] = (await once(loader, 'message')) as [{ sorted: number[]; rps: number }];
-  return result;
-}
 
 /**
  * Runs `run` and returns the CPU time (user + system) this process spent per request, in µs: Hearth's
@@ -218,7 +91,7 @@ async function main() {
   await noCache.stop();
   if (process.env.BENCH_TRANSLATION_OVERHEAD_ONLY) {
     await upstream.close();
-    await stopChild(loader);
+    await loader.stop();
     return;
   }
 
@@ -242,7 +115,7 @@ async function main() {
   }
   await cached.stop();
   await upstream.close();
-  await stopChild(loader);
+  await loader.stop();
 
   // Usage accounting: reserve + record per request, with the real store's coalesced writes.
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-usage-'));

@@ -4,22 +4,35 @@ import type { Logger } from 'pino';
 
 const SANE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** A sane incoming X-Request-Id (header value as received), or a new one. */
+export function requestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /** Echoes a sane incoming X-Request-Id or makes one; every access-log line carries it. */
 export function assignRequestId(ctx: Context): void {
-  const incoming = ctx.get('x-request-id');
-  const id = SANE_ID.test(incoming) ? incoming : randomUUID();
+  const id = requestId(ctx.get('x-request-id'));
   ctx.state.reqId = id;
   ctx.set('X-Request-Id', id);
 }
 
 /** One line per request (debug level, or warn for a 5xx). The URL goes through the logger's redactor. */
 export function logAccess(log: Logger, ctx: Context, startedAt: number): void {
-  if (ctx.status < 500 && !log.isLevelEnabled('debug')) return;
+  accessLine(log, ctx.state.reqId, ctx.method, ctx.url, ctx.status, startedAt);
+}
+
+/** The access-log line of `logAccess`, from the parts of a request (routes answered without Koa). */
+export function accessLine(
+  log: Logger,
+  reqId: unknown,
+  method: string | undefined,
+  url: string | undefined,
+  status: number,
+  startedAt: number,
+): void {
+  if (status < 500 && !log.isLevelEnabled('debug')) return;
   const ms = Math.round((performance.now() - startedAt) * 10) / 10;
-  log[ctx.status >= 500 ? 'warn' : 'debug'](
-    { reqId: ctx.state.reqId, method: ctx.method, url: ctx.url, status: ctx.status, ms },
-    'request',
-  );
+  log[status >= 500 ? 'warn' : 'debug']({ reqId, method, url, status, ms }, 'request');
 }
 
 const HTML_CSP =

@@ -114,15 +114,38 @@ function normalise(err: unknown): Normalised {
   };
 }
 
-/** Answers whatever was thrown with a JSON body in the shape of the router that handled the request; 5xx never leak. */
-export function answerError(log: Logger, ctx: Context, err: unknown): void {
+/** The answer to an error: status, extra headers and the JSON body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * What to answer for whatever was thrown, in the shape of the router that handled the request (`shape`;
+ * the default `{ error, message }` without one); 5xx never leak, and are logged here.
+ */
+export function errorAnswer(
+  log: Logger,
+  reqId: unknown,
+  err: unknown,
+  shape: ErrorBody | undefined,
+): ErrorAnswer {
   const n = normalise(err);
   // A full disk is reported once by the store's notice; each refused request is a short line, not a stack.
-  if (n.code === 'storage_unavailable')
-    log.warn({ reqId: ctx.state.reqId }, 'request refused: data disk not writable');
-  else if (n.status >= 500) log.error({ err, reqId: ctx.state.reqId }, 'request failed');
-  const shape = (ctx.state.errorBody as ErrorBody | undefined) ?? defaultBody;
-  ctx.status = n.status;
-  ctx.set(n.headers);
-  ctx.body = n.body ?? shape({ status: n.status, code: n.code, message: n.message });
+  if (n.code === 'storage_unavailable') log.warn({ reqId }, 'request refused: data disk not writable');
+  else if (n.status >= 500) log.error({ err, reqId }, 'request failed');
+  return {
+    status: n.status,
+    headers: n.headers,
+    body: n.body ?? (shape ?? defaultBody)({ status: n.status, code: n.code, message: n.message }),
+  };
+}
+
+/** Answers whatever was thrown with a JSON body in the shape of the router that handled the request; 5xx never leak. */
+export function answerError(log: Logger, ctx: Context, err: unknown): void {
+  const answer = errorAnswer(log, ctx.state.reqId, err, ctx.state.errorBody as ErrorBody | undefined);
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  ctx.body = answer.body;
 }

@@ -11,7 +11,7 @@ import { answerError } from './errors.ts';
  */
 export function frame(
   log: Logger,
-  observe?: (ctx: Parameters<HearthMiddleware>[0], seconds: number) => void,
+  observe?: (route: unknown, method: string, status: number, seconds: number) => void,
 ): HearthMiddleware {
   return async (ctx, next) => {
     const startedAt = performance.now();
@@ -23,6 +23,8 @@ export function frame(
     }
     applySecurityHeaders(ctx);
     logAccess(log, ctx, startedAt);
-    observe?.(ctx, (performance.now() - startedAt) / 1000);
+    // The router's template (`/light/:id`), never the path itself (it can carry a site key).
+    const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    observe?.(route, ctx.method, ctx.status, (performance.now() - startedAt) / 1000);
   };
 }

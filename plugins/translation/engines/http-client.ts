@@ -22,6 +22,8 @@ export interface UpstreamResponse {
  */
 export class UpstreamClient {
   private readonly base: URL;
+  /** The request options every call shares (host, port, protocol), worked out once. */
+  private readonly origin: { protocol: string; hostname: string; port: string };
   private readonly agent: http.Agent;
   private readonly mod: typeof http | typeof https;
 
@@ -30,6 +32,11 @@ export class UpstreamClient {
     private readonly timeoutMs: number,
   ) {
     this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    this.origin = {
+      protocol: this.base.protocol,
+      hostname: this.base.hostname.replace(/^\[|\]$/g, ''), // IPv6 literals come bracketed
+      port: this.base.port,
+    };
     const secure = this.base.protocol === 'https:';
     this.mod = secure ? https : http;
     this.agent = secure
@@ -48,11 +55,12 @@ export class UpstreamClient {
   ): Promise<UpstreamResponse> {
     if (opts.signal?.aborted) return Promise.reject(new UpstreamError('transient', 'request aborted'));
     // Plain options instead of a URL per request (this path is in the overhead budget).
+    const { protocol, hostname, port } = this.origin;
     const target = {
-      protocol: this.base.protocol,
-      hostname: this.base.hostname.replace(/^\[|\]$/g, ''), // IPv6 literals come bracketed
-      port: this.base.port,
-      path: this.base.pathname + path.replace(/^\//, ''),
+      protocol,
+      hostname,
+      port,
+      path: this.base.pathname + (path[0] === '/' ? path.slice(1) : path),
     };
     // A string body goes out in one write together with the headers (a Buffer would make a writev of two).
     const payload = opts.json === undefined ? undefined : JSON.stringify(opts.json);

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HearthRouter } from '../../../core/sdk.ts';
 import type { UsageLedger } from '../accounting/usage-ledger.ts';
 import type { EngineChain } from '../engines/chain.ts';
@@ -30,25 +32,43 @@ export interface ApiDeps {
 }
 
 /** The parts of a request that authenticate it (a DPoP proof is made for the method and URL). */
-export const apiRequest = (ctx: {
-  get(name: string): string;
-  headers: Record<string, string | string[] | undefined>;
-  method: string;
-  path: string;
-}): ApiRequest => ({
-  authorization: ctx.get('authorization') || undefined,
-  dpop: ctx.headers.dpop,
-  method: ctx.method,
+export const apiRequest = (ctx: { req: IncomingMessage; path: string }): ApiRequest => ({
+  authorization: ctx.req.headers.authorization || undefined,
+  dpop: ctx.req.headers.dpop,
+  method: ctx.req.method ?? 'GET',
   path: ctx.path,
 });
 
+/** The translation API's error body: DeepL's `{ message }` (docs/translation.md#errors-and-client-retries). */
+export const errorBody = ({ message }: { message: string }) => ({ message });
+
+/** spec: successful and 400 responses carry X-Trace-ID (set first so error responses keep it). */
+export const setTraceId = (res: ServerResponse) =>
+  res.setHeader('X-Trace-ID', randomUUID().replaceAll('-', ''));
+
+/**
+ * `POST /v2/translate` on node's own request and response: the one handler of the Koa route (cased or
+ * slashed variants of the path) and of the direct route the listener answers ahead of Koa (the exact path;
+ * the figure the proxy's latency budget is about). Returns the JSON body of the 200 answer.
+ */
+export function translateHandler(deps: Pick<ApiDeps, 'authenticate' | 'service'>) {
+  return async (request: { req: IncomingMessage; res: ServerResponse; path: string }) => {
+    const account = await deps.authenticate(apiRequest(request));
+    const req = parseTranslateRequest(await requestParams(request.req));
+    const tag = reportingTag(headerText(request.req.headers['x-deepl-reporting-tag']));
+    return { translations: await deps.service.translate(req, account, tag, clientGone(request.res)) };
+  };
+}
+
+/** A header's value as Koa's `ctx.get` gives it: '' when absent. */
+const headerText = (value: string | string[] | undefined): string =>
+  Array.isArray(value) ? value.join(', ') : (value ?? '');
+
 /** `POST /v2/translate`, `GET /v2/usage`, `GET /v2/languages`, `GET /v3/languages`. */
 export function mountApi(router: HearthRouter, deps: ApiDeps): void {
+  const translate = translateHandler(deps);
   router.post('/v2/translate', async (ctx) => {
-    const account = await deps.authenticate(apiRequest(ctx));
-    const req = parseTranslateRequest(await requestParams(ctx.req));
-    const tag = reportingTag(ctx.get('x-deepl-reporting-tag'));
-    ctx.body = { translations: await deps.service.translate(req, account, tag, clientGone(ctx.res)) };
+    ctx.body = await translate(ctx);
   });
 
   const usage = async (ctx: Parameters<Parameters<HearthRouter['get']>[1]>[0]) => {
