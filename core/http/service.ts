@@ -13,17 +13,29 @@ import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
  * unmatched paths would make the label set unbounded.
  */
 function observeRequest(latency: Histogram, listener: string) {
+  // route → method → status class → the series: its label key is built once, not on every request.
+  const series = new Map<string, Map<string, Array<((seconds: number) => void) | undefined>>>();
   return (ctx: Parameters<HearthMiddleware>[0], seconds: number) => {
     const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-    latency.observe(
-      {
-        listener,
-        route: typeof matched === 'string' ? matched : 'unmatched',
-        method: ctx.method,
-        code: `${Math.floor(ctx.status / 100)}xx`,
-      },
-      seconds,
-    );
+    const route = typeof matched === 'string' ? matched : 'unmatched';
+    const method = ctx.method;
+    const cls = Math.floor(ctx.status / 100);
+    let byMethod = series.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      series.set(route, byMethod);
+    }
+    let byClass = byMethod.get(method);
+    if (!byClass) {
+      byClass = [];
+      byMethod.set(method, byClass);
+    }
+    let record = byClass[cls];
+    if (!record) {
+      record = latency.series({ listener, route, method, code: `${cls}xx` });
+      byClass[cls] = record;
+    }
+    record(seconds);
   };
 }
 

@@ -6,10 +6,11 @@ const SANE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Echoes a sane incoming X-Request-Id or makes one; every access-log line carries it. */
 export function assignRequestId(ctx: Context): void {
-  const incoming = ctx.get('x-request-id');
-  const id = SANE_ID.test(incoming) ? incoming : randomUUID();
+  // Node's own header object and setHeader: Koa's delegates add nothing here, on every request.
+  const incoming = ctx.req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
   ctx.state.reqId = id;
-  ctx.set('X-Request-Id', id);
+  ctx.res.setHeader('X-Request-Id', id);
 }
 
 /** One line per request (debug level, or warn for a 5xx). The URL goes through the logger's redactor. */
@@ -27,9 +28,10 @@ const HTML_CSP =
 
 /** Security headers: nosniff everywhere; on HTML, a strict CSP that allows only this origin. */
 export function applySecurityHeaders(ctx: Context): void {
-  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (ctx.res.headersSent) return; // a handler that wrote the response itself (Koa's set would skip too)
+  ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
   // A prefix test, not type-is: this runs on every response.
-  const type = ctx.response.get('Content-Type');
+  const type = ctx.res.getHeader('Content-Type');
   if (typeof type === 'string' && type.startsWith('text/html')) {
     if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', HTML_CSP);
     ctx.set('X-Frame-Options', 'DENY');
