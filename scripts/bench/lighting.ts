@@ -140,7 +140,11 @@ async function setupHearth() {
 function serveInChild(
   mode: 'koa' | 'hearth',
 ): Promise<{ child: ChildProcess; url: string; bodies: string[] }> {
-  const child = fork(fileURLToPath(import.meta.url), [`serve-${mode}`], { execArgv: ['--import', 'tsx'] });
+  // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it exits (summarise it with
+  // scripts/bench/profile-summary.ts).
+  const prof = process.env.BENCH_CPU_PROF;
+  const execArgv = ['--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])];
+  const child = fork(fileURLToPath(import.meta.url), [`serve-${mode}`], { execArgv });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => {
       pinServer(child.pid!);
