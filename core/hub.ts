@@ -12,7 +12,7 @@ import type { HearthConfig } from './config/types.ts';
 import { contextFactory, Notices } from './context.ts';
 import { HearthError } from './errors.ts';
 import { unavailable } from './http/availability.ts';
-import { mountHealth, storageStatus } from './http/health.ts';
+import { HEALTH_PATHS, mountHealth, storageStatus } from './http/health.ts';
 import type { RouteInfo } from './http/listener.ts';
 import { createRouter } from './http/router.ts';
 import { adminGuard, HttpService } from './http/service.ts';
@@ -173,7 +173,8 @@ export class Hub {
       phase: () => this.http.availability.phase,
       storage: () => this.store?.writeProblem ?? null,
     });
-    main.mount('core', health);
+    // Mounted for its own paths only: every other request on main (the site API) skips it unmatched.
+    main.mount('core', health, { paths: HEALTH_PATHS });
     const adminRouter = createRouter({}, cfg.http.bodyLimit);
     mountCoreAdmin(adminRouter, {
       status: () => this.status(),

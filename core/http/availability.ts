@@ -65,9 +65,22 @@ export class Availability {
 
 const RELAY = Symbol('hearth.relay');
 
-/** Gives a counted request's state the way to stop counting (listener.ts; see `relayOnly`). */
-export function setRelay(state: object, stopCounting: () => void): void {
-  (state as Record<symbol, unknown>)[RELAY] = stopCounting;
+/** One request counted as in flight until it ends (or declares itself a relay): counted once, left once. */
+export class CountedRequest {
+  #done = false;
+  readonly #availability: Availability;
+
+  constructor(availability: Availability, state: object) {
+    this.#availability = availability;
+    availability.enter();
+    (state as Record<symbol, unknown>)[RELAY] = this;
+  }
+
+  leave(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#availability.leave();
+  }
 }
 
 /**
@@ -76,6 +89,6 @@ export function setRelay(state: object, stopCounting: () => void): void {
  * it forwards does not wait its own relay out for the whole shutdown grace.
  */
 export function relayOnly(state: object): void {
-  const stop = (state as Record<symbol, unknown>)[RELAY];
-  if (typeof stop === 'function') stop();
+  const counted = (state as Record<symbol, unknown>)[RELAY];
+  if (counted instanceof CountedRequest) counted.leave();
 }

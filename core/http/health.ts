@@ -20,6 +20,9 @@ export function storageStatus(problem: WriteProblem | null) {
     : { status: 'ok' as const };
 }
 
+/** The paths mountHealth serves: its router is mounted for these alone, so other requests skip it unmatched. */
+export const HEALTH_PATHS = ['/livez', '/health', '/ready'];
+
 /**
  * `/livez`: the process answers (200 in every phase, so a slow start is never mistaken for a hang).
  * `/health`: 200 `ok` once every plugin has started; 503 `starting`, `restoring` or `stopping` otherwise.

@@ -4,10 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { Availability, alwaysServed, setRelay, unavailable } from './availability.ts';
+import { Availability, alwaysServed, CountedRequest, unavailable } from './availability.ts';
 import { type ObserveRequest, serveDirect } from './direct.ts';
 import { HttpError } from './errors.ts';
-import { compressAssets } from './middleware/compress.ts';
 import { frame } from './middleware/frame.ts';
 import { allowedMethods } from './router.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -34,7 +33,12 @@ export interface RouteInfo {
 const under = (path: string, prefix: string): boolean =>
   path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 
-const serves = (m: Mount, path: string): boolean => m.paths === null || m.paths.some((p) => under(path, p));
+/** A loop rather than `some`: this runs for every mount on every request, and a closure each time adds up. */
+function serves(m: Mount, path: string): boolean {
+  if (m.paths === null) return true;
+  for (const p of m.paths) if (under(path, p)) return true;
+  return false;
+}
 
 /**
  * One named HTTP listener: a Koa app whose routes are the routers plugins mount on it. Mounts come and go
@@ -71,7 +75,6 @@ export class Listener {
     // Errors are answered by frame(); Koa's own handler would print them to stderr.
     app.silent = true;
     app.use(frame(log, opts.observe));
-    app.use(compressAssets());
     if (guard) app.use(guard);
     app.use(async (ctx, next) => {
       const phase = this.availability.phase;
@@ -81,18 +84,11 @@ export class Listener {
         throw unavailable(phase);
       }
       // Counted, so a restore can wait for the requests already inside to finish.
-      this.availability.enter();
-      let counted = true;
-      const leave = () => {
-        if (!counted) return;
-        counted = false;
-        this.availability.leave();
-      };
-      setRelay(ctx.state, leave);
+      const counted = new CountedRequest(this.availability, ctx.state);
       try {
         await this.dispatch(ctx, ctx.path, next, 0);
       } finally {
-        leave();
+        counted.leave();
       }
     });
     app.use((ctx) => {

@@ -13,16 +13,27 @@ import type { HearthMiddleware, HttpApi, ListenerInfo } from './types.ts';
  * unmatched paths would make the label set unbounded.
  */
 function observeRequest(latency: Histogram, listener: string): ObserveRequest {
-  return (route, method, status, seconds) => {
-    latency.observe(
-      {
-        listener,
-        route: typeof route === 'string' ? route : 'unmatched',
-        method,
-        code: `${Math.floor(status / 100)}xx`,
-      },
-      seconds,
-    );
+  // route → method → status class → the series: its label key is built once, not on every request.
+  const series = new Map<string, Map<string, Array<((seconds: number) => void) | undefined>>>();
+  return (matched, method, status, seconds) => {
+    const route = typeof matched === 'string' ? matched : 'unmatched';
+    const cls = Math.floor(status / 100);
+    let byMethod = series.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      series.set(route, byMethod);
+    }
+    let byClass = byMethod.get(method);
+    if (!byClass) {
+      byClass = [];
+      byMethod.set(method, byClass);
+    }
+    let record = byClass[cls];
+    if (!record) {
+      record = latency.series({ listener, route, method, code: `${cls}xx` });
+      byClass[cls] = record;
+    }
+    record(seconds);
   };
 }
 

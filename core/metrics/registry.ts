@@ -102,19 +102,29 @@ export class MetricsRegistry {
     const entry = this.histograms.get(name) ?? { help, buckets: sorted, series: new Map() };
     this.histograms.set(name, entry);
     const bounds = entry.buckets;
+    const seriesOf = (labels: Labels): HistogramSeries => {
+      const key = keyOf(labels);
+      let s = entry.series.get(key);
+      if (!s) {
+        s = { labels, counts: new Array(bounds.length + 1).fill(0), sum: 0, count: 0 };
+        entry.series.set(key, s);
+      }
+      return s;
+    };
+    const record = (s: HistogramSeries, value: number) => {
+      let i = 0;
+      while (i < bounds.length && value > (bounds[i] as number)) i++;
+      s.counts[i] = (s.counts[i] ?? 0) + 1;
+      s.sum += value;
+      s.count++;
+    };
     return {
       observe(labels, value) {
-        const key = keyOf(labels);
-        let s = entry.series.get(key);
-        if (!s) {
-          s = { labels, counts: new Array(bounds.length + 1).fill(0), sum: 0, count: 0 };
-          entry.series.set(key, s);
-        }
-        let i = 0;
-        while (i < bounds.length && value > (bounds[i] as number)) i++;
-        s.counts[i] = (s.counts[i] ?? 0) + 1;
-        s.sum += value;
-        s.count++;
+        record(seriesOf(labels), value);
+      },
+      series(labels) {
+        const s = seriesOf(labels);
+        return (value) => record(s, value);
       },
     };
   }

@@ -7,6 +7,8 @@ export interface Counter {
 export interface Histogram {
   /** Records one observation (seconds for durations, as Prometheus names them). */
   observe(labels: Labels, value: number): void;
+  /** One label set's series, to record into without building its key each time (per-request paths). */
+  series(labels: Labels): (value: number) => void;
 }
 
 /** A value read when `/metrics` is scraped: one number, or one per label set. */

@@ -164,13 +164,13 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
   };
   const transport: Transport = {
     mode: 'embedded',
-    publish: async (topic, payload, { qos, retain }) => {
+    publish: (topic, payload, { qos, retain }) => {
       assertRunning();
+      // aedes.publish delivers on behalf of the server: no authorizePublish for in-process publishers.
+      const packet = { cmd: 'publish' as const, topic, payload, qos, retain, dup: false };
+      if (qos === 0 && !retain) return publishAtMostOnce(aedes, packet, log);
       return new Promise((resolve, reject) => {
-        // aedes.publish delivers on behalf of the server: no authorizePublish for in-process publishers.
-        aedes.publish({ cmd: 'publish', topic, payload, qos, retain, dup: false }, (err) =>
-          err ? reject(err) : resolve(),
-        );
+        aedes.publish(packet, (err) => (err ? reject(err) : resolve()));
       });
     },
     subscribe: async (filter, handler) => {
@@ -266,6 +266,30 @@ function warnOncePer(ms: number): () => boolean {
     last = now;
     return true;
   };
+}
+
+/**
+ * A QoS 0, non-retained in-process publish. aedes hands such a message to every matching subscriber
+ * synchronously (its socket write included) but calls back only after each subscriber's write has gone
+ * through a `setImmediate`: waiting for that would hold the publisher (a light's command queue, the
+ * switch → bulb path) for an event-loop turn with nothing left to learn, as QoS 0 has no acknowledgement
+ * [MQTT-4.3.1]. The publish settles as soon as aedes has taken the message; an error aedes reports at once
+ * (a topic with too many levels) still rejects it, and a later one is logged.
+ */
+function publishAtMostOnce(
+  aedes: Aedes,
+  packet: Parameters<Aedes['publish']>[0],
+  log: BrokerOptions['log'],
+): Promise<void> {
+  let settled = false;
+  let failure: Error | null = null;
+  aedes.publish(packet, (err) => {
+    if (!err) return;
+    if (settled) log.debug({ topic: packet.topic, err: err.message }, 'mqtt in-process publish failed');
+    else failure = err;
+  });
+  settled = true;
+  return failure ? Promise.reject(failure) : Promise.resolve();
 }
 
 /** aedes.subscribe with MQTT's delivery rules; retained messages matching the filter are delivered first. */

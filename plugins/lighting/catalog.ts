@@ -80,6 +80,12 @@ export class Catalog {
     return l;
   }
 
+  /** The light of this site with this id, or undefined (an index lookup, for per-command paths). */
+  findLight(siteId: string, id: string): LightRecord | undefined {
+    const l = this.#lightIndex().byId.get(id);
+    return l?.siteid === siteId ? l : undefined;
+  }
+
   /** Every light (of any site and driver) with this protocol id. */
   lightsWithProtocolId(protocolid: string): readonly LightRecord[] {
     return this.#lightIndex().byProtocolId.get(protocolid) ?? [];

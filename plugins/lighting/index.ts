@@ -72,8 +72,9 @@ export default definePlugin<LightingConfig, LightingExports>({
       sensor: (inst, protocolid, event) => {
         const sensor = catalog.sensorByDevice(inst.siteId, inst.type, protocolid);
         if (sensor) {
-          readings.seen(sensor._id);
+          // The actions first: they run synchronously up to the driver call (the switch → bulb latency).
           void actions.sensorEvent(inst.siteId, sensor, event);
+          readings.seen(sensor._id);
         } else log.debug({ driver: inst.id, event }, 'event from an unknown sensor ignored');
       },
       readings: (inst, protocolid, values) => {

@@ -15,6 +15,7 @@ import {
 import type { Catalog } from './catalog.ts';
 import type { ColourCommand } from './domain/colour.ts';
 import { LateError, withDeadline } from './domain/deadline.ts';
+import { DueList } from './domain/due-list.ts';
 import { LatestWins } from './domain/latest-wins.ts';
 import { colourOf, normalizeLevel, OFF, sameLevel, withColour } from './domain/level.ts';
 import type { DriverHost, DriverInstance } from './drivers-host.ts';
@@ -37,7 +38,8 @@ const BIND_WAIT_MS = 1000;
 
 export class LightControl {
   readonly #d: LightControlDeps;
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** Lights commanded and not heard from since: reconciled once `reconcileMs` has passed. */
+  readonly #silent: DueList<string, DriverInstance>;
   /** Reports seen per light, so a command answered before it was fully handed over is not reconciled. */
   readonly #reports = new Map<string, number>();
   readonly #queue: LatestWins<string, { light: LightRecord; level: LightCommand }>;
@@ -52,6 +54,7 @@ export class LightControl {
 
   constructor(deps: LightControlDeps) {
     this.#d = deps;
+    this.#silent = new DueList(deps.reconcileMs, (id, inst) => void this.#reconcile(id, inst));
     // A command that replaces a queued one keeps the colour the replaced one asked for (a brightness
     // slider dragged right after a colour pick must not drop the colour).
     this.#queue = new LatestWins(
@@ -279,15 +282,12 @@ export class LightControl {
     }
   }
 
+  /** The light is reconciled `reconcileMs` from now unless its device reports first (no timer per command). */
   #arm(lightId: string, inst: DriverInstance): void {
-    clearTimeout(this.#timers.get(lightId));
-    const t = setTimeout(() => void this.#reconcile(lightId, inst), this.#d.reconcileMs);
-    t.unref();
-    this.#timers.set(lightId, t);
+    this.#silent.set(lightId, inst);
   }
 
   async #reconcile(lightId: string, inst: DriverInstance): Promise<void> {
-    this.#timers.delete(lightId);
     this.#handedAt.delete(lightId);
     const light = this.#d.catalog.data.lights.find((l) => l._id === lightId);
     if (!light) return;
@@ -358,8 +358,7 @@ export class LightControl {
     for (const light of this.#d.catalog.lightsWithProtocolId(protocolid)) {
       if (!this.#d.drivers.serves(inst, light)) continue;
       this.#reports.set(light._id, (this.#reports.get(light._id) ?? 0) + 1);
-      clearTimeout(this.#timers.get(light._id));
-      this.#timers.delete(light._id);
+      this.#silent.delete(light._id);
       const handed = this.#handedAt.get(light._id);
       if (handed) {
         this.#handedAt.delete(light._id);
@@ -393,8 +392,7 @@ export class LightControl {
   forget(lightId: string): void {
     this.#reports.delete(lightId);
     this.#handedAt.delete(lightId);
-    clearTimeout(this.#timers.get(lightId));
-    this.#timers.delete(lightId);
+    this.#silent.delete(lightId);
     this.#d.state.update((d) => {
       delete d.levels[lightId];
     });
@@ -408,7 +406,6 @@ export class LightControl {
   }
 
   stop(): void {
-    for (const t of this.#timers.values()) clearTimeout(t);
-    this.#timers.clear();
+    this.#silent.clear();
   }
 }

@@ -70,7 +70,7 @@ export class SiteActions {
     plan: Array<{ _id: string; level: LightLevel; colour?: LightColour }>,
   ): Promise<MultiResult> {
     const started = plan.map((p) => {
-      const light = this.#catalog.data.lights.find((l) => l._id === p._id && l.siteid === siteId);
+      const light = this.#catalog.findLight(siteId, p._id);
       if (!light)
         return { _id: p._id, level: p.level, handed: Promise.reject(new Error('light was deleted')) };
       const { level, handed } = this.#control.set(light, p.level, p.colour && { colour: p.colour });
@@ -195,7 +195,7 @@ export class SiteActions {
     );
     const runs = due.map((a) => {
       if (a.type === 'light') {
-        const light = this.#catalog.data.lights.find((l) => l._id === a._id && l.siteid === siteId);
+        const light = this.#catalog.findLight(siteId, a._id);
         return light
           ? this.#control.set(light, { on: a.on, bri: a.bri }, lightActionExtra(a)).handed
           : Promise.resolve();

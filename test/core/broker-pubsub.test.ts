@@ -170,3 +170,27 @@ describe('embedded broker: owners and dispose', () => {
     expect(() => api.onConnect(() => {})).toThrow(/stopped/);
   });
 });
+
+describe('embedded broker: in-process QoS 0 publishes', () => {
+  it('settle once the broker has the message, not an event-loop turn later (a light command waits on it)', async () => {
+    const { broker, url } = await start();
+    const device = await client(url);
+    await device.subscribeAsync('zigbee2mqtt/desk/set');
+    const received = nextMessage(device, 'zigbee2mqtt/desk/set');
+    let turnPassed = false;
+    setImmediate(() => {
+      turnPassed = true;
+    });
+    await broker.forOwner('mqtt-devices').publish('zigbee2mqtt/desk/set', '{"state":"ON"}');
+    // aedes calls back only after its socket write's setImmediate; QoS 0 has nothing to wait for.
+    expect(turnPassed).toBe(false);
+    expect(await received).toEqual({ payload: '{"state":"ON"}', retain: false });
+  });
+
+  it('a retained publish still settles only once the broker has stored it', async () => {
+    const { broker } = await start();
+    const api = broker.forOwner('p');
+    await api.publish('hearth/s/status', 'online', { retain: true });
+    expect((await api.retained('hearth/s/status')).map((m) => m.payload.toString())).toEqual(['online']);
+  });
+});

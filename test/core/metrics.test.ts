@@ -15,6 +15,21 @@ function samples(text: string, name: string): Map<string, number> {
 }
 
 describe('the metrics registry', () => {
+  it('a histogram series bound once records into the same series as observe() with those labels', () => {
+    const r = new MetricsRegistry();
+    const h = r.histogram('bound_seconds', 'demo', [0.01, 0.1]);
+    const record = h.series({ route: '/a', code: '2xx' });
+    record(0.005);
+    record(0.05);
+    h.observe({ route: '/a', code: '2xx' }, 1);
+    h.observe({ route: '/b', code: '2xx' }, 1);
+    const text = r.render();
+    expect(text).toContain('bound_seconds_bucket{route="/a",code="2xx",le="0.01"} 1');
+    expect(text).toContain('bound_seconds_bucket{route="/a",code="2xx",le="0.1"} 2');
+    expect(text).toContain('bound_seconds_count{route="/a",code="2xx"} 3');
+    expect(text).toContain('bound_seconds_count{route="/b",code="2xx"} 1');
+  });
+
   it('renders a histogram with cumulative buckets, +Inf equal to the count, and the sum', () => {
     const r = new MetricsRegistry();
     const h = r.histogram('demo_seconds', 'demo', [0.01, 0.1, 1]);

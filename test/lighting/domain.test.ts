@@ -7,6 +7,7 @@ import {
   parseLightModify,
   parseSceneCreate,
 } from '../../plugins/lighting/domain/bodies.ts';
+import { COLOUR_KEYS, hasColourFields } from '../../plugins/lighting/domain/colour.ts';
 import { LateError, withDeadline } from '../../plugins/lighting/domain/deadline.ts';
 import { groupLevel, togglePlan } from '../../plugins/lighting/domain/groups.ts';
 import { LatestWins } from '../../plugins/lighting/domain/latest-wins.ts';
@@ -206,5 +207,14 @@ describe('withDeadline (calls with one bound share a timer)', () => {
     expect(long()).toEqual({ open: true });
     await vi.advanceTimersByTimeAsync(1);
     expect(long()).toEqual(late(80));
+  });
+});
+
+describe('hasColourFields (the dimming fast path of PUT /light/state)', () => {
+  it('sees each colour or transition field, and nothing in a plain dimming command', () => {
+    for (const k of COLOUR_KEYS)
+      expect(hasColourFields({ _id: 'x', on: true, bri: 1, [k]: 0 }), k).toBe(true);
+    expect(hasColourFields({ _id: 'x', on: true, bri: 1 })).toBe(false);
+    expect(hasColourFields({ on: true, bri: 1, ct: undefined, other: 5 })).toBe(false);
   });
 });

@@ -11,9 +11,10 @@ export function requestId(incoming: string | string[] | undefined): string {
 
 /** Echoes a sane incoming X-Request-Id or makes one; every access-log line carries it. */
 export function assignRequestId(ctx: Context): void {
-  const id = requestId(ctx.get('x-request-id'));
+  // Node's own header object and setHeader: Koa's delegates add nothing here, on every request.
+  const id = requestId(ctx.req.headers['x-request-id']);
   ctx.state.reqId = id;
-  ctx.set('X-Request-Id', id);
+  ctx.res.setHeader('X-Request-Id', id);
 }
 
 /** One line per request (debug level, or warn for a 5xx). The URL goes through the logger's redactor. */
@@ -40,9 +41,10 @@ const HTML_CSP =
 
 /** Security headers: nosniff everywhere; on HTML, a strict CSP that allows only this origin. */
 export function applySecurityHeaders(ctx: Context): void {
-  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (ctx.res.headersSent) return; // a handler that wrote the response itself (Koa's set would skip too)
+  ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
   // A prefix test, not type-is: this runs on every response.
-  const type = ctx.response.get('Content-Type');
+  const type = ctx.res.getHeader('Content-Type');
   if (typeof type === 'string' && type.startsWith('text/html')) {
     if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', HTML_CSP);
     ctx.set('X-Frame-Options', 'DENY');

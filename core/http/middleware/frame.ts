@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import type { HearthMiddleware } from '../types.ts';
 import { applySecurityHeaders, assignRequestId, logAccess } from './basics.ts';
+import { compressAsset } from './compress.ts';
 import { answerError } from './errors.ts';
 
 /**
  * What every request on every listener goes through, in one middleware rather than four: each Koa layer
  * costs a promise and a closure per request, and the site API's budget is a few tens of microseconds.
- * Order as seen by the handler: request id → (handler) → error answer → security headers → access log →
- * the latency histogram.
+ * Order as seen by the handler: request id → (handler) → asset compression → error answer → security
+ * headers → access log → the latency histogram.
  */
 export function frame(
   log: Logger,
@@ -18,6 +19,7 @@ export function frame(
     assignRequestId(ctx);
     try {
       await next();
+      compressAsset(ctx);
     } catch (err) {
       answerError(log, ctx, err);
     }

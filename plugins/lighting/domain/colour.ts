@@ -12,13 +12,24 @@ import {
 import { type Body, invalid } from './check.ts';
 
 /** Every field a command may carry besides `on`/`bri` (a quick test keeps dimming as fast as before). */
-const COLOUR_KEYS = ['ct', 'kelvin', 'xy', 'hex', 'hue', 'sat', 'transition'] as const;
+export const COLOUR_KEYS = ['ct', 'kelvin', 'xy', 'hex', 'hue', 'sat', 'transition'] as const;
 
-/** `body` is any command object; its fields are checked, whatever its static type says. */
+/**
+ * `body` is any command object; its fields are checked, whatever its static type says. Written out field
+ * by field (the same as COLOUR_KEYS): each lookup keeps its own inline cache, several times faster than a
+ * loop over the names on the per-request path.
+ */
 export function hasColourFields(raw: object): boolean {
   const body = raw as Body;
-  for (const k of COLOUR_KEYS) if (body[k] !== undefined) return true;
-  return false;
+  return (
+    body.ct !== undefined ||
+    body.kelvin !== undefined ||
+    body.xy !== undefined ||
+    body.hex !== undefined ||
+    body.hue !== undefined ||
+    body.sat !== undefined ||
+    body.transition !== undefined
+  );
 }
 
 export interface ColourCommand {

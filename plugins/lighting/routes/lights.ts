@@ -4,7 +4,7 @@ import type { LightLevel } from '../../../drivers/lighting/index.ts';
 import { withDeviceFacts } from '../device-facts.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
 import { asObject, str } from '../domain/check.ts';
-import { hasColourFields, parseColour } from '../domain/colour.ts';
+import { type ColourCommand, hasColourFields, parseColour } from '../domain/colour.ts';
 import { parseLevel, sameLevel } from '../domain/level.ts';
 import type { LightStateAnswer } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
@@ -21,19 +21,14 @@ export async function setLightState(
   requested: ({ on: boolean; bri?: number } & object) | 'on',
 ): Promise<LightStateAnswer> {
   const light = d.catalog.light(siteId, id);
-  const lastOn = () => ({ on: true, bri: d.control.entry(id).lastOnBri || 255 });
-  const wanted: LightLevel =
-    requested === 'on'
-      ? lastOn()
-      : requested.bri === undefined
-        ? requested.on
-          ? lastOn()
-          : { on: false, bri: 0 }
-        : { on: requested.on, bri: requested.bri };
-  const extra =
-    requested !== 'on' && hasColourFields(requested)
-      ? parseColour(requested, id, light.capabilities)
-      : undefined;
+  let wanted: LightLevel;
+  let extra: ColourCommand | undefined;
+  if (requested === 'on' || (requested.bri === undefined && requested.on))
+    wanted = { on: true, bri: d.control.entry(id).lastOnBri || 255 };
+  else if (requested.bri === undefined) wanted = { on: false, bri: 0 };
+  else wanted = { on: requested.on, bri: requested.bri };
+  if (requested !== 'on' && hasColourFields(requested))
+    extra = parseColour(requested, id, light.capabilities);
   const { level, handed } = d.control.set(light, wanted, extra);
   await handed;
   return { _id: id, ...level, confirmed: sameLevel(d.control.entry(id).reported, level) };
