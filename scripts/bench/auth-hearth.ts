@@ -32,11 +32,11 @@ const ADMIN_KEY = `bench-admin-${randomUUID()}`;
 export const root = path.resolve(import.meta.dirname, '../..');
 
 /**
- * `BENCH_CPU_PROFILE=dir`: each server writes a V8 CPU profile (`--cpu-prof`) under dir/<name>, and the
+ * `BENCH_CPU_PROF=dir`: each server writes a V8 CPU profile (`--cpu-prof`) under dir/<name>, and the
  * measured issuance run's window is printed in the profile's clock (µs, CLOCK_MONOTONIC, the same clock
- * as process.hrtime) so `scripts/bench/profile-summary.ts` can cut the profile to it.
+ * as process.hrtime) so `scripts/bench/profile-window.ts` can cut the profile to it.
  */
-export const profileDir = process.env.BENCH_CPU_PROFILE;
+export const profileDir = process.env.BENCH_CPU_PROF;
 export const profileFlags = (name: string): string[] =>
   profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, name)}`, '--cpu-prof-interval=200']

@@ -1,7 +1,7 @@
 /**
- * `node --import tsx scripts/bench/profile-summary.ts PROFILE [FROM TO] [N]`: where a V8 CPU profile's time
+ * `node --import tsx scripts/bench/profile-window.ts PROFILE [FROM TO] [N]`: where a V8 CPU profile's time
  * went, by function (self and inclusive) and by file, optionally only between FROM and TO (µs in the
- * profile's clock, as `BENCH_CPU_PROFILE` runs of the benches print them). Percentages are of the busy
+ * profile's clock, as `BENCH_CPU_PROF=dir npm run bench:auth` prints them). Percentages are of the busy
  * time (idle left out), so they read as "share of the server's CPU".
  */
 import { readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ interface Profile {
 }
 
 const [file, from, to, top] = process.argv.slice(2);
-if (!file) throw new Error('usage: profile-summary.ts PROFILE [FROM TO] [N]');
+if (!file) throw new Error('usage: profile-window.ts PROFILE [FROM TO] [N]');
 const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const [lo, hi] = [Number(from ?? 0), Number(to ?? Number.POSITIVE_INFINITY)];
 const n = Number(top ?? 30);
