@@ -6,6 +6,10 @@ import type { Client } from '../state/model.ts';
 import { invalidClient, invalidRequest, oauthError } from './errors.ts';
 import { type Params, param } from './params.ts';
 
+/** Form-urldecoding; most ids and secrets (UUIDs, base64url) have nothing to decode and are used as they are. */
+const formDecode = (v: string): string =>
+  v.includes('%') || v.includes('+') ? decodeURIComponent(v.replace(/\+/g, ' ')) : v;
+
 function basicCredentials(ctx: Context): { id: string; secret: string } | null {
   const header = ctx.get('authorization');
   if (!/^basic /i.test(header)) return null;
@@ -14,10 +18,7 @@ function basicCredentials(ctx: Context): { id: string; secret: string } | null {
   if (colon < 0) throw invalidClient('malformed Basic credentials');
   // RFC 6749 §2.3.1: id and secret are form-urlencoded before base64
   try {
-    return {
-      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
-      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
-    };
+    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw invalidClient('malformed Basic credentials');
   }

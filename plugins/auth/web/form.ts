@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 
 /** Login and consent bodies are small; anything larger is refused before it is buffered (docs/auth.md#behaviour-where-the-spec-is-silent). */
@@ -11,14 +12,29 @@ export class FormError extends Error {}
  */
 export async function readForm(ctx: Context): Promise<URLSearchParams> {
   if (!ctx.is('application/x-www-form-urlencoded')) throw new FormError('expected a form submission');
+  return new URLSearchParams((await readBody(ctx.req)).toString('utf8'));
+}
+
+/**
+ * The whole body, at most LIMIT bytes. A form small enough to come in the packet of its headers is parsed
+ * by the time the handler's first microtask runs (Node's HTTP parser finishes the packet before microtasks
+ * run): it is then taken from the stream's buffer at once, without the async iterator's promise per chunk
+ * and per-request setup (a tenth of the token endpoint's CPU in a profile). Anything else is read as a stream.
+ */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  if (!req.complete) await null;
+  if (req.complete && !req.readableEnded && !req.readableFlowing && req.readableLength <= LIMIT) {
+    // Everything is buffered and the stream has seen its end: read() drains it and 'end' follows.
+    return (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
+  for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > LIMIT) throw new FormError('form too large');
     chunks.push(chunk as Buffer);
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return Buffer.concat(chunks);
 }
 
 /** One form field that must appear exactly once. */
