@@ -29,8 +29,9 @@ beforeAll(async () => {
   mdnsPort = await freeUdpPort();
   t = await startTestHub({
     plugins: ['console', 'lighting', 'hue'],
+    // The pairing window outlasts the axe scan a test runs while it is open, however loaded the machine.
     config: {
-      plugins: { hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
+      plugins: { hue: { pairingTimeoutMs: 60_000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
     },
   });
   browser = await launchBrowser();
