@@ -4,9 +4,9 @@
  * axe-core (about 560 kB) is loaded into each page once, as a script from the page's own origin that the
  * test answers itself (the hub never sees the request): chromium compiles a loaded script in about half the
  * CPU time a DevTools `evaluate` of the same source takes, and `script-src 'self'` (the console's CSP)
- * allows it. A page a service worker controls would send that request through its worker, and a page
- * whose CSP refuses it fails to load it: both get the source through `page.evaluate` (the DevTools
- * protocol, which no CSP restricts), as before.
+ * allows it (a page a service worker controls fetches it through its worker, whose requests the
+ * context's routes answer). A page whose CSP refuses it gets the source through `page.evaluate` (the
+ * DevTools protocol, which no CSP restricts), as before.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,19 +27,21 @@ async function inject(page: Page): Promise<void> {
   }));
   if (state.loaded) return;
   const origin = new URL(page.url()).origin;
-  if (!state.worker && origin.startsWith('http')) {
+  if (origin.startsWith('http')) {
     const url = `${origin}${AXE_PATH}`;
     const answer = (route: Route) =>
       route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: source as string });
-    await page.route(url, answer);
+    // A service worker's own fetches are seen by the context's routes, not the page's.
+    const router = state.worker ? page.context() : page;
+    await router.route(url, answer);
     try {
       await page.addScriptTag({ url });
       return;
     } catch {
-      // Refused by the page's CSP: the DevTools protocol below is not subject to it.
+      // Refused (the page's CSP, or a worker that did not pass it on): the DevTools protocol below is not.
     } finally {
-      // Routing turns chromium's HTTP cache off for the page: only while the script loads.
-      await page.unroute(url, answer);
+      // Routing turns chromium's HTTP cache off: only while the script loads.
+      await router.unroute(url, answer);
     }
   }
   await page.evaluate(source);

@@ -35,7 +35,9 @@ beforeAll(async () => {
     },
   });
   browser = await launchBrowser();
-});
+  // Two emulated bridges (each with its own certificate), a hub and chromium: on a 2-core machine under
+  // load this took longer than the default hook limit.
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await t?.stop();
