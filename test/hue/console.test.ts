@@ -29,12 +29,15 @@ beforeAll(async () => {
   mdnsPort = await freeUdpPort();
   t = await startTestHub({
     plugins: ['console', 'lighting', 'hue'],
+    // The pairing window outlasts the axe scan a test runs while it is open, however loaded the machine.
     config: {
-      plugins: { hue: { pairingTimeoutMs: 10000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
+      plugins: { hue: { pairingTimeoutMs: 60_000, discovery: { address: '127.0.0.1', port: mdnsPort } } },
     },
   });
   browser = await launchBrowser();
-});
+  // Two emulated bridges (each with its own certificate), a hub and chromium: on a 2-core machine under
+  // load this took longer than the default hook limit.
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await t?.stop();

@@ -265,19 +265,21 @@ describe('languages and accessibility', () => {
     await fr.context.close();
   });
 
-  it('has no axe-core violations on any view, at both sizes and in both colour schemes', async () => {
-    for (const viewport of [PHONE, TABLET]) {
-      const { context, page } = await open(viewport);
-      for (const view of ['Home', 'Set up', 'Schedules', 'History']) {
-        await page.getByRole('link', { name: view }).click();
-        await expect.poll(() => page.locator('nav a[aria-current]').innerText()).toBe(view);
-        for (const colorScheme of ['light', 'dark'] as const) {
-          await page.emulateMedia({ colorScheme });
-          expect(await axeViolations(page), `${view} ${viewport.width} ${colorScheme}`).toEqual([]);
-        }
+  // One test per size: eight scans each, so neither runs into the time limit on a loaded machine.
+  it.each([
+    ['phone', PHONE],
+    ['tablet', TABLET],
+  ])('has no axe-core violations on any view at %s size, in both colour schemes', async (_size, viewport) => {
+    const { context, page } = await open(viewport);
+    for (const view of ['Home', 'Set up', 'Schedules', 'History']) {
+      await page.getByRole('link', { name: view }).click();
+      await expect.poll(() => page.locator('nav a[aria-current]').innerText()).toBe(view);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        expect(await axeViolations(page), `${view} ${viewport.width} ${colorScheme}`).toEqual([]);
       }
-      await context.close();
     }
+    await context.close();
   });
 
   it('moves focus to the view a link opens, and names the current one', async () => {
