@@ -44,7 +44,7 @@ export async function spawnBuiltHub(opts: BuiltHubOptions): Promise<BuiltHub> {
   const dist = opts.dist ?? path.join(root, 'dist');
   const child = spawn(
     process.execPath,
-    [...(opts.flags ?? PRODUCTION_FLAGS), path.join(dist, 'core/cli/main.js'), 'start'],
+    [...(opts.flags ?? PRODUCTION_FLAGS), path.join(dist, 'core', 'cli', 'main.js'), 'start'],
     {
       cwd: root,
       env: {
