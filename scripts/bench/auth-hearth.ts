@@ -60,7 +60,7 @@ export async function spawnHearth(dist = 'dist'): Promise<Server> {
   );
   const child = spawn(
     process.execPath,
-    [...HUB_FLAGS, ...profileFlags('hearth'), path.join(dist, 'core/cli/main.js'), 'start'],
+    [...HUB_FLAGS, ...profileFlags('hearth'), path.join(dist, 'core', 'cli', 'main.js'), 'start'],
     {
       cwd: root,
       env: {
