@@ -330,20 +330,26 @@ export class MatterBridge {
   /**
    * The last fabric is gone: matter.js erases the node's state (fabrics, ACLs, sessions; the Matter 1.3
    * §13.4 factory reset) and starts it again, with its endpoints, the same passcode and no window open
-   * (docs/matter.md#when-the-last-controller-leaves). Until it is back, a window waits for it.
+   * (docs/matter.md#when-the-last-controller-leaves). Until it is back and in step with the site again, a
+   * window waits for it.
    */
   #resetting(): void {
     this.#windowEnded();
     this.#o.log.info({ site: this.siteId }, 'Matter bridge has no controller left: resetting it');
-    this.#reset = new Promise<void>((resolve) => {
+    const reset: Promise<void> = new Promise<void>((resolve) => {
       const back = () => {
         this.#node.lifecycle.online.off(back);
-        this.#reset = null;
-        this.#o.log.info({ site: this.siteId }, 'Matter bridge reset: ready to be paired again');
-        resolve();
+        // While matter.js rebuilt the node its aggregator refused new endpoints: a light added or removed in
+        // Hearth meanwhile reaches it now, before a window opens for a controller to read the parts list.
+        void this.sync().then(() => {
+          if (this.#reset === reset) this.#reset = null;
+          this.#o.log.info({ site: this.siteId }, 'Matter bridge reset: ready to be paired again');
+          resolve();
+        });
       };
       this.#node.lifecycle.online.on(back);
     });
+    this.#reset = reset;
   }
 
   /** Opens the commissioning window, or keeps an open one open for another full period. */
