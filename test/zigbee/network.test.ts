@@ -11,7 +11,7 @@ import type { NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { FRAME_COUNTER_MARGIN, type StickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { NCP_IEEE } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import { COORDINATOR_IEEE, startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
-import { type AnySimulator, IEEE, makeDriver, PID, pairAll, STICKS } from './sim-helpers.ts';
+import { type AnySimulator, IEEE, makeDriver, PID, pairAll, STICKS, startConnected } from './sim-helpers.ts';
 
 let sim: AnySimulator | null = null;
 const cleanup: Array<() => Promise<void>> = [];
@@ -28,7 +28,7 @@ async function started(
   sim = await start(opts);
   const d = makeDriver(sim);
   cleanup.push(() => d.driver.stop());
-  await d.driver.start();
+  await startConnected(d);
   return d;
 }
 
@@ -126,7 +126,7 @@ describe('zigbee: commissioning and resuming (Z-Stack only: its NV tables and se
     sim = await startZnpSimulator({ blank: true });
     const a = makeDriver(sim);
     cleanup.push(() => a.driver.stop());
-    await a.driver.start();
+    await startConnected(a);
     await pairAll(sim, a.driver, ['plug', 'dimmableBulb']);
     for (let i = 0; i < 5; i++)
       await a.driver.setState(PID.plug, { on: i % 2 === 0, bri: i % 2 === 0 ? 255 : 0 });
@@ -383,7 +383,7 @@ describe('zigbee: removing devices (Z-Stack: the leave request as MT)', () => {
     sim = await startZnpSimulator();
     const d = makeDriver(sim, undefined, { left: (p) => left.push(p) });
     cleanup.push(() => d.driver.stop());
-    await d.driver.start();
+    await startConnected(d);
     await pairAll(sim, d.driver, ['plug', 'dimmableBulb']);
     await expect(d.driver.removeDevice(IEEE.plug)).resolves.toEqual({ confirmed: true });
     const leave = sim.coordinator.log.find((m) => m.name === 'zdoMgmtLeaveReq');
@@ -407,7 +407,7 @@ describe('zigbee: removing devices (Z-Stack: the leave request as MT)', () => {
     sim = await startZnpSimulator();
     const d = makeDriver(sim, undefined, { left: (p) => left.push(p) });
     cleanup.push(() => d.driver.stop());
-    await d.driver.start();
+    await startConnected(d);
     await pairAll(sim, d.driver, ['plug']);
     sim.coordinator.leave('plug');
     for (let i = 0; i < 1000 && left.length === 0; i++) await new Promise((r) => setTimeout(r, 10));

@@ -16,7 +16,7 @@ import { seedKey } from '../../drivers/zigbee/znp/identity.ts';
 import { FRAME_COUNTER_MARGIN } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import { startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
-import { type AnySimulator, IEEE, makeDriver, PID, STICKS } from './sim-helpers.ts';
+import { type AnySimulator, IEEE, makeDriver, PID, STICKS, startConnected } from './sim-helpers.ts';
 
 /** zigbee2mqtt's coordinator (a CC2652 stick) and its trust-centre seed. */
 const OLD_IEEE = '0x00124b0021b7a1b2';
@@ -119,7 +119,7 @@ async function imported(s: AnySimulator, backup: ReturnType<typeof parseOpenBack
   for (const d of devicesFromDatabase(z2mDatabase(s, ['remote', 'motion']))) await store.putDevice(d);
   const d = makeDriver(s, store);
   cleanup.push(() => d.driver.stop());
-  await d.driver.start();
+  await startConnected(d);
   return d;
 }
 

@@ -84,6 +84,18 @@ export function makeDriver(
   return { driver, sink, store, abort };
 }
 
+/**
+ * Starts the driver and waits until it is connected. `start()` does not throw when the stick does not answer
+ * in time: it reports the link down and tries again (docs/zigbee.md), and on a loaded machine the first
+ * attempt may be one of those. Tests that then talk to the stick wait for the connection, not for `start()`.
+ */
+export async function startConnected(d: { driver: ZigbeeDriver; sink: RecordingSink }): Promise<void> {
+  const from = d.sink.reports.length;
+  await d.driver.start();
+  if (d.driver.connection().connected) return;
+  await d.sink.waitFor((r) => r.kind === 'connection' && r.status.connected, from);
+}
+
 /** Opens joining, lets every simulated device join and waits until each is interviewed. */
 export async function pairAll(
   sim: { coordinator: { join(name: SimDeviceName): boolean } },

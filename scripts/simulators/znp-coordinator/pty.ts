@@ -12,7 +12,10 @@ export interface PtyPair {
   readonly stickPath: string;
   /** The path the simulator opens. */
   readonly simPath: string;
-  stop(): Promise<void>;
+  /** socat's process id. */
+  readonly pid: number | undefined;
+  /** Ends socat: SIGTERM, then SIGKILL if it has not exited within `graceMs` (a stop must never hang). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** `name`: the stick's file name (a /dev/serial/by-id style name for the probe tests). */
@@ -33,9 +36,13 @@ export async function startPtyPair(dir: string, name = 'ttyZNP'): Promise<PtyPai
   return {
     stickPath,
     simPath,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    pid: child.pid,
+    async stop(graceMs = 2000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
