@@ -257,8 +257,11 @@ async function main(): Promise<void> {
     // Ratios move with the peer as much as with Hearth: compare like with like.
     const now = f.ratio ?? f.value;
     const then = previous ? (previous.ratio ?? previous.value) : undefined;
+    // Every ratio is put so that higher is better (Hearth over the peer for throughput, the peer's CPU over
+    // Hearth's for cost), whichever way the figure itself goes.
+    const lowerIsBetter = f.ratio === undefined && f.better === 'lower';
     const worse =
-      then !== undefined && (f.better === 'lower' ? now > then * 1.1 : now < then * 0.9) ? 'WORSE >10 %' : '';
+      then !== undefined && (lowerIsBetter ? now > then * 1.1 : now < then * 0.9) ? 'WORSE >10 %' : '';
     const ok = meets(f);
     return [
       f.name,
