@@ -67,6 +67,12 @@ const ATTEMPTS = 4;
 /** AF_DATA_REQUEST_EXT address mode for a group (the address is the 16-bit group id). */
 const ADDR_MODE_GROUP = 0x01;
 
+/** A confirm that never came: the frame is treated as expired at the MAC layer (retried or reported). */
+const expiredOnTimeout = (err: unknown): number => {
+  if (err instanceof ZnpTimeoutError) return AfStatus.MAC_TRANSACTION_EXPIRED;
+  throw err;
+};
+
 export class StickNotFoundError extends Error {
   constructor(path: string) {
     super(`no Z-Stack coordinator answers on ${path}`);
@@ -349,29 +355,16 @@ export class ZStackAdapter implements RadioAdapter {
     let last = 0;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       const nwk = this.nwkOf(d);
-      this.#transId = (this.#transId + 1) & 0xff;
-      const transId = this.#transId;
-      const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
-      try {
-        await this.znp.call('afDataRequest', {
-          dstAddr: nwk,
-          dstEndpoint: d.endpoint,
-          srcEndpoint: HEARTH_ENDPOINT,
-          clusterId: cluster,
-          transId,
-          options: AF_OPTIONS,
-          radius: RADIUS,
-          data,
-        });
-      } catch (err) {
-        confirm.cancel();
-        throw err;
-      }
-      const c = await confirm.promise.catch((err: unknown) => {
-        if (err instanceof ZnpTimeoutError) return { status: AfStatus.MAC_TRANSACTION_EXPIRED };
-        throw err;
+      const { confirmed } = await this.#afRequest('afDataRequest', {
+        dstAddr: nwk,
+        dstEndpoint: d.endpoint,
+        srcEndpoint: HEARTH_ENDPOINT,
+        clusterId: cluster,
+        options: AF_OPTIONS,
+        radius: RADIUS,
+        data,
       });
-      last = c.status as number;
+      last = await confirmed.catch(expiredOnTimeout);
       if (last === AfStatus.SUCCESS) {
         this.stats.sent++;
         return;
@@ -396,31 +389,18 @@ export class ZStackAdapter implements RadioAdapter {
   async sendGroup(group: number, cluster: number, data: Buffer): Promise<void> {
     let last = 0;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      this.#transId = (this.#transId + 1) & 0xff;
-      const transId = this.#transId;
-      const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
-      try {
-        await this.znp.call('afDataRequestExt', {
-          dstAddrMode: ADDR_MODE_GROUP,
-          dstAddr: `0x${group.toString(16).padStart(16, '0')}`,
-          dstEndpoint: 0xff,
-          dstPanId: 0,
-          srcEndpoint: HEARTH_ENDPOINT,
-          clusterId: cluster,
-          transId,
-          options: 0,
-          radius: RADIUS,
-          data,
-        });
-      } catch (err) {
-        confirm.cancel();
-        throw err;
-      }
-      const c = await confirm.promise.catch((err: unknown) => {
-        if (err instanceof ZnpTimeoutError) return { status: AfStatus.MAC_TRANSACTION_EXPIRED };
-        throw err;
+      const { confirmed } = await this.#afRequest('afDataRequestExt', {
+        dstAddrMode: ADDR_MODE_GROUP,
+        dstAddr: `0x${group.toString(16).padStart(16, '0')}`,
+        dstEndpoint: 0xff,
+        dstPanId: 0,
+        srcEndpoint: HEARTH_ENDPOINT,
+        clusterId: cluster,
+        options: 0,
+        radius: RADIUS,
+        data,
       });
-      last = c.status as number;
+      last = await confirmed.catch(expiredOnTimeout);
       if (last === AfStatus.SUCCESS) {
         this.stats.groupcasts++;
         return;
@@ -453,26 +433,37 @@ export class ZStackAdapter implements RadioAdapter {
    * only says the stick sent it.
    */
   async sendBroadcast(address: number, endpoint: number, cluster: number, data: Buffer): Promise<void> {
+    const { confirmed } = await this.#afRequest('afDataRequest', {
+      dstAddr: address,
+      dstEndpoint: endpoint,
+      srcEndpoint: HEARTH_ENDPOINT,
+      clusterId: cluster,
+      options: 0,
+      radius: RADIUS,
+      data,
+    });
+    const status = await confirmed;
+    if (status !== AfStatus.SUCCESS) throw new DeliveryError(status);
+  }
+
+  /**
+   * One AF data request under a fresh transaction id, its confirm awaited from before the request is sent;
+   * `confirmed` is the confirm's status (a ZnpTimeoutError when none comes within confirmMs).
+   */
+  async #afRequest(
+    command: 'afDataRequest' | 'afDataRequestExt',
+    fields: Fields,
+  ): Promise<{ confirmed: Promise<number> }> {
     this.#transId = (this.#transId + 1) & 0xff;
     const transId = this.#transId;
     const confirm = this.znp.waitFor('afDataConfirm', (f) => f.transId === transId, this.#t.confirmMs);
     try {
-      await this.znp.call('afDataRequest', {
-        dstAddr: address,
-        dstEndpoint: endpoint,
-        srcEndpoint: HEARTH_ENDPOINT,
-        clusterId: cluster,
-        transId,
-        options: 0,
-        radius: RADIUS,
-        data,
-      });
+      await this.znp.call(command, { ...fields, transId });
     } catch (err) {
       confirm.cancel();
       throw err;
     }
-    const c = await confirm.promise;
-    if (c.status !== AfStatus.SUCCESS) throw new DeliveryError(c.status as number);
+    return { confirmed: confirm.promise.then((c) => c.status as number) };
   }
 
   async alive(timeoutMs: number): Promise<void> {
