@@ -2,11 +2,11 @@
  * Hearth for `bench:auth`, as production runs it: the built bundle spawned the way systemd/hearth.service
  * does, on a fresh data dir, with the bench's client made through the admin API.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PRODUCTION_FLAGS, spawnBuiltHub } from '../lib/spawn-hub.ts';
 import { pinServer } from './pin.ts';
 
 export interface Target {
@@ -27,7 +27,7 @@ export interface Server {
 }
 
 /** How systemd runs the hub (systemd/hearth.service): the built bundle, V8's young generation capped. */
-export const HUB_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=128'];
+export const HUB_FLAGS = PRODUCTION_FLAGS;
 const ADMIN_KEY = `bench-admin-${randomUUID()}`;
 export const root = path.resolve(import.meta.dirname, '../..');
 
@@ -58,48 +58,25 @@ export async function spawnHearth(dist = 'dist'): Promise<Server> {
     path.join(dataDir, 'bench-config.json'),
     JSON.stringify({ plugins: { ...off, auth: authConfig } }),
   );
-  const child = spawn(
-    process.execPath,
-    [...HUB_FLAGS, ...profileFlags('hearth'), path.join(dist, 'core', 'cli', 'main.js'), 'start'],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HEARTH_CONFIG: path.join(dataDir, 'bench-config.json'),
-        HEARTH_DATA_DIR: dataDir,
-        HEARTH_HOST: '127.0.0.1',
-        HEARTH_PORT: '0',
-        HEARTH_ADMIN_PORT: '0',
-        HEARTH_MQTT_PORT: '0',
-        HEARTH_ADMIN_KEY: ADMIN_KEY,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let out = '';
-  const banner = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`hearth exited (${code}) before it was ready`)));
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (/^\s+auth\s+http:\S+$/m.test(out) && /^\s+admin\s+http:\S+$/m.test(out)) resolve(out);
-    });
+  const hub = await spawnBuiltHub({
+    dataDir,
+    dist: path.resolve(root, dist),
+    flags: [...HUB_FLAGS, ...profileFlags('hearth')],
+    logLevel: 'info', // the unit's default level
+    adminKey: ADMIN_KEY,
+    env: { HEARTH_CONFIG: path.join(dataDir, 'bench-config.json') },
+    // Both listener lines of the banner, in whichever order they come.
+    until: /^(?=[\s\S]*^\s+auth\s+http:\S+$)(?=[\s\S]*^\s+admin\s+http:\S+$)/m,
   });
-  // Log lines (warnings and up at the default level) go on: keep the pipe drained, show the warnings.
-  child.stdout.removeAllListeners('data');
-  child.stdout.on('data', (c: Buffer) => {
-    if (c.includes('"level":4') || c.includes('"level":5')) process.stderr.write(c);
-  });
-  pinServer(child.pid!);
-  const admin = /^\s+admin\s+(http:\S+)$/m.exec(banner)![1]!;
-  const auth = /^\s+auth\s+(http:\S+)$/m.exec(banner)![1]!;
+  pinServer(hub.child.pid!);
+  const admin = hub.find(/^\s+admin\s+(http:\S+)$/m);
+  const auth = hub.find(/^\s+auth\s+(http:\S+)$/m);
   const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
+    await hub.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    return { target: await setUpHearth(admin, auth), pid: child.pid!, stop };
+    return { target: await setUpHearth(admin, auth), pid: hub.child.pid!, stop };
   } catch (err) {
     await stop();
     throw err;
