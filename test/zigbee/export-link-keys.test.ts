@@ -7,9 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseOpenBackup } from '../../drivers/zigbee/migrate/open-backup.ts';
+import { parseOpenBackup, toOpenBackup } from '../../drivers/zigbee/migrate/open-backup.ts';
 import { Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
-import { seedKey } from '../../drivers/zigbee/znp/identity.ts';
+import { ieeeBytes, seedKey } from '../../drivers/zigbee/znp/identity.ts';
 import { FRAME_COUNTER_MARGIN } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
@@ -119,6 +119,104 @@ async function exportOpen(h: MqttHub): Promise<Json> {
 
 const linkKeyOf = (backup: Json, ieee: string) =>
   (backup.devices as Json[]).find((d) => d.ieee_address === ieee.slice(2))?.link_key;
+
+describe('toOpenBackup with the stick security state', () => {
+  const network = {
+    panId: 0x1a62,
+    extendedPanId: 'dd0123456789abcd',
+    networkKey: 'ab'.repeat(16),
+    channel: 15,
+  };
+  const base = { network, frameCounter: 9, coordinatorIeee: OLD_IEEE, version: 'test' };
+
+  it('gives a device without a key on the stick null, and adds a device only the key table knows with no network address', () => {
+    const out = toOpenBackup({
+      ...base,
+      devices: [
+        { ieee: IEEE.plug, nwk: 0x0003 },
+        { ieee: IEEE.motion, nwk: 0x1a05 },
+      ],
+      stick: {
+        zstack: 'ezsp',
+        frameCounter: 9,
+        linkKeys: [
+          { ieee: IEEE.motion, key: '11'.repeat(16), txCounter: 5, rxCounter: 6 },
+          { ieee: IEEE.contact, key: '22'.repeat(16), txCounter: 7, rxCounter: 8 },
+        ],
+      },
+    }) as Json;
+    expect(out.devices).toEqual([
+      { nwk_address: '0003', ieee_address: IEEE.plug.slice(2), is_child: false, link_key: null },
+      {
+        nwk_address: '1a05',
+        ieee_address: IEEE.motion.slice(2),
+        is_child: false,
+        link_key: { key: '11'.repeat(16), tx_counter: 5, rx_counter: 6 },
+      },
+      {
+        nwk_address: null,
+        ieee_address: IEEE.contact.slice(2),
+        is_child: false,
+        link_key: { key: '22'.repeat(16), tx_counter: 7, rx_counter: 8 },
+      },
+    ]);
+    expect(out.stack_specific).toEqual({});
+  });
+
+  it('decodes Z-Stack 3.x.0 tables: a verified TCLK entry is the seed rotated by its shift, an APS table entry its own key; an unverified or empty entry is no key', () => {
+    const tclk = (ieee: string, attr: number, shift: number, tx: number, rx: number) => {
+      const e = Buffer.alloc(20);
+      e.writeUInt32LE(tx, 0);
+      e.writeUInt32LE(rx, 4);
+      ieeeBytes(ieee).copy(e, 8);
+      e[16] = attr;
+      e[18] = shift;
+      return e.toString('hex');
+    };
+    const ame = Buffer.alloc(12);
+    ame[0] = 0x02;
+    ieeeBytes(IEEE.motion).copy(ame, 4);
+    const data = Buffer.concat([Buffer.alloc(16, 0x5a), Buffer.alloc(8)]);
+    data.writeUInt32LE(300, 16);
+    data.writeUInt32LE(400, 20);
+    const links = Buffer.alloc(2 + 6 * 4);
+    links.writeUInt16LE(1, 0);
+    links.writeUInt16LE(0, 2);
+    links.writeUInt16LE(0, 4);
+    const out = toOpenBackup({
+      ...base,
+      devices: [
+        { ieee: IEEE.remote, nwk: 1 },
+        { ieee: IEEE.motion, nwk: 2 },
+        { ieee: IEEE.plug, nwk: 3 },
+      ],
+      stick: {
+        zstack: '3.x.0',
+        frameCounter: 9,
+        keySequence: 4,
+        tclkSeed: SEED.toString('hex'),
+        tclkTable: [
+          tclk(IEEE.remote, 0x02, 7, 100, 200),
+          tclk(IEEE.plug, 0x01, 3, 1, 1),
+          Buffer.alloc(20).toString('hex'),
+        ],
+        addressManager: [ame.toString('hex')],
+        apsKeyData: [data.toString('hex')],
+        apsLinkKeyTable: links.toString('hex'),
+      },
+    }) as Json;
+    expect(linkKeyOf(out, IEEE.remote)).toEqual({
+      key: seedKey(SEED, IEEE.remote, 7).toString('hex'),
+      tx_counter: 100,
+      rx_counter: 200,
+    });
+    expect(linkKeyOf(out, IEEE.motion)).toEqual({ key: '5a'.repeat(16), tx_counter: 300, rx_counter: 400 });
+    expect(linkKeyOf(out, IEEE.plug)).toBeNull();
+    expect(out.devices).toHaveLength(3);
+    expect(out.network_key).toMatchObject({ sequence_number: 4, frame_counter: 9 });
+    expect(out.stack_specific).toEqual({ zstack: { tclk_seed: SEED.toString('hex') } });
+  });
+});
 
 describe.each(SUBJECTS)('the open backup export from a simulated $kind stick', (stick) => {
   it('after a zigbee2mqtt backup with link keys is imported through POST /admin/zigbee/import, GET /admin/zigbee/backup/open gives each device its link key with counters at or above the imported ones', async () => {
