@@ -215,6 +215,7 @@ export function mountRoutes(router: HearthRouter, deps: RouteDeps): void {
       coordinatorIeee: deps.coordinatorIeee() || '0x0000000000000000',
       devices: b.devices,
       version: '0.1.0',
+      stick,
     });
   });
 

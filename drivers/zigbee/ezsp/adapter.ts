@@ -27,6 +27,7 @@ import { Reader, Writer } from './codec.ts';
 import { Ezsp, EzspStatusError, stackVersionString } from './ezsp.ts';
 import { FrameId } from './frame.ts';
 import { writeCustomEui64, writeLinkKeys } from './identity.ts';
+import { readHashedTclk, readLinkKeys, readNetworkFrameCounter } from './link-keys.ts';
 import {
   APS_OPTION_ENABLE_ROUTE_DISCOVERY,
   APS_OPTION_RETRY,
@@ -426,10 +427,20 @@ export class EzspAdapter implements RadioAdapter {
     }
   }
 
-  /** The stick's security state for a backup: the frame counter (the keys are Hearth's own). */
+  /**
+   * The stick's security state for a backup: the frame counter, the key table's device keys with their
+   * counters and, with hashed link keys, the trust-centre link key (docs/zigbee.md#exporting-the-devices-link-keys).
+   */
   async readSecurity(_extendedPanId: string): Promise<StickSecurity | null> {
-    const fc = await this.#frameCounter();
-    return fc === undefined ? null : { zstack: 'ezsp', frameCounter: fc };
+    const fc = this.#v >= 13 ? await this.#frameCounter() : await readNetworkFrameCounter(this.ezsp);
+    if (fc === undefined) return null;
+    const sec: StickSecurity = { zstack: 'ezsp', frameCounter: fc };
+    const keys = await readLinkKeys(this.ezsp);
+    if (keys.length) sec.linkKeys = keys;
+    // Optional for the export (zigpy's extra); a stick that will not say still gives its device keys.
+    const tclk = await readHashedTclk(this.ezsp).catch(() => null);
+    if (tclk) sec.hashedTclk = tclk;
+    return sec;
   }
 
   async permitJoin(seconds: number): Promise<void> {

@@ -101,6 +101,7 @@ export const FrameId = {
   sendMulticast: 0x0038,
   messageSentHandler: 0x003f,
   incomingMessageHandler: 0x0045,
+  getConfigurationValue: 0x0052,
   setConfigurationValue: 0x0053,
   setPolicy: 0x0055,
   incomingRouteRecordHandler: 0x0059,
@@ -108,6 +109,8 @@ export const FrameId = {
   addOrUpdateKeyTableEntry: 0x0066,
   setInitialSecurityState: 0x0068,
   getCurrentSecurityState: 0x0069,
+  getKey: 0x006a,
+  getKeyTableEntry: 0x0071,
   setValue: 0x00ab,
   getValue: 0x00aa,
   addTransientLinkKey: 0x00af,
@@ -116,6 +119,8 @@ export const FrameId = {
   getNetworkKeyInfo: 0x0116,
   importTransientKey: 0x0111,
   importLinkKey: 0x010e,
+  exportLinkKeyByIndex: 0x010f,
+  exportKey: 0x0114,
 } as const;
 export type FrameName = keyof typeof FrameId;
 export const frameName = (id: number): FrameName | undefined =>

@@ -3,6 +3,8 @@
  * as `coordinator_backup.json` and ZHA/zigpy exports (docs/zigbee.md#moving-from-zigbee2mqtt-or-zha):
  * every byte string hex, most significant byte first (PAN id `1a62`, IEEE `00124b0009d69f77`).
  */
+
+import { zstackLinkKeys } from '../znp/link-keys.ts';
 import { isValidNetwork, type NetworkParams } from '../znp/network.ts';
 import type { DeviceLinkKey, StickSecurity } from '../znp/nv-backup.ts';
 
@@ -120,15 +122,47 @@ export function parseOpenBackup(raw: unknown): OpenBackup {
   };
 }
 
-/** Hearth's network as an open coordinator backup (to move it to zigbee2mqtt, ZHA, or another Hearth). */
+/**
+ * The devices' link keys a stick's security state holds, counters as the stick reported them: the key
+ * table an EmberZNet stick answered, or the NV tables of a Z-Stack 3.x.0 stick decoded.
+ */
+export function stickLinkKeys(sec: StickSecurity | null | undefined): DeviceLinkKey[] {
+  if (!sec) return [];
+  return sec.linkKeys ?? zstackLinkKeys(sec);
+}
+
+/** What of the stick's own state zigpy and zigbee2mqtt keep beside the network (`stack_specific`). */
+function stackSpecific(sec: StickSecurity | null | undefined): Record<string, unknown> {
+  if (sec?.zstack === '3.x.0' && sec.tclkSeed) return { zstack: { tclk_seed: sec.tclkSeed } };
+  if (sec?.zstack === 'ezsp' && sec.hashedTclk) return { ezsp: { hashed_tclk: sec.hashedTclk } };
+  return {};
+}
+
+/**
+ * Hearth's network as an open coordinator backup (to move it to zigbee2mqtt, ZHA, or another Hearth).
+ * `stick` is the stick's security state read now: each device gets its link key with the counters as
+ * read (the importer adds its own margin), null when the stick holds none for it; a key the stick holds
+ * for a device Hearth does not know adds that device, its network address unknown.
+ */
 export function toOpenBackup(a: {
   network: NetworkParams;
   frameCounter: number;
   coordinatorIeee: string;
   devices: Array<{ ieee: string; nwk: number }>;
   version: string;
+  stick?: StickSecurity | null | undefined;
 }): Record<string, unknown> {
   const h2 = (n: number) => n.toString(16).padStart(4, '0');
+  const keys = new Map(stickLinkKeys(a.stick).map((k) => [k.ieee, k]));
+  const linkKey = (ieee: string) => {
+    const k = keys.get(ieee);
+    return k ? { key: k.key, tx_counter: k.txCounter, rx_counter: k.rxCounter } : null;
+  };
+  const known = new Set(a.devices.map((d) => d.ieee));
+  const devices = [
+    ...a.devices.map((d) => ({ ieee: d.ieee, nwk: h2(d.nwk) as string | null })),
+    ...[...keys.keys()].filter((ieee) => !known.has(ieee)).map((ieee) => ({ ieee, nwk: null })),
+  ];
   return {
     metadata: {
       format: 'zigpy/open-coordinator-backup',
@@ -136,7 +170,7 @@ export function toOpenBackup(a: {
       source: `hearth@${a.version}`,
       internal: { date: new Date().toISOString() },
     },
-    stack_specific: {},
+    stack_specific: stackSpecific(a.stick),
     coordinator_ieee: a.coordinatorIeee.replace(/^0x/, ''),
     pan_id: h2(a.network.panId),
     extended_pan_id: a.network.extendedPanId,
@@ -144,12 +178,16 @@ export function toOpenBackup(a: {
     security_level: 5,
     channel: a.network.channel,
     channel_mask: [a.network.channel],
-    network_key: { key: a.network.networkKey, sequence_number: 0, frame_counter: a.frameCounter },
-    devices: a.devices.map((d) => ({
-      nwk_address: h2(d.nwk),
+    network_key: {
+      key: a.network.networkKey,
+      sequence_number: a.stick?.keySequence ?? 0,
+      frame_counter: a.frameCounter,
+    },
+    devices: devices.map((d) => ({
+      nwk_address: d.nwk,
       ieee_address: d.ieee.replace(/^0x/, ''),
       is_child: false,
-      link_key: null,
+      link_key: linkKey(d.ieee),
     })),
   };
 }

@@ -59,6 +59,8 @@ export interface StickSecurity {
   coordinatorIeee?: string;
   /** Devices' unique trust-centre link keys with their APS frame counters (an open coordinator backup's). */
   linkKeys?: DeviceLinkKey[];
+  /** EmberZNet with hashed link keys: the trust-centre link key devices' keys derive from (hex). */
+  hashedTclk?: string;
 }
 
 /** One device's unique APS link key shared with the trust centre. */
@@ -249,6 +251,7 @@ export function isStickSecurity(x: unknown): x is StickSecurity {
     (s.keySequence === undefined ||
       (Number.isInteger(s.keySequence) && s.keySequence >= 0 && s.keySequence <= 255)) &&
     hex(s.tclkSeed, /^[0-9a-f]{32}$/) &&
+    hex(s.hashedTclk, /^[0-9a-f]{32}$/) &&
     hex(s.apsLinkKeyTable, /^([0-9a-f]{2}){1,248}$/) &&
     hexes(s.tclkTable, MAX_ENTRIES) &&
     hexes(s.apsKeyData, MAX_ENTRIES) &&

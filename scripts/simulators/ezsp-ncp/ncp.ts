@@ -37,6 +37,7 @@ import { ZDO_PROFILE, ZdoCluster, zdoAnswer, zdoRequest, zdoResponse } from '../
 import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
 import type { HeldKey, Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
 import { apsAccepts, simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
+import { answerKeyRead, type KeyState } from './key-reads.ts';
 
 export const NCP_IEEE = '0x00158d0099aabbcc';
 /** EmberStatus ERR_FLASH_WRITE_INHIBITED: the flash to be programmed is programmed already. */
@@ -65,6 +66,9 @@ interface Tokens {
   channel: number;
   networkKey: string;
   frameCounter: number;
+  /** The trust-centre link key and security bitmask of setInitialSecurityState when it formed. */
+  tcLinkKey: string;
+  securityBitmask: number;
 }
 
 function portTransport(port: SerialPort): Transport {
@@ -107,6 +111,8 @@ export class SimNcp {
   readonly keyTable = new Map<string, HeldKey>();
   /** The outgoing APS frame counter (`setValue` APS_FRAME_COUNTER). */
   apsFrameCounter = 0;
+  /** Configuration values the host set (`setConfigurationValue`); RAM, gone at a reset. */
+  readonly config = new Map<number, number>();
   /**
    * The custom EUI64 manufacturing token, least significant byte first: all 0xFF while blank, and like
    * real silicon written once (flash bits only go from 1 to 0 until the page is erased).
@@ -121,6 +127,7 @@ export class SimNcp {
   #version = 4;
   #pendingFrameCounter: number | null = null;
   #pendingKey: Buffer | null = null;
+  #pendingSecurity: { tcLinkKey: string; securityBitmask: number } | null = null;
   #port: SerialPort | null = null;
   #ash: AshSession | null = null;
   #callbackSeq = 0;
@@ -141,6 +148,8 @@ export class SimNcp {
         channel: 11,
         networkKey: '01'.repeat(16),
         frameCounter: 0,
+        tcLinkKey: Buffer.from('ZigBeeAlliance09').toString('hex'),
+        securityBitmask: 0,
       };
   }
 
@@ -217,6 +226,7 @@ export class SimNcp {
     this.#boot();
     this.networkUp = false;
     this.endpoints.clear();
+    this.config.clear();
     this.#version = 4;
   }
 
@@ -252,6 +262,8 @@ export class SimNcp {
     const v = this.#version;
     const ok = (extra: Buffer = Buffer.alloc(0)) =>
       name && this.#respond(f.seq, name, Buffer.concat([this.#status(EmberStatus.SUCCESS), extra]));
+    const keyRead = name && answerKeyRead(name, r, v, this.#keyState());
+    if (name && keyRead) return this.#respond(f.seq, name, keyRead);
     switch (name) {
       case 'version': {
         r.u8();
@@ -269,6 +281,8 @@ export class SimNcp {
       case 'nop':
         return this.#respond(f.seq, 'nop', Buffer.alloc(0));
       case 'setConfigurationValue':
+        this.config.set(r.u8(), r.u16());
+        return ok();
       case 'setPolicy':
       case 'setConcentrator':
         return ok();
@@ -318,9 +332,15 @@ export class SimNcp {
           this.apsFrameCounter = value.readUInt32LE(0);
         return ok();
       }
-      case 'setInitialSecurityState':
-        this.#pendingKey = readInitialSecurity(r).networkKey;
+      case 'setInitialSecurityState': {
+        const init = readInitialSecurity(r);
+        this.#pendingKey = init.networkKey;
+        this.#pendingSecurity = {
+          tcLinkKey: init.preconfiguredKey.toString('hex'),
+          securityBitmask: init.bitmask,
+        };
         return ok();
+      }
       case 'formNetwork': {
         const p = readNetworkParameters(r);
         if (this.tokens || !this.#pendingKey)
@@ -331,6 +351,8 @@ export class SimNcp {
           channel: p.radioChannel,
           networkKey: this.#pendingKey.toString('hex'),
           frameCounter: this.#pendingFrameCounter ?? 0,
+          tcLinkKey: this.#pendingSecurity?.tcLinkKey ?? '00'.repeat(16),
+          securityBitmask: this.#pendingSecurity?.securityBitmask ?? 0,
         };
         this.#pendingFrameCounter = null;
         ok();
@@ -412,6 +434,17 @@ export class SimNcp {
         // An unknown command: EZSP answers invalidCommand (frame 0x0058) with EzspStatus ERROR_INVALID_FRAME_ID.
         void this.#ash?.send(encodeResponse(f.seq, 0x0058, Buffer.of(0x31))).catch(() => {});
     }
+  }
+
+  /** What the key reads answer from (docs/zigbee.md#exporting-the-devices-link-keys). */
+  #keyState(): KeyState {
+    return {
+      keyTable: this.keyTable,
+      apsFrameCounter: this.apsFrameCounter,
+      config: this.config,
+      network: this.tokens,
+      eui64: this.#eui,
+    };
   }
 
   #byNwk(nwk: number): SimDevice | undefined {
