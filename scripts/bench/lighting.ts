@@ -19,7 +19,7 @@ import { pinLoadGenerator, pinningNote, pinServer } from './pin.ts';
 import { cpuMicros } from './proc-cpu.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
-const ROUNDS_HTTP = 3;
+const ROUNDS_HTTP = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 
 const pct = (sorted: number[], p: number) =>
@@ -305,6 +305,7 @@ async function subscribers(url: string, count: number): Promise<void> {
 if (process.argv[2]?.startsWith('serve-')) await serve(process.argv[2]);
 else if (process.argv[2] === 'subscribers') await subscribers(process.argv[3]!, Number(process.argv[4]));
 else {
+  // BENCH_LIGHTING_HTTP_ONLY=1: the PUT /light/state comparison alone (for profiling and repeated rounds).
   await httpThroughput();
-  await fanoutAndSensors();
+  if (process.env.BENCH_LIGHTING_HTTP_ONLY !== '1') await fanoutAndSensors();
 }
