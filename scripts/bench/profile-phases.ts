@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/bench/profile-phases.ts PROFILE [--skip-s S] [--until-s S] [--cpu-per-req µs]`:
+ * `node --import tsx scripts/bench/profile-phases.ts PROFILE [--skip-s S] [--until-s S] [--cpu-per-req µs | --requests N]`:
  * a V8 CPU profile's busy time (self time, idle left out) by request phase, for the lighting bench's
  * servers (`BENCH_CPU_PROF=<dir> npm run bench:lighting`). Each sample goes to a phase by the file it ran
  * in; with `--cpu-per-req` (the bench's /proc figure) each share is also shown in µs per request.
@@ -26,6 +26,8 @@ const opt = (name: string) => {
 let skipUs = (opt('skip-s') ?? 0) * 1e6;
 const untilUs = (opt('until-s') ?? Number.POSITIVE_INFINITY) * 1e6;
 const perReq = opt('cpu-per-req');
+/** The requests the server answered in the profile (the bench prints them): µs of profiled time per request. */
+const requests = opt('requests');
 
 /** Phases in table order; the first whose test matches the sample's file (or function) wins. */
 const PHASES: Array<[string, (url: string, fn: string) => boolean]> = [
@@ -112,6 +114,10 @@ console.log(
 );
 PHASES.forEach(([name], i) => {
   const share = (us[i] ?? 0) / busy;
-  const scaled = perReq ? `  ${(share * perReq).toFixed(1).padStart(6)} µs` : '';
+  const scaled = perReq
+    ? `  ${(share * perReq).toFixed(1).padStart(6)} µs`
+    : requests
+      ? `  ${((us[i] ?? 0) / requests).toFixed(1).padStart(6)} µs/req`
+      : '';
   console.log(`${(100 * share).toFixed(1).padStart(5)} %${scaled}  ${name}`);
 });

@@ -19,7 +19,7 @@ beforeAll(async () => {
     testid: 'd1',
   });
   lightId = created.body._id;
-}, 60_000);
+}, 120_000);
 afterAll(() => h.t.stop());
 
 /** One PUT with the body sent whole (Content-Length) or chunked (no length: the Koa route's only). */
