@@ -22,7 +22,15 @@ export {
   routeParam,
 } from './http/route-context.ts';
 
-export type { HearthMiddleware, HearthRouter, HttpApi, ListenerInfo, RouterOptions } from './http/types.ts';
+export type {
+  DirectRequest,
+  DirectRoute,
+  HearthMiddleware,
+  HearthRouter,
+  HttpApi,
+  ListenerInfo,
+  RouterOptions,
+} from './http/types.ts';
 export type { Collect, Counter, Histogram, Labels, MetricsApi } from './metrics/types.ts';
 export { brokerUrlForLog, connectMqtt, type MqttClientSettings } from './mqtt/client.ts';
 export { assertTopicFilter, assertTopicName, filterCovers, topicMatches } from './mqtt/topics.ts';

@@ -18,6 +18,8 @@ export async function serveDirect(
   route: DirectRoute,
   req: IncomingMessage,
   res: ServerResponse,
+  path: string,
+  params: Readonly<Record<string, string>>,
   query: string,
   env: { log: Logger; availability: Availability; observe: ObserveRequest | undefined },
 ): Promise<void> {
@@ -28,7 +30,7 @@ export async function serveDirect(
   let body: unknown;
   env.availability.enter();
   try {
-    body = await route.handle({ req, res, path: route.path, querystring: query });
+    body = await route.handle({ req, res, path, params, querystring: query });
   } catch (err) {
     const answer = errorAnswer(env.log, reqId, err, route.errorBody);
     status = answer.status;

@@ -33,6 +33,29 @@ export interface RouteInfo {
 const under = (path: string, prefix: string): boolean =>
   path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 
+/** A direct route with one `:name` segment: the path is `head`, the value, then `tail`. */
+interface ParamDirect {
+  owner: string;
+  route: DirectRoute;
+  key: string;
+  head: string;
+  name: string;
+  tail: string;
+}
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The parameter's value when `path` is the route's, else null. A value that is empty, spans segments or
+ * carries a `%` is not taken: Koa's router decodes it, so Koa answers it.
+ */
+function paramOf(d: ParamDirect, method: string | undefined, path: string): string | null {
+  if (method !== d.route.method || path.length <= d.head.length + d.tail.length) return null;
+  if (!path.startsWith(d.head) || !path.endsWith(d.tail)) return null;
+  const value = path.slice(d.head.length, path.length - d.tail.length);
+  return value.includes('/') || value.includes('%') ? null : value;
+}
+
 /** A loop rather than `some`: this runs for every mount on every request, and a closure each time adds up. */
 function serves(m: Mount, path: string): boolean {
   if (m.paths === null) return true;
@@ -63,6 +86,8 @@ export class Listener {
       observe?: ObserveRequest;
       /** The hub's phase (shared by every listener); a new one says `ready` (a listener on its own). */
       availability?: Availability;
+      /** Config `http.bodyLimit` in bytes, for direct routes that read a body (default 1 MiB). */
+      bodyLimit?: number;
     } = {},
   ) {
     const { guard, tls } = opts;
@@ -112,13 +137,24 @@ export class Listener {
     this.scheme = tls ? 'https' : 'http';
     const koa = app.callback();
     const env = { log, availability: this.availability, observe: opts.observe };
-    // Direct routes first (one map lookup), only when the hub is ready; everything else is Koa's.
+    const bodyLimit = opts.bodyLimit ?? 1024 * 1024;
+    // Direct routes first (a map lookup, then the few with a parameter), only when the hub is ready;
+    // everything else is Koa's.
     const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
-      if (this.direct.size > 0 && this.availability.phase === 'ready') {
+      if ((this.direct.size > 0 || this.directParams.length > 0) && this.availability.phase === 'ready') {
         const url = req.url ?? '';
         const q = url.indexOf('?');
-        const route = this.direct.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
-        if (route) return void serveDirect(route.route, req, res, q < 0 ? '' : url.slice(q + 1), env);
+        const path = q < 0 ? url : url.slice(0, q);
+        const query = q < 0 ? '' : url.slice(q + 1);
+        const exact = this.direct.get(`${req.method} ${path}`);
+        if (exact && (!exact.route.accepts || exact.route.accepts(req, bodyLimit)))
+          return void serveDirect(exact.route, req, res, path, NO_PARAMS, query, env);
+        for (const d of this.directParams) {
+          const value = paramOf(d, req.method, path);
+          if (value !== null && (!d.route.accepts || d.route.accepts(req, bodyLimit))) {
+            return void serveDirect(d.route, req, res, path, { [d.name]: value }, query, env);
+          }
+        }
       }
       return koa(req, res);
     };
@@ -156,6 +192,8 @@ export class Listener {
 
   /** Direct routes by `METHOD /path` (see DirectRoute). */
   private readonly direct = new Map<string, { owner: string; route: DirectRoute }>();
+  /** Direct routes with a `:name` segment, tried in order after the exact ones. */
+  private readonly directParams: ParamDirect[] = [];
 
   /**
    * Adds a direct route. Refused on a guarded listener (the guard is Koa middleware it would skip) and for
@@ -165,12 +203,19 @@ export class Listener {
   addDirect(owner: string, route: DirectRoute): void {
     const key = `${route.method} ${route.path}`;
     if (this.guarded) throw new Error(`listener "${this.name}" is guarded: no direct routes`);
-    if (this.direct.has(key)) throw new Error(`direct route ${key} exists`);
+    if (this.direct.has(key) || this.directParams.some((d) => d.key === key))
+      throw new Error(`direct route ${key} exists`);
     const earlier = this.mounts.find(
       (m) => m.owner !== owner && m.router.match(route.path, route.method).route,
     );
     if (earlier) throw new Error(`${key} is routed to ${earlier.owner} already`);
-    this.direct.set(key, { owner, route });
+    const param = /^([^:]*\/):([A-Za-z_][A-Za-z0-9_]*)((?:\/[^:]*)?)$/.exec(route.path);
+    if (param) {
+      const [, head = '', name = '', tail = ''] = param;
+      this.directParams.push({ owner, route, key, head, name, tail });
+    } else if (route.path.includes(':')) {
+      throw new Error(`direct route ${key}: at most one :name segment`);
+    } else this.direct.set(key, { owner, route });
   }
 
   /** Every route mounted here (method, path as @koa/router matches it, owner), for tools that probe them all. */
@@ -184,6 +229,8 @@ export class Listener {
 
   unmount(owner: string): void {
     for (const [key, d] of this.direct) if (d.owner === owner) this.direct.delete(key);
+    for (let i = this.directParams.length - 1; i >= 0; i--)
+      if (this.directParams[i]?.owner === owner) this.directParams.splice(i, 1);
     for (let i = this.mounts.length - 1; i >= 0; i--)
       if (this.mounts[i]?.owner === owner) this.mounts.splice(i, 1);
   }

@@ -37,6 +37,14 @@ function observeRequest(latency: Histogram, listener: string): ObserveRequest {
   };
 }
 
+/** Config `http.bodyLimit` (`512kb`, `1mb`, schema `^[0-9]+(b|kb|mb)$`) in bytes, 1024 to a kb as koa-body counts. */
+export function limitBytes(limit: string): number {
+  const m = /^([0-9]+)(b|kb|mb)$/i.exec(limit.trim());
+  if (!m) return 1024 * 1024;
+  const unit = m[2]?.toLowerCase();
+  return Number(m[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+}
+
 /** All HTTP listeners of the hub, and each plugin's view of them. */
 export class HttpService {
   private readonly listeners = new Map<string, Listener>();
@@ -69,6 +77,7 @@ export class HttpService {
       guard,
       tls: this.tls,
       availability: this.availability,
+      bodyLimit: limitBytes(this.defaults.bodyLimit),
       ...(this.defaults.scrub ? { scrub: this.defaults.scrub } : {}),
       ...(this.latency ? { observe: observeRequest(this.latency, name) } : {}),
     });

@@ -31,8 +31,10 @@ export interface DirectRequest {
   req: IncomingMessage;
   /** For response headers (`setHeader`) and to see the client go; the listener writes the answer. */
   res: ServerResponse;
-  /** The route's path (the request's, without the query). */
+  /** The request's path, without the query. */
   path: string;
+  /** The value of the route's one `:name` segment, by name (as sent: a value with `%` goes to Koa). */
+  params: Readonly<Record<string, string>>;
   /** The query without its `?` ('' when none). */
   querystring: string;
 }
@@ -46,9 +48,18 @@ export interface DirectRequest {
  */
 export interface DirectRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /**
+   * An exact path, or one with a single `:name` segment (`/api/site/:key/light/state`) matching one
+   * non-empty segment without `%` (an encoded value is decoded by Koa's router, so it goes there).
+   */
   path: string;
   /** The JSON body of a 200 answer; throw an HttpError for anything else, as in a route. */
   handle(request: DirectRequest): Promise<unknown>;
+  /**
+   * Whether to answer this request here, from its headers (before any body byte is read); false leaves
+   * it to Koa (e.g. a body the route does not parse itself). `bodyLimit`: config `http.bodyLimit` in bytes.
+   */
+  accepts?(req: IncomingMessage, bodyLimit: number): boolean;
   errorBody?: RouterOptions['errorBody'];
 }
 

@@ -22,7 +22,7 @@ import { mountAdmin } from './routes/admin.ts';
 import { mountAdminDrivers } from './routes/admin-drivers.ts';
 import type { SiteDeps } from './routes/context.ts';
 import { mountGroups } from './routes/groups.ts';
-import { mountLightDesigned, mountLightDocumented } from './routes/lights.ts';
+import { lightStateDirect, mountLightDesigned, mountLightDocumented } from './routes/lights.ts';
 import { mountSceneDesigned, mountSceneDocumented } from './routes/scenes.ts';
 import { mountSensors } from './routes/sensors.ts';
 import { mountSite, siteData } from './routes/site.ts';
@@ -183,6 +183,9 @@ export default definePlugin<LightingConfig, LightingExports>({
     mountLightDocumented(short, deps);
     mountSceneDocumented(short, deps);
     mountWebPage(short, access, sites, files);
+    // The busiest request skips the Koa stack (same answers; the Koa routes above serve every other form).
+    ctx.http.direct('main', lightStateDirect('/api/site', deps, errorBody));
+    ctx.http.direct('main', lightStateDirect('/site', deps, errorBody));
     mountWebAssets(ctx.http.router('main', { paths: ['/lighting/ui'], errorBody }), files);
     mountStartPage(ctx.http.router('main', { paths: ['/'] }));
     const tokenSockets = new TokenSockets();

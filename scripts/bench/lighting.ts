@@ -19,12 +19,15 @@ import { pinLoadGenerator, pinningNote, pinServer } from './pin.ts';
 import { cpuMicros } from './proc-cpu.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
-const ROUNDS_HTTP = 3;
+const ROUNDS_HTTP = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const ms = (n: number) => `${n.toFixed(3)} ms`;
+
+/** Requests each server answered, warm-up included (to read a CPU profile of it per request). */
+const served = new Map<string, number>();
 
 /** One autocannon run; with the server's pid, also the server's CPU per request and how busy it was. */
 async function cannon(url: string, bodies: string[], duration: number, pid?: number) {
@@ -40,6 +43,7 @@ async function cannon(url: string, bodies: string[], duration: number, pid?: num
     })),
   });
   const cpu = cpuMicros(pid) - cpuBefore;
+  served.set(url, (served.get(url) ?? 0) + result.requests.total);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -197,6 +201,9 @@ async function httpThroughput(): Promise<void> {
   // When the bare server is not saturated, the load generator capped it and the req/s ratio flatters Hearth;
   // the CPU each server spends per request is the figure that does not depend on the load generator.
   console.log(`  server CPU per request, bare/hearth: ${(bare.cpuPerReq / hearth.cpuPerReq).toFixed(2)}`);
+  console.log(
+    `  requests answered, warm-up included (for profile-phases.ts --requests): hearth ${served.get(hearthSrv.url)}; bare koa ${served.get(koaSrv.url)}`,
+  );
 }
 
 async function fanoutAndSensors(): Promise<void> {
@@ -305,6 +312,7 @@ async function subscribers(url: string, count: number): Promise<void> {
 if (process.argv[2]?.startsWith('serve-')) await serve(process.argv[2]);
 else if (process.argv[2] === 'subscribers') await subscribers(process.argv[3]!, Number(process.argv[4]));
 else {
+  // BENCH_LIGHTING_HTTP_ONLY=1: the PUT /light/state comparison alone (for profiling and repeated rounds).
   await httpThroughput();
-  await fanoutAndSensors();
+  if (process.env.BENCH_LIGHTING_HTTP_ONLY !== '1') await fanoutAndSensors();
 }

@@ -91,4 +91,38 @@ describe('a direct route', () => {
     const guarded = new Listener('g', log, { guard: async (_ctx, next) => next() });
     expect(() => guarded.addDirect('p', { ...y, path: '/z' })).toThrow(/guarded/);
   });
+
+  it('with a :name segment, answers one plain segment; encoded, empty or nested values and declined requests go to Koa', async () => {
+    listener = new Listener('t', log);
+    const router = createRouter({}, '1mb');
+    router.put('/site/:key/state', (ctx) => {
+      ctx.body = { via: 'koa', key: ctx.params.key };
+    });
+    listener.mount('p', router);
+    const seen: number[] = [];
+    listener.addDirect('p', {
+      method: 'PUT',
+      path: '/site/:key/state',
+      accepts: (req, bodyLimit) => {
+        seen.push(bodyLimit);
+        return req.headers['x-decline'] === undefined;
+      },
+      handle: async ({ params, path }) => ({ via: 'direct', key: params.key, path }),
+    });
+    expect(() =>
+      listener?.addDirect('p', { method: 'PUT', path: '/a/:b/:c', handle: async () => ({}) }),
+    ).toThrow(/one :name/);
+    const { url } = await listener.listen(0, '127.0.0.1');
+    const put = async (path: string, headers: Record<string, string> = {}) =>
+      (await fetch(`${url}${path}`, { method: 'PUT', headers })).json();
+    expect(await put('/site/k1/state?x=1')).toEqual({ via: 'direct', key: 'k1', path: '/site/k1/state' });
+    expect(seen).toEqual([1024 * 1024]);
+    expect(await put('/site/k%31/state')).toEqual({ via: 'koa', key: 'k1' });
+    expect(await put('/site/k1/state', { 'x-decline': '1' })).toEqual({ via: 'koa', key: 'k1' });
+    expect((await fetch(`${url}/site//state`, { method: 'PUT' })).status).toBe(404);
+    expect((await fetch(`${url}/site/a/b/state`, { method: 'PUT' })).status).toBe(404);
+    expect(await put('/site/k1/state/')).toEqual({ via: 'koa', key: 'k1' });
+    listener.unmount('p');
+    expect((await fetch(`${url}/site/k1/state`, { method: 'PUT' })).status).toBe(404);
+  });
 });

@@ -1,5 +1,5 @@
 /** Lights: the two documented calls (spec §Endpoints) and create/modify/delete (docs/lighting.md#the-designed-methods, 2.0 paths). */
-import type { HearthRouter } from '../../../core/sdk.ts';
+import type { DirectRoute, HearthRouter, RouterOptions } from '../../../core/sdk.ts';
 import type { LightLevel } from '../../../drivers/lighting/index.ts';
 import { withDeviceFacts } from '../device-facts.ts';
 import { parseLightCreate, parseLightModify } from '../domain/bodies.ts';
@@ -8,6 +8,7 @@ import { type ColourCommand, hasColourFields, parseColour } from '../domain/colo
 import { parseLevel, sameLevel } from '../domain/level.ts';
 import type { LightStateAnswer } from '../types.ts';
 import { jsonBody, param, type SiteDeps, siteOf } from './context.ts';
+import { acceptsJsonBody, readJsonBody } from './direct-body.ts';
 
 /**
  * spec PUT /light/state, shared with the `setLightState` export: normalised, recorded as desired, coalesced
@@ -42,12 +43,42 @@ export function mountLightDocumented(r: HearthRouter, d: SiteDeps): void {
 
   // spec: PUT /light/state {_id, on, bri}; answers once the command is handed to the driver.
   r.put('/:key/light/state', d.access.guard('lights:write'), async (ctx) => {
-    const body = asObject(jsonBody(ctx));
-    const id = str(body, '_id');
-    const level = parseLevel(body);
-    // Colour fields are read from the body as sent; a dimming command carries none and costs nothing more.
-    ctx.body = await setLightState(d, siteOf(ctx), id, hasColourFields(body) ? { ...body, ...level } : level);
+    ctx.body = await putLightState(d, siteOf(ctx), jsonBody(ctx));
   });
+}
+
+/** The body of PUT /light/state checked and applied (the Koa route and the direct one). */
+function putLightState(d: SiteDeps, siteId: string, raw: unknown): Promise<LightStateAnswer> {
+  const body = asObject(raw);
+  const id = str(body, '_id');
+  const level = parseLevel(body);
+  // Colour fields are read from the body as sent; a dimming command carries none and costs nothing more.
+  return setLightState(d, siteId, id, hasColourFields(body) ? { ...body, ...level } : level);
+}
+
+/**
+ * PUT `<prefix>/:key/light/state` answered ahead of Koa (the hub's busiest request): the same checks in
+ * the same order as the Koa route (body, then site access, then fields) and the same answers. A request
+ * whose body the direct reader does not take (chunked, compressed, not JSON, none) goes to the Koa route.
+ */
+export function lightStateDirect(
+  prefix: '/api/site' | '/site',
+  d: SiteDeps,
+  errorBody: NonNullable<RouterOptions['errorBody']>,
+): DirectRoute {
+  return {
+    method: 'PUT',
+    path: `${prefix}/:key/light/state`,
+    errorBody,
+    accepts: acceptsJsonBody,
+    async handle({ req, path, params }) {
+      const raw = await readJsonBody(req);
+      const key = params.key ?? '';
+      // The site key resolves without a promise; anything else may be a token (and answers as the guard does).
+      const access = d.access.bySiteKey(key) ?? (await d.access.check(key, 'lights:write', req, path));
+      return putLightState(d, access.siteId, raw);
+    },
+  };
 }
 
 export function mountLightDesigned(r: HearthRouter, d: SiteDeps): void {
