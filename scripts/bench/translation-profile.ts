@@ -9,11 +9,13 @@
  * `BENCH_PROFILE_OUT` (default: a temp file, named in the output).
  */
 import { spawn } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { DeveloperKeys } from '../../plugins/translation/accounting/developer-keys.ts';
 import { startTestHub } from '../../test/helpers/hub.ts';
 import { bareProxy, instantUpstream, startLoader } from './translation-peers.ts';
 
@@ -94,6 +96,90 @@ function byPhase(profile: Profile): Map<string, number> {
   return totals;
 }
 
+/** The marks of one request through a proxy, in the order they happen at one client. */
+const MARKS = [
+  'received',
+  'key checked',
+  'upstream request sent',
+  'upstream answer',
+  'response written',
+] as const;
+type Mark = (typeof MARKS)[number];
+
+/**
+ * Timestamps (wall and this process's CPU) at each mark of every request while `run` goes, from node's own
+ * HTTP diagnostics channels (the hub's request parsed, the upstream request flushed to its socket, the
+ * upstream answer's headers parsed, the answer handed to the socket) and the developer-key check. One
+ * client, so requests do not overlap; a request missing a mark (the bare proxy checks no key) skips it.
+ */
+async function phases(run: () => Promise<unknown>) {
+  const rows: Array<Partial<Record<Mark, { wall: number; cpu: number }>>> = [];
+  let current: Partial<Record<Mark, { wall: number; cpu: number }>> = {};
+  const mark = (name: Mark) => {
+    const { user, system } = process.cpuUsage();
+    current[name] = { wall: performance.now(), cpu: user + system };
+  };
+  const onRequest = () => {
+    current = {};
+    rows.push(current);
+    mark('received');
+  };
+  const listeners: Array<[string, () => void]> = [
+    ['http.server.request.start', onRequest],
+    ['http.client.request.start', () => mark('upstream request sent')],
+    ['http.client.response.finish', () => mark('upstream answer')],
+    ['http.server.response.finish', () => mark('response written')],
+  ];
+  for (const [name, listener] of listeners) diagnostics.subscribe(name, listener);
+  const authenticate = DeveloperKeys.prototype.authenticate;
+  DeveloperKeys.prototype.authenticate = function (this: DeveloperKeys, secret: string) {
+    const key = authenticate.call(this, secret);
+    mark('key checked');
+    return key;
+  };
+  const usage0 = process.cpuUsage();
+  try {
+    await run();
+  } finally {
+    const usage = process.cpuUsage(usage0);
+    console.log(
+      `  (marked run: ${((usage.user + usage.system) / Math.max(1, rows.length)).toFixed(0)} µs CPU/request over ${rows.length} requests)`,
+    );
+    for (const [name, listener] of listeners) diagnostics.unsubscribe(name, listener);
+    DeveloperKeys.prototype.authenticate = authenticate;
+  }
+  const out: Array<{ phase: string; wallP50: number; cpuMean: number }> = [];
+  const seen = MARKS.filter((m) => rows.some((r) => r[m]));
+  for (let i = 1; i < seen.length; i++) {
+    const [from, to] = [seen[i - 1] as Mark, seen[i] as Mark];
+    const spans = rows.flatMap((r) => {
+      const a = r[from];
+      const b = r[to];
+      return a && b ? [{ wall: (b.wall - a.wall) * 1000, cpu: b.cpu - a.cpu }] : [];
+    });
+    const walls = spans.map((s) => s.wall).sort((a, b) => a - b);
+    out.push({
+      phase: `${from} → ${to}`,
+      wallP50: walls[walls.length >> 1] ?? Number.NaN,
+      cpuMean: spans.reduce((a, s) => a + s.cpu, 0) / Math.max(1, spans.length),
+    });
+  }
+  // From the answer handed over to the next request parsed: the client's turn, and whatever the proxy
+  // still does after answering (listeners, finally blocks, keep-alive timers, GC).
+  const between = rows.slice(1).flatMap((r, i) => {
+    const a = rows[i]?.['response written'];
+    const b = r.received;
+    return a && b ? [{ wall: (b.wall - a.wall) * 1000, cpu: b.cpu - a.cpu }] : [];
+  });
+  const walls = between.map((s) => s.wall).sort((a, b) => a - b);
+  out.push({
+    phase: 'response written → next request received',
+    wallP50: walls[walls.length >> 1] ?? Number.NaN,
+    cpuMean: between.reduce((a, s) => a + s.cpu, 0) / Math.max(1, between.length),
+  });
+  return out;
+}
+
 async function main() {
   const upstream = await instantUpstream();
   const loader = startLoader();
@@ -169,6 +255,19 @@ async function main() {
         `(user ${median(list.map((r) => r.user)).toFixed(0)}, system ${median(list.map((r) => r.system)).toFixed(0)}) ` +
         `[medians of ${ROUNDS} rounds; CPU per round ${list.map((r) => r.cpu.toFixed(0)).join(' ')}]`,
     );
+  }
+  // Per phase (wall p50, and CPU of this process on average, both in µs): one run each, with the marks.
+  for (const [name, target, headers] of [
+    ['bare Node proxy', bareUrl, {}],
+    ['Hearth', url, auth],
+  ] as const) {
+    const list = await phases(() => loader.load(target, body, headers, 1, REQUESTS));
+    console.log(`  phases, ${name} (wall p50 µs | CPU µs/request):`);
+    for (const p of list) {
+      console.log(
+        `    ${p.phase.padEnd(45)} ${p.wallP50.toFixed(1).padStart(7)} | ${p.cpuMean.toFixed(1).padStart(6)}`,
+      );
+    }
   }
   await bare.close();
 

@@ -4,6 +4,7 @@ import { invalid, quotaExceeded, unavailable } from '../errors.ts';
 import { rootOf } from '../languages.ts';
 import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
 import { type BreakerOptions, CircuitBreaker } from './circuit-breaker.ts';
+import { Deadlines } from './deadlines.ts';
 import { translateWithGlossary } from './glossary-call.ts';
 import { ROUTING_WAIT_MS } from './language-support.ts';
 import {
@@ -46,6 +47,8 @@ const matches = (pattern: string, code: string | null) =>
  */
 export class EngineChain {
   private readonly breakers = new Map<string, CircuitBreaker>();
+  /** Every attempt's bound, behind one timer per duration (no Node timer per request). */
+  private readonly deadlines = new Deadlines();
 
   constructor(
     readonly engines: Engine[],
@@ -218,9 +221,8 @@ export class EngineChain {
     const withdraw = () => stop(outer.reason);
     if (outer.aborted) withdraw();
     else outer.addEventListener('abort', withdraw, { once: true });
-    const timer = setTimeout(
-      () => stop(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
-      engine.timeoutMs,
+    const deadline = this.deadlines.after(engine.timeoutMs, () =>
+      stop(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
     );
     try {
       return await Promise.race([call(cancel), ended]);
@@ -228,7 +230,7 @@ export class EngineChain {
       // Once cancelled, the reason is the error (the engine's own "request aborted" says less).
       throw cancel.aborted ? cancel.reason : err;
     } finally {
-      clearTimeout(timer);
+      deadline.cancel();
       outer.removeEventListener('abort', withdraw);
     }
   }
