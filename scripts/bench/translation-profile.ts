@@ -4,9 +4,11 @@
  * upstream, load generator, each in its own process); the hub runs here, so a V8 CPU profile of this
  * process taken during the measured run is the hub's work and nothing else.
  *
- * Prints: CPU per request (this process, every thread) without the profiler, the main thread's share, and
- * the profile's samples per request by phase. Writes the profile (open it in Chrome DevTools) to
- * `BENCH_PROFILE_OUT` (default: a temp file, named in the output).
+ * Prints: CPU per request (this process, every thread) without the profiler, the wall time and CPU of each
+ * phase of a request (received, key checked, upstream request sent, upstream answer, response written) for
+ * the hub and the bare proxy, and the profile's samples per request by phase. Writes the profile (open it in
+ * Chrome DevTools) to `BENCH_PROFILE_OUT` (default: a temp file, named in the output). `BENCH_CLIENTS=20`
+ * runs the alternating rounds at 20 clients (CPU per request when requests overlap).
  */
 import { spawn } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
@@ -20,6 +22,8 @@ import { startTestHub } from '../../test/helpers/hub.ts';
 import { bareProxy, instantUpstream, startLoader } from './translation-peers.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+/** Clients of the alternating rounds (the phases and the profile are always taken at one client). */
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
 const OUT =
@@ -217,7 +221,7 @@ async function main() {
   /** CPU of this process per request (user, system; main thread alone) while `target` serves one client. */
   const measure = async (target: string, headers: Record<string, string>) => {
     const usage0 = process.cpuUsage();
-    const run = await loader.load(target, body, headers, 1, REQUESTS);
+    const run = await loader.load(target, body, headers, CLIENTS, REQUESTS);
     const usage = process.cpuUsage(usage0);
     return {
       p50: run.sorted[REQUESTS >> 1] ?? Number.NaN,
@@ -226,7 +230,7 @@ async function main() {
     };
   };
   console.log(
-    `${REQUESTS} requests per run, 1 client, after ${WARMUP} warm-up; load average ${loadavg()
+    `${REQUESTS} requests per run, ${CLIENTS} client(s), after ${WARMUP} warm-up; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
