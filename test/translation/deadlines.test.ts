@@ -83,6 +83,7 @@ describe('upstream deadlines', () => {
       deadlines.after(100, after);
       await vi.advanceTimersByTimeAsync(100);
       expect(after).toHaveBeenCalledTimes(1);
+      expect(thrown.map((e) => (e as Error).message)).toEqual(['boom']);
     } finally {
       process.off('uncaughtException', onError);
     }
