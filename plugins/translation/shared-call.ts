@@ -29,6 +29,8 @@ export class SharedCall<T> {
     private readonly onAbandon: () => void,
     /** The hub stopping withdraws the work too. */
     parent?: AbortLike,
+    /** Told once the work is done, however it ended, before any waiter hears of it. */
+    onSettled?: () => void,
   ) {
     const stop = () => this.#work.abort(new Withdrawn('The hub is stopping.'));
     if (parent?.aborted) stop();
@@ -37,16 +39,9 @@ export class SharedCall<T> {
     const settle = () => {
       this.#settled = true;
       parent?.removeEventListener('abort', stop);
+      onSettled?.();
     };
     this.#result.then(settle, settle);
-  }
-
-  /** Settles (never rejects) when the work is done, however it ended. */
-  get done(): Promise<void> {
-    return this.#result.then(
-      () => undefined,
-      () => undefined,
-    );
   }
 
   /** Whether the work was cancelled because nobody waited for it any more. */

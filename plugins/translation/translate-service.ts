@@ -282,16 +282,17 @@ export class TranslateService {
       const forget = () => {
         for (const key of keys) if (this.inFlight.get(key)?.call === call) this.inFlight.delete(key);
       };
+      // Forgotten when abandoned, and once done (a later request finds the cache, or starts afresh).
       const call: SharedCall<CachedTranslation[]> = new SharedCall(
         (signal) => this.translateBatch(req, prepared, applied, missing, prefix, now, signal),
         forget,
         this.stopping,
+        forget,
       );
       keys.forEach((key, j) => {
         if (!this.inFlight.has(key)) this.inFlight.set(key, { call, index: j });
         wait(call, missing[j] ?? 0, j);
       });
-      void call.done.then(forget);
     }
     if (waits.size === 0) return results as CachedTranslation[];
     // This request leaves every call it joined when its client goes, and also once it has its answer
@@ -300,12 +301,20 @@ export class TranslateService {
     const gone = () => leave.abort(caller.reason);
     caller.addEventListener('abort', gone, { once: true });
     try {
-      await Promise.all(
-        [...waits].map(async ([call, places]) => {
+      if (waits.size === 1) {
+        // The usual case (one new call, or one joined): no per-call closure and no Promise.all.
+        for (const [call, places] of waits) {
           const entries = await call.join(leave);
           for (const [at, index] of places) results[at] = entries[index];
-        }),
-      );
+        }
+      } else {
+        await Promise.all(
+          [...waits].map(async ([call, places]) => {
+            const entries = await call.join(leave);
+            for (const [at, index] of places) results[at] = entries[index];
+          }),
+        );
+      }
       return results as CachedTranslation[];
     } finally {
       caller.removeEventListener('abort', gone);

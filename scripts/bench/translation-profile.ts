@@ -4,20 +4,26 @@
  * upstream, load generator, each in its own process); the hub runs here, so a V8 CPU profile of this
  * process taken during the measured run is the hub's work and nothing else.
  *
- * Prints: CPU per request (this process, every thread) without the profiler, the main thread's share, and
- * the profile's samples per request by phase. Writes the profile (open it in Chrome DevTools) to
- * `BENCH_PROFILE_OUT` (default: a temp file, named in the output).
+ * Prints: CPU per request (this process, every thread) without the profiler, the wall time and CPU of each
+ * phase of a request (received, key checked, upstream request sent, upstream answer, response written) for
+ * the hub and the bare proxy, and the profile's samples per request by phase. Writes the profile (open it in
+ * Chrome DevTools) to `BENCH_PROFILE_OUT` (default: a temp file, named in the output). `BENCH_CLIENTS=20`
+ * runs the alternating rounds at 20 clients (CPU per request when requests overlap).
  */
 import { spawn } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { DeveloperKeys } from '../../plugins/translation/accounting/developer-keys.ts';
 import { startTestHub } from '../../test/helpers/hub.ts';
 import { bareProxy, instantUpstream, startLoader } from './translation-peers.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+/** Clients of the alternating rounds (the phases and the profile are always taken at one client). */
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
 const OUT =
@@ -94,6 +100,90 @@ function byPhase(profile: Profile): Map<string, number> {
   return totals;
 }
 
+/** The marks of one request through a proxy, in the order they happen at one client. */
+const MARKS = [
+  'received',
+  'key checked',
+  'upstream request sent',
+  'upstream answer',
+  'response written',
+] as const;
+type Mark = (typeof MARKS)[number];
+
+/**
+ * Timestamps (wall and this process's CPU) at each mark of every request while `run` goes, from node's own
+ * HTTP diagnostics channels (the hub's request parsed, the upstream request flushed to its socket, the
+ * upstream answer's headers parsed, the answer handed to the socket) and the developer-key check. One
+ * client, so requests do not overlap; a request missing a mark (the bare proxy checks no key) skips it.
+ */
+async function phases(run: () => Promise<unknown>) {
+  const rows: Array<Partial<Record<Mark, { wall: number; cpu: number }>>> = [];
+  let current: Partial<Record<Mark, { wall: number; cpu: number }>> = {};
+  const mark = (name: Mark) => {
+    const { user, system } = process.cpuUsage();
+    current[name] = { wall: performance.now(), cpu: user + system };
+  };
+  const onRequest = () => {
+    current = {};
+    rows.push(current);
+    mark('received');
+  };
+  const listeners: Array<[string, () => void]> = [
+    ['http.server.request.start', onRequest],
+    ['http.client.request.start', () => mark('upstream request sent')],
+    ['http.client.response.finish', () => mark('upstream answer')],
+    ['http.server.response.finish', () => mark('response written')],
+  ];
+  for (const [name, listener] of listeners) diagnostics.subscribe(name, listener);
+  const authenticate = DeveloperKeys.prototype.authenticate;
+  DeveloperKeys.prototype.authenticate = function (this: DeveloperKeys, secret: string) {
+    const key = authenticate.call(this, secret);
+    mark('key checked');
+    return key;
+  };
+  const usage0 = process.cpuUsage();
+  try {
+    await run();
+  } finally {
+    const usage = process.cpuUsage(usage0);
+    console.log(
+      `  (marked run: ${((usage.user + usage.system) / Math.max(1, rows.length)).toFixed(0)} µs CPU/request over ${rows.length} requests)`,
+    );
+    for (const [name, listener] of listeners) diagnostics.unsubscribe(name, listener);
+    DeveloperKeys.prototype.authenticate = authenticate;
+  }
+  const out: Array<{ phase: string; wallP50: number; cpuMean: number }> = [];
+  const seen = MARKS.filter((m) => rows.some((r) => r[m]));
+  for (let i = 1; i < seen.length; i++) {
+    const [from, to] = [seen[i - 1] as Mark, seen[i] as Mark];
+    const spans = rows.flatMap((r) => {
+      const a = r[from];
+      const b = r[to];
+      return a && b ? [{ wall: (b.wall - a.wall) * 1000, cpu: b.cpu - a.cpu }] : [];
+    });
+    const walls = spans.map((s) => s.wall).sort((a, b) => a - b);
+    out.push({
+      phase: `${from} → ${to}`,
+      wallP50: walls[walls.length >> 1] ?? Number.NaN,
+      cpuMean: spans.reduce((a, s) => a + s.cpu, 0) / Math.max(1, spans.length),
+    });
+  }
+  // From the answer handed over to the next request parsed: the client's turn, and whatever the proxy
+  // still does after answering (listeners, finally blocks, keep-alive timers, GC).
+  const between = rows.slice(1).flatMap((r, i) => {
+    const a = rows[i]?.['response written'];
+    const b = r.received;
+    return a && b ? [{ wall: (b.wall - a.wall) * 1000, cpu: b.cpu - a.cpu }] : [];
+  });
+  const walls = between.map((s) => s.wall).sort((a, b) => a - b);
+  out.push({
+    phase: 'response written → next request received',
+    wallP50: walls[walls.length >> 1] ?? Number.NaN,
+    cpuMean: between.reduce((a, s) => a + s.cpu, 0) / Math.max(1, between.length),
+  });
+  return out;
+}
+
 async function main() {
   const upstream = await instantUpstream();
   const loader = startLoader();
@@ -131,7 +221,7 @@ async function main() {
   /** CPU of this process per request (user, system; main thread alone) while `target` serves one client. */
   const measure = async (target: string, headers: Record<string, string>) => {
     const usage0 = process.cpuUsage();
-    const run = await loader.load(target, body, headers, 1, REQUESTS);
+    const run = await loader.load(target, body, headers, CLIENTS, REQUESTS);
     const usage = process.cpuUsage(usage0);
     return {
       p50: run.sorted[REQUESTS >> 1] ?? Number.NaN,
@@ -140,7 +230,7 @@ async function main() {
     };
   };
   console.log(
-    `${REQUESTS} requests per run, 1 client, after ${WARMUP} warm-up; load average ${loadavg()
+    `${REQUESTS} requests per run, ${CLIENTS} client(s), after ${WARMUP} warm-up; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
@@ -169,6 +259,19 @@ async function main() {
         `(user ${median(list.map((r) => r.user)).toFixed(0)}, system ${median(list.map((r) => r.system)).toFixed(0)}) ` +
         `[medians of ${ROUNDS} rounds; CPU per round ${list.map((r) => r.cpu.toFixed(0)).join(' ')}]`,
     );
+  }
+  // Per phase (wall p50, and CPU of this process on average, both in µs): one run each, with the marks.
+  for (const [name, target, headers] of [
+    ['bare Node proxy', bareUrl, {}],
+    ['Hearth', url, auth],
+  ] as const) {
+    const list = await phases(() => loader.load(target, body, headers, 1, REQUESTS));
+    console.log(`  phases, ${name} (wall p50 µs | CPU µs/request):`);
+    for (const p of list) {
+      console.log(
+        `    ${p.phase.padEnd(45)} ${p.wallP50.toFixed(1).padStart(7)} | ${p.cpuMean.toFixed(1).padStart(6)}`,
+      );
+    }
   }
   await bare.close();
 

@@ -4,6 +4,7 @@ import { invalid, quotaExceeded, unavailable } from '../errors.ts';
 import { rootOf } from '../languages.ts';
 import { type PreparedMarkup, translateMarkup } from '../tags/markup.ts';
 import { type BreakerOptions, CircuitBreaker } from './circuit-breaker.ts';
+import { Deadlines } from './deadlines.ts';
 import { translateWithGlossary } from './glossary-call.ts';
 import { ROUTING_WAIT_MS } from './language-support.ts';
 import {
@@ -46,6 +47,8 @@ const matches = (pattern: string, code: string | null) =>
  */
 export class EngineChain {
   private readonly breakers = new Map<string, CircuitBreaker>();
+  /** Every attempt's bound, behind one timer per duration (no Node timer per request). */
+  private readonly deadlines = new Deadlines();
 
   constructor(
     readonly engines: Engine[],
@@ -200,37 +203,39 @@ export class EngineChain {
    * attempt's cancellation stops the engine's upstream calls when the bound passes or the work is
    * withdrawn; the attempt ends then even if an engine were slow to notice.
    */
-  private async attempt<T>(
-    engine: Engine,
-    call: (signal: AbortLike) => Promise<T>,
-    outer: AbortLike,
-  ): Promise<T> {
+  private attempt<T>(engine: Engine, call: (signal: AbortLike) => Promise<T>, outer: AbortLike): Promise<T> {
     const cancel = new Cancellation();
-    let stop: (reason: unknown) => void = () => {};
-    const ended = new Promise<never>((_, reject) => {
-      stop = (reason) => {
+    // One promise settled by whichever comes first (the engine's answer, the bound, the work withdrawn):
+    // cheaper per request than racing the call against a second promise.
+    return new Promise<T>((resolve, reject) => {
+      const stop = (reason: unknown) => {
         if (cancel.aborted) return;
         cancel.abort(reason);
+        end();
         reject(reason);
       };
+      const withdraw = () => stop(outer.reason);
+      const deadline = this.deadlines.after(engine.timeoutMs, () =>
+        stop(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
+      );
+      const end = () => {
+        deadline.cancel();
+        outer.removeEventListener('abort', withdraw);
+      };
+      if (outer.aborted) return withdraw();
+      outer.addEventListener('abort', withdraw, { once: true });
+      call(cancel).then(
+        (value) => {
+          end();
+          resolve(value);
+        },
+        (err: unknown) => {
+          end();
+          // Once cancelled, the reason is the error (the engine's own "request aborted" says less).
+          reject(cancel.aborted ? cancel.reason : err);
+        },
+      );
     });
-    ended.catch(() => {}); // the race below reports it
-    const withdraw = () => stop(outer.reason);
-    if (outer.aborted) withdraw();
-    else outer.addEventListener('abort', withdraw, { once: true });
-    const timer = setTimeout(
-      () => stop(new UpstreamError('transient', `no answer within ${engine.timeoutMs} ms`)),
-      engine.timeoutMs,
-    );
-    try {
-      return await Promise.race([call(cancel), ended]);
-    } catch (err) {
-      // Once cancelled, the reason is the error (the engine's own "request aborted" says less).
-      throw cancel.aborted ? cancel.reason : err;
-    } finally {
-      clearTimeout(timer);
-      outer.removeEventListener('abort', withdraw);
-    }
   }
 
   private async run(engine: Engine, job: ChainJob, signal: AbortLike): Promise<EngineResult> {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { VERSION } from '../../../core/sdk.ts';
 import type { AbortLike } from '../cancellation.ts';
+import { Deadlines } from './deadlines.ts';
 import { UpstreamError } from './types.ts';
 
 /**
@@ -26,6 +27,8 @@ export class UpstreamClient {
   private readonly origin: { protocol: string; hostname: string; port: string };
   private readonly agent: http.Agent;
   private readonly mod: typeof http | typeof https;
+  /** Every call's timeout, behind one timer (no Node timer per request). */
+  private readonly deadlines = new Deadlines();
 
   constructor(
     baseUrl: string,
@@ -79,7 +82,7 @@ export class UpstreamClient {
       const settle = () => {
         if (settled) return false;
         settled = true;
-        clearTimeout(timer);
+        deadline.cancel();
         signal?.removeEventListener('abort', cancel);
         this.inFlight.delete(req);
         return true;
@@ -91,9 +94,8 @@ export class UpstreamClient {
         req.destroy();
         reject(err);
       };
-      const timer = setTimeout(
-        () => fail(new UpstreamError('transient', `no answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
+      const deadline = this.deadlines.after(this.timeoutMs, () =>
+        fail(new UpstreamError('transient', `no answer within ${this.timeoutMs} ms`)),
       );
       const req = this.mod.request({ ...target, method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
