@@ -2,7 +2,8 @@
 // bundles (e.g. the commit before a change and after it) in one run, both hubs up at once on the server
 // core, loaded in alternation (BENCH_ROUNDS rounds, default 4, of BENCH_SECONDS, default 4), so load from
 // elsewhere on a shared machine falls on both alike. Prints each round's tokens/s and the server's CPU per
-// token (/proc), then the median CPU per token of each and their ratio.
+// token (/proc), then the median CPU per token of each and their ratio. BENCH_RATE=n: n requests a second
+// in all instead of saturating (on a loaded machine the servers' batch sizes then stay alike).
 import autocannon from 'autocannon';
 import { type Server, spawnHearth } from './auth-hearth.ts';
 import { pinLoadGenerator, pinningNote } from './pin.ts';
@@ -12,6 +13,7 @@ const [distA, distB] = process.argv.slice(2);
 if (!distA || !distB) throw new Error('usage: auth-ab.ts DIST_A DIST_B');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 
 async function round(s: Server): Promise<{ rps: number; cpu: number }> {
   const t = s.target;
@@ -21,6 +23,7 @@ async function round(s: Server): Promise<{ rps: number; cpu: number }> {
     method: 'POST',
     connections: 50,
     duration: SECONDS,
+    ...(RATE ? { overallRate: RATE } : {}),
     headers: {
       authorization: `Basic ${Buffer.from(`${t.clientId}:${t.secret}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
