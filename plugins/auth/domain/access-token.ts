@@ -103,9 +103,10 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         jti: newId(),
         client_id: input.clientId,
         scope: input.scopes.join(' '),
-        ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
-        ...(input.act ? { act: input.act } : {}),
       };
+      // Assigned rather than spread: the same claims in the same order, without a temporary object per token.
+      if (input.jkt) claims.cnf = { jkt: input.jkt };
+      if (input.act) claims.act = input.act;
       const token = await batch.sign(accessTokenHeader(key.kid), claims, key.privateKey);
       return { token, claims };
     },
