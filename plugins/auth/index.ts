@@ -71,7 +71,7 @@ export default definePlugin<AuthConfig, AuthExports>({
     mountDiscovery(oauth, s);
     mountHealth(oauth, s);
     const oauthForm = ctx.http.router('auth', { body: false, errorBody: oauthErrorBody });
-    mountTokenEndpoint(oauthForm, s);
+    mountTokenEndpoint(oauthForm, ctx.http, 'auth', s);
     mountIntrospectRevoke(oauthForm, s);
     mountRegister(oauth, s);
     const verifyAccessToken = createVerifier(s);

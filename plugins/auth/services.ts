@@ -9,6 +9,7 @@ import type { Lockout } from './domain/lockout.ts';
 import type { PasswordHasher } from './domain/passwords.ts';
 import type { RateLimiter } from './domain/rate-limit.ts';
 import type { ReplayCache } from './domain/replay-cache.ts';
+import type { VerifiedSecrets } from './domain/verified-secrets.ts';
 import type { CimdResolver } from './oauth/cimd.ts';
 import type { DpopService } from './oauth/dpop.ts';
 import type { Audit } from './state/audit.ts';
@@ -48,6 +49,8 @@ export interface AuthServices {
   lockout: Lockout;
   /** Failed client authentications per IP (token, introspection, revocation endpoints). */
   clientAuthFailures: RateLimiter;
+  /** Client secrets verified in this process (checked against the client's current stored hash each time). */
+  verifiedSecrets: VerifiedSecrets;
   codes: CodeStore;
   dpop: DpopService;
   /** Trusted IdPs' signing keys (jwt-bearer with ID-JAG). */

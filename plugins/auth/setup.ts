@@ -8,6 +8,7 @@ import { createLockout } from './domain/lockout.ts';
 import { createPasswordHasher } from './domain/passwords.ts';
 import { createRateLimiter } from './domain/rate-limit.ts';
 import { createReplayCache } from './domain/replay-cache.ts';
+import { VerifiedSecrets } from './domain/verified-secrets.ts';
 import { createCimdResolver } from './oauth/cimd.ts';
 import { createDpopService } from './oauth/dpop.ts';
 import { ASSERTION_SKEW_SEC } from './oauth/grant-jwt-bearer.ts';
@@ -106,6 +107,7 @@ export async function createServices(
       },
       () => Date.now(),
     ),
+    verifiedSecrets: new VerifiedSecrets(keys.hmacSecret),
     codes: createCodeStore(),
     dpop: createDpopService(config.dpop, keys.hmacSecret),
     idpKeys: createIdpKeyCache(config.xaa.jwks_cache_ttl),

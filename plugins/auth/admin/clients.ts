@@ -178,6 +178,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
       for (const g of Object.values(d.consent_grants))
         if (g.client_id === c.id && !g.revoked_at) g.revoked_at = nowIso();
     });
+    s.verifiedSecrets.forget(c.id);
     auditAdmin(s, ctx, 'client.deleted', { client_id: c.id });
     ctx.status = 204;
   });
@@ -193,6 +194,7 @@ export function mountAdminClients(r: HearthRouter, s: AuthServices): void {
         x.updated_at = nowIso();
       }
     });
+    s.verifiedSecrets.forget(c.id); // the old secret fails anyway (its stored hash is gone); keep nothing of it
     auditAdmin(s, ctx, 'client.secret_rotated', { client_id: c.id });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { client_id: c.id, client_secret: secret };

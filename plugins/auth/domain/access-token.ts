@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeJws, type SigningAlg, verifyEs256 } from './jws.ts';
+import { decodeJws, encodeJwsHeader, type SigningAlg, verifyEs256 } from './jws.ts';
 import type { KeyRing } from './keys.ts';
 import { newId } from './secrets.ts';
 import { SignBatch } from './sign-batch.ts';
@@ -84,6 +84,12 @@ const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinit
 /** RFC 9068 JWT access tokens (`typ: at+jwt`), signed with the key ring's current key. */
 export function createTokenSigner(keys: KeyRing, issuer: () => string) {
   const batch = new SignBatch();
+  // RFC 9068 §2.1: header typ "at+jwt". Encoded once per signing key, not once per token.
+  let atHeader = { kid: '', encoded: '' };
+  const accessTokenHeader = (kid: string): string => {
+    if (atHeader.kid !== kid) atHeader = { kid, encoded: encodeJwsHeader({ typ: 'at+jwt', kid }, 'ES256') };
+    return atHeader.encoded;
+  };
   return {
     async mint(input: MintInput): Promise<{ token: string; claims: AccessTokenClaims }> {
       const key = keys.current();
@@ -97,11 +103,11 @@ export function createTokenSigner(keys: KeyRing, issuer: () => string) {
         jti: newId(),
         client_id: input.clientId,
         scope: input.scopes.join(' '),
-        ...(input.jkt ? { cnf: { jkt: input.jkt } } : {}),
-        ...(input.act ? { act: input.act } : {}),
       };
-      // RFC 9068 §2.1: header typ "at+jwt"
-      const token = await batch.sign({ typ: 'at+jwt', kid: key.kid }, claims, key.privateKey);
+      // Assigned rather than spread: the same claims in the same order, without a temporary object per token.
+      if (input.jkt) claims.cnf = { jkt: input.jkt };
+      if (input.act) claims.act = input.act;
+      const token = await batch.sign(accessTokenHeader(key.kid), claims, key.privateKey);
       return { token, claims };
     },
 

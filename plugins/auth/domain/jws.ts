@@ -15,13 +15,18 @@ export const publicKeyFromJwk = (jwk: JWK): KeyObject =>
 
 export type SigningAlg = 'ES256' | 'RS256';
 
+/** A protected header with its `alg`, encoded: for a caller that signs many tokens under one header. */
+export const encodeJwsHeader = (header: Record<string, unknown>, alg: SigningAlg = 'ES256'): string =>
+  b64({ ...header, alg });
+
+/** `header` is the header object, or one `encodeJwsHeader` made for the same `alg`. */
 export function signJws(
-  header: Record<string, unknown>,
+  header: Record<string, unknown> | string,
   payload: object,
   key: KeyObject,
   alg: SigningAlg = 'ES256',
 ): string {
-  const input = `${b64({ ...header, alg })}.${b64(payload)}`;
+  const input = `${typeof header === 'string' ? header : encodeJwsHeader(header, alg)}.${b64(payload)}`;
   const sig =
     alg === 'ES256'
       ? // RFC 7518 §3.4: the signature is R || S (IEEE P1363), not DER

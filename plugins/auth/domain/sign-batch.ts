@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { type SigningAlg, signJws } from './jws.ts';
 
 interface Job {
-  header: Record<string, unknown>;
+  header: Record<string, unknown> | string;
   payload: object;
   key: KeyObject;
   alg: SigningAlg;
@@ -19,8 +19,9 @@ interface Job {
 export class SignBatch {
   #jobs: Job[] = [];
 
+  /** `header` as `signJws` takes it: an object, or already encoded for `alg`. */
   sign(
-    header: Record<string, unknown>,
+    header: Record<string, unknown> | string,
     payload: object,
     key: KeyObject,
     alg: SigningAlg = 'ES256',

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthConfig } from '../config.ts';
 import { checkDpopProof, type DpopProof, DpopProofError, PROOF_MAX_AGE_SEC } from '../domain/dpop.ts';
 import { createNonceSource, type NonceSource } from '../domain/dpop-nonce.ts';
@@ -39,9 +39,13 @@ function checkReplay(dpop: DpopService, proof: DpopProof): string | null {
  * then ignored and a Bearer token issued). A proof that fails any check is `invalid_dpop_proof`; a missing or
  * stale nonce, when nonces are required or one was sent, is `use_dpop_nonce` with a fresh `DPoP-Nonce`.
  */
-export function tokenRequestProof(dpop: DpopService, ctx: Context, tokenEndpoint: string): DpopProof | null {
+export function tokenRequestProof(
+  dpop: DpopService,
+  request: { headers: IncomingHttpHeaders },
+  tokenEndpoint: string,
+): DpopProof | null {
   if (!dpop.enabled) return null;
-  const header = ctx.headers.dpop;
+  const header = request.headers.dpop;
   if (header === undefined) return null;
   // §4.3 item 1: exactly one DPoP header (Node joins repeated ones with a comma; a JWS has none).
   if (typeof header !== 'string' || header.includes(',') || header === '')

@@ -1,4 +1,4 @@
-import { type Actor, actFromChain } from '../domain/access-token.ts';
+import { type Actor, actFromChain, type MintInput } from '../domain/access-token.ts';
 import { newId, randomToken, sha256 } from '../domain/secrets.ts';
 import type { AuthServices } from '../services.ts';
 import { own } from '../state/collections.ts';
@@ -54,15 +54,18 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
   if (input.resource.backend_kind === 'broker')
     throw invalidTarget('tokens for this resource are obtained by token exchange');
   const mark = s.issuances.cascadeMark();
-  const { token, claims } = await s.signer.mint({
+  // Optional members assigned rather than spread: this runs once per token.
+  const mint: MintInput = {
     sub: input.userId ?? input.subject ?? input.client.id,
     aud: input.resource.uri,
     clientId: input.client.id,
     scopes: input.scopes,
     ttlSec: input.ttlSec,
-    ...(input.jkt ? { jkt: input.jkt } : {}),
-    ...(input.exchange ? { act: actFromChain(input.exchange.chain) } : input.act ? { act: input.act } : {}),
-  });
+  };
+  if (input.jkt) mint.jkt = input.jkt;
+  const act = input.exchange ? actFromChain(input.exchange.chain) : input.act;
+  if (act) mint.act = act;
+  const { token, claims } = await s.signer.mint(mint);
   const issuance: Issuance = {
     id: claims.jti,
     jti: claims.jti,
@@ -82,11 +85,11 @@ export async function issueAccessToken(s: AuthServices, input: IssueInput) {
         ? input.client.id
         : '',
     parent_jti: input.exchange?.parentJti ?? '',
-    ...(input.exchange?.agentId ? { agent_id: input.exchange.agentId } : {}),
-    ...(input.jkt ? { dpop_jkt: input.jkt } : {}),
-    ...(input.familyId ? { family_id: input.familyId } : {}),
-    ...(input.consentGrantId ? { consent_grant_id: input.consentGrantId } : {}),
   };
+  if (input.exchange?.agentId) issuance.agent_id = input.exchange.agentId;
+  if (input.jkt) issuance.dpop_jkt = input.jkt;
+  if (input.familyId) issuance.family_id = input.familyId;
+  if (input.consentGrantId) issuance.consent_grant_id = input.consentGrantId;
   await s.issuances.record(issuance);
   // A revocation that ran while the token was being signed could not see it: apply it now.
   if (s.issuances.revokedSince(mark, issuance) || (input.stillValid && !input.stillValid())) {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { FormError, readForm } from '../web/form.ts';
 import { invalidRequest, invalidTarget } from './errors.ts';
@@ -15,10 +16,10 @@ export function bodyOf(ctx: Context): Params {
  * routes parse with URLSearchParams themselves: the generic body parser cost more than signing the token.
  * Repeated parameters become arrays so `param` can refuse them.
  */
-export async function readOAuthForm(ctx: Context): Promise<Params> {
+export async function readOAuthForm(from: { req: IncomingMessage }): Promise<Params> {
   let form: URLSearchParams;
   try {
-    form = await readForm(ctx);
+    form = await readForm(from);
   } catch (err) {
     if (err instanceof FormError) throw invalidRequest(`${err.message} (application/x-www-form-urlencoded)`);
     throw err;
