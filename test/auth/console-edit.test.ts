@@ -10,6 +10,7 @@ import type { BrowserContext, Browser as Chromium, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { renderAfresh } from '../helpers/console.ts';
 import {
   type AuthHub,
   adminClient,
@@ -91,11 +92,10 @@ describe.each([
     expect(await page.locator('#say').getAttribute('class')).toBe('bad');
   };
   const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
-  let loads = 0;
-  /** Opens a page afresh (a new document each time: what the API holds now, no form left open). */
+  /** Opens a page afresh (rendered anew each time: what the API holds now, no form left open). */
   async function open(title: string, ready: string) {
     const hash = await page.getByRole('link', { name: title, exact: true }).getAttribute('href');
-    await page.goto(`${h.adminUrl}/admin/ui/?n=${++loads}${hash}`);
+    await renderAfresh(page, hash as string);
     await page.locator('#page-title', { hasText: title }).waitFor();
     await page.locator('#page-body', { hasText: ready }).first().waitFor();
   }

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeMdnsResponder } from '../../scripts/simulators/hue-bridge/mdns.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { renderAfresh } from '../helpers/console.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { freeUdpPort, ids, SimulatedBridge } from './helpers.ts';
 
@@ -89,6 +90,13 @@ async function huePage(viewport: { width: number; height: number }) {
   return { page, bodies };
 }
 
+/** The Hue page rendered afresh in the open console (see renderAfresh), and the answer bodies emptied. */
+async function hueAfresh({ page, bodies }: { page: Page; bodies: string[] }) {
+  await renderAfresh(page, '#bridges');
+  await page.locator(`tr[data-bridge="${bridge.bridgeId}"]`).waitFor();
+  bodies.length = 0;
+}
+
 async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -105,11 +113,22 @@ describe.each([
   ['tablet', { width: 1024, height: 768 }],
   ['phone', { width: 390, height: 844 }],
 ])('the Hue page at a %s viewport', (_name, viewport) => {
+  // One signed-in page per viewport, its Hue page rendered afresh for each test (hueAfresh).
+  let view: Awaited<ReturnType<typeof huePage>> | undefined;
+  const freshHuePage = async () => {
+    if (view) await hueAfresh(view);
+    else view = await huePage(viewport);
+    return view;
+  };
+  afterAll(async () => {
+    await view?.page.context().close();
+  });
+
   it("lists a bridge's scenes and recalls one on the bridge", async () => {
     await until(async () => ((await bridges())[0]?.connected ? true : undefined));
     // The lights show something else than the scene first, so the recall visibly changes them.
     bridge.change(ids.light(1), { on: { on: false }, dimming: { brightness: 90 } });
-    const { page } = await huePage(viewport);
+    const { page } = await freshHuePage();
     const puts = bridge.stats.scenePuts;
     // The pinned certificate's fingerprint reads whole, though it may wrap at its colons.
     const { fingerprint256 } = (await bridges())[0] as BridgeView & { fingerprint256: string };
@@ -129,11 +148,10 @@ describe.each([
     expect(bridge.stats.scenePuts).toBe(puts + 1);
     expect(bridge.light(1)).toMatchObject({ on: { on: true }, dimming: { brightness: 40 } });
     expect(await axeViolations(page)).toEqual([]);
-    await page.context().close();
   }, 60_000);
 
   it('pairs a paired bridge again: the link button prompt, then a new key for the same bridge', async () => {
-    const { page, bodies } = await huePage(viewport);
+    const { page, bodies } = await freshHuePage();
     const before = (await bridges())[0] as BridgeView;
     const keys = bridge.keys().length;
     bridge.closeLinkButton();
@@ -156,11 +174,10 @@ describe.each([
     const appKey = bridge.keys().at(-1) as string;
     expect(bodies.join('\n')).not.toContain(appKey);
     expect(await page.content()).not.toContain(appKey);
-    await page.context().close();
   }, 60_000);
 
   it("a bad bridge id shows the API's error and pairs nothing", async () => {
-    const { page } = await huePage(viewport);
+    const { page } = await freshHuePage();
     const before = await bridges();
     const keys = bridge.keys().length;
     await page.getByLabel('Bridge address').fill(bridge.host);
@@ -178,7 +195,6 @@ describe.each([
     expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     expect(await bridges()).toEqual(before);
     expect(bridge.keys()).toHaveLength(keys);
-    await page.context().close();
   }, 60_000);
 
   it('finds a bridge on the LAN, fills the pairing form with it and pairs it', async () => {
@@ -189,7 +205,7 @@ describe.each([
     try {
       other.closeLinkButton();
       const keys = other.keys().length;
-      const { page, bodies } = await huePage(viewport);
+      const { page, bodies } = await freshHuePage();
       const pairingBodies: string[] = [];
       page.on('request', (r) => {
         if (r.method() === 'POST' && r.url().endsWith('/hue/pairings'))
@@ -234,7 +250,6 @@ describe.each([
       expect(bodies.join('\n')).not.toContain(appKey);
       expect(await page.content()).not.toContain(appKey);
       expect(await axeViolations(page)).toEqual([]);
-      await page.context().close();
     } finally {
       await responder.stop();
       // Unpaired again: the next viewport finds it the same way, and the other cases see one bridge.
@@ -251,13 +266,12 @@ describe.each([
     });
     await new Promise<void>((r) => listener.bind(mdnsPort, '127.0.0.1', () => r()));
     try {
-      const { page } = await huePage(viewport);
+      const { page } = await freshHuePage();
       await page.getByRole('button', { name: 'Find bridges', exact: true }).click();
       await say(page, 'No bridge answered; enter its address.');
       expect(questions).toBeGreaterThanOrEqual(1);
       expect(await page.locator('#hue-found li').count()).toBe(0);
       expect(await axeViolations(page)).toEqual([]);
-      await page.context().close();
     } finally {
       await new Promise<void>((r) => listener.close(() => r()));
     }

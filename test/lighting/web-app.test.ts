@@ -45,9 +45,11 @@ beforeAll(async () => {
     })
   ).body;
   browser = await launchBrowser();
-});
+  // A hub, seven writes and chromium: beyond the default hook limit on a 2-core machine at load 35.
+}, 120_000);
 
 afterAll(async () => {
+  for (const opened of shared.values()) await (await opened).context.close();
   await browser?.close();
   await h?.t.stop();
 });
@@ -57,6 +59,26 @@ async function open(viewport = PHONE, options: Parameters<Browser['newContext']>
   const page = await context.newPage();
   await page.goto(`${h.t.url}/site/${h.sitekey}`);
   await page.locator('#live.on').waitFor();
+  return { context, page };
+}
+
+/**
+ * One page per viewport for the tests that only look at what the hub holds (they change no light, setting
+ * or storage of the page): opened once, then taken back to Home in the light scheme for the next such test,
+ * as a fresh load would show it. A new page costs chromium a renderer, the app's load and axe-core again.
+ */
+const shared = new Map<number, ReturnType<typeof open>>();
+async function openShared(viewport: typeof PHONE) {
+  const opened = shared.get(viewport.width);
+  if (!opened) {
+    const first = open(viewport);
+    shared.set(viewport.width, first);
+    return first;
+  }
+  const { context, page } = await opened;
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.getByRole('link', { name: 'Home' }).click();
+  await expect.poll(() => page.locator('nav a[aria-current]').innerText()).toBe('Home');
   return { context, page };
 }
 
@@ -71,7 +93,7 @@ const roomBoxes = (page: Page) =>
 
 describe('the household app: rooms first, on a phone and on a wall tablet', () => {
   it('shows the groups as rooms with their lights; lights in no room come last', async () => {
-    const { context, page } = await open();
+    const { page } = await openShared(PHONE);
     const rooms = await roomBoxes(page);
     expect(rooms.map((r) => r.name)).toEqual(['Living room', 'Hallway', 'Study', 'Other lights']);
     expect(await page.locator(`[data-room="${living._id}"] [data-light]`).count()).toBe(1);
@@ -85,16 +107,14 @@ describe('the household app: rooms first, on a phone and on a wall tablet', () =
     const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(scroll).toBeLessThanOrEqual(PHONE.width);
     expect(await axeViolations(page)).toEqual([]);
-    await context.close();
   });
 
   it('uses several columns on a landscape tablet', async () => {
-    const { context, page } = await open(TABLET);
+    const { page } = await openShared(TABLET);
     const rooms = await roomBoxes(page);
     const firstRow = rooms.filter((r) => r.y === rooms[0]!.y);
     expect(firstRow.length).toBeGreaterThanOrEqual(3);
     expect(await axeViolations(page)).toEqual([]);
-    await context.close();
   });
 
   it('switches every light that is on off with one button, and toggles a room from its heading', async () => {
@@ -148,7 +168,7 @@ describe('the household app: rooms first, on a phone and on a wall tablet', () =
   });
 
   it('follows the system colour scheme: dark text on light, light text on dark', async () => {
-    const { context, page } = await open();
+    const { page } = await openShared(PHONE);
     const ink = () =>
       page.evaluate(() => {
         const [r, g, b] = (getComputedStyle(document.body).color.match(/\d+/g) ?? []).map(Number);
@@ -159,13 +179,12 @@ describe('the household app: rooms first, on a phone and on a wall tablet', () =
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await ink()).toBeGreaterThan(190);
     expect(await axeViolations(page)).toEqual([]);
-    await context.close();
   });
 });
 
 describe('history', () => {
   it('draws each light as a timeline row and adds a change made while the view is open', async () => {
-    const { context, page } = await open(TABLET);
+    const { page } = await openShared(TABLET);
     await page.getByRole('link', { name: 'History' }).click();
     const chart = page.getByRole('img', { name: /^Timeline of 4 lights and 0 sensors, Last 24 hours$/ });
     await chart.waitFor();
@@ -178,13 +197,12 @@ describe('history', () => {
     await page.getByRole('img', { name: /Last 7 days$/ }).waitFor();
     expect(await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
     expect(await axeViolations(page)).toEqual([]);
-    await context.close();
   });
 });
 
 describe('installable and available offline', () => {
   it('links a manifest that starts at this site, with PNG icons of 192 and 512 px', async () => {
-    const { context, page } = await open();
+    const { page } = await openShared(PHONE);
     const href = await page.locator('link[rel=manifest]').getAttribute('href');
     expect(href).toBe(`/site/${h.sitekey}/manifest.webmanifest`);
     const res = await fetch(`${h.t.url}${href}`);
@@ -205,7 +223,6 @@ describe('installable and available offline', () => {
       expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([size, size]);
     }
     expect((await fetch(`${h.t.url}/site/not-a-key/manifest.webmanifest`)).status).toBe(404);
-    await context.close();
   });
 
   it('keeps the shell with a service worker and says it is the saved app when the network is gone', async () => {
@@ -270,7 +287,7 @@ describe('languages and accessibility', () => {
     ['phone', PHONE],
     ['tablet', TABLET],
   ])('has no axe-core violations on any view at %s size, in both colour schemes', async (_size, viewport) => {
-    const { context, page } = await open(viewport);
+    const { page } = await openShared(viewport);
     for (const view of ['Home', 'Set up', 'Schedules', 'History']) {
       await page.getByRole('link', { name: view }).click();
       await expect.poll(() => page.locator('nav a[aria-current]').innerText()).toBe(view);
@@ -279,7 +296,6 @@ describe('languages and accessibility', () => {
         expect(await axeViolations(page), `${view} ${viewport.width} ${colorScheme}`).toEqual([]);
       }
     }
-    await context.close();
   });
 
   it('moves focus to the view a link opens, and names the current one', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../../scripts/simulators/znp-coordinator/index.ts';
 import { axeViolations } from '../helpers/axe.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { renderAfresh } from '../helpers/console.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { IEEE } from './sim-helpers.ts';
 
@@ -101,6 +102,14 @@ async function zigbeePage(viewport: { width: number; height: number }): Promise<
   return page;
 }
 
+/** The Zigbee page rendered afresh in the open console (see renderAfresh), its list of writes emptied. */
+async function zigbeeAfresh(page: Page): Promise<Page> {
+  await renderAfresh(page, '#zigbee');
+  await page.locator('#zigbee-status', { hasText: 'connected: true' }).waitFor();
+  (writes.get(page) ?? []).length = 0;
+  return page;
+}
+
 const say = (page: Page, text: string) => page.locator('#say', { hasText: text }).waitFor();
 
 describe.each([
@@ -108,6 +117,16 @@ describe.each([
   ['phone', { width: 390, height: 844 }, 'dimmableBulb', 0x3456],
 ] as const)('the Zigbee page at a %s viewport', (_name, viewport, device: SimDeviceName, panId) => {
   const ieee = IEEE[device as keyof typeof IEEE];
+  // One signed-in page per viewport, its Zigbee page rendered afresh for each test (zigbeeAfresh).
+  let shared: Page | undefined;
+  const freshZigbeePage = async () => {
+    if (shared) return zigbeeAfresh(shared);
+    shared = await zigbeePage(viewport);
+    return shared;
+  };
+  afterAll(async () => {
+    await shared?.context().close();
+  });
 
   it('lists the devices and removes one: asked first, the leave request reaches the stick', async () => {
     await connected();
@@ -119,7 +138,7 @@ describe.each([
         : undefined,
     );
     await api('POST', '/permit-join', { seconds: 0 });
-    const page = await zigbeePage(viewport);
+    const page = await freshZigbeePage();
     const row = page.locator(`tr[data-ieee="${ieee}"]`);
     await row.waitFor();
     const model = ((await api('GET', '/devices')) as Json[]).find((d) => d.ieee === ieee).model;
@@ -149,11 +168,10 @@ describe.each([
     expect(((await api('GET', '/devices')) as Json[]).map((d) => d.ieee)).not.toContain(ieee);
     await page.locator(`tr[data-ieee="${ieee}"]`).waitFor({ state: 'detached' });
     expect(await axeViolations(page)).toEqual([]);
-    await page.context().close();
   }, 60_000);
 
   it('downloads the network backup: the file is what the API answers', async () => {
-    const page = await zigbeePage(viewport);
+    const page = await freshZigbeePage();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download the Zigbee network backup', exact: true }).click(),
@@ -173,11 +191,10 @@ describe.each([
     expect(openFile.metadata.format).toBe('zigpy/open-coordinator-backup');
     expect(openFile.network_key.key).toBe(file.network.networkKey);
     expect(await axeViolations(page)).toEqual([]);
-    await page.context().close();
   }, 60_000);
 
   it("a file that is no backup shows the API's error and changes nothing", async () => {
-    const page = await zigbeePage(viewport);
+    const page = await freshZigbeePage();
     const before = await api('GET', '/backup');
     const stickPan = sim.coordinator.panId;
     await page.getByLabel('Zigbee backup (.json)').setInputFiles({
@@ -192,11 +209,10 @@ describe.each([
     expect(await api('GET', '/backup')).toEqual(before);
     expect(sim.coordinator.panId).toBe(stickPan);
     expect((await api('GET', '/status')).connected).toBe(true);
-    await page.context().close();
   }, 60_000);
 
   it('restores a backup: asked first, then the stick carries the restored network', async () => {
-    const page = await zigbeePage(viewport);
+    const page = await freshZigbeePage();
     const backup = await api('GET', '/backup');
     expect(backup.network.panId).not.toBe(panId);
     // The same network under another PAN id: the stick must be set up again for it.
@@ -233,7 +249,6 @@ describe.each([
     await page.getByRole('button', { name: 'Refresh status and devices' }).click();
     await page.locator('#zigbee-status', { hasText: `panId: ${panId}` }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await page.context().close();
   }, 60_000);
 });
 
