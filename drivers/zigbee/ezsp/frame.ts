@@ -116,6 +116,11 @@ export const FrameId = {
   getNetworkKeyInfo: 0x0116,
   importTransientKey: 0x0111,
   importLinkKey: 0x010e,
+  /** The NCP's answer to a frame id it does not know (EzspStatus reason), with the command's sequence. */
+  invalidCommand: 0x0058,
+  /** Token interface (protocol 9 and later): NVM3 tokens by key and index (docs/zigbee.md#ezsp). */
+  getTokenData: 0x0102,
+  setTokenData: 0x0103,
 } as const;
 export type FrameName = keyof typeof FrameId;
 export const frameName = (id: number): FrameName | undefined =>

@@ -37,6 +37,7 @@ import { ZDO_PROFILE, ZdoCluster, zdoAnswer, zdoRequest, zdoResponse } from '../
 import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
 import type { HeldKey, Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
 import { apsAccepts, simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
+import { SimNvm3 } from './nvm3.ts';
 
 export const NCP_IEEE = '0x00158d0099aabbcc';
 /** EmberStatus ERR_FLASH_WRITE_INHIBITED: the flash to be programmed is programmed already. */
@@ -112,7 +113,9 @@ export class SimNcp {
    * real silicon written once (flash bits only go from 1 to 0 until the page is erased).
    */
   customEui64: Buffer = Buffer.from(BLANK_EUI);
-  /** The EUI64 the NCP took at its last boot: the custom token when written, else the factory one. */
+  /** EmberZNet 7.x tokens in NVM3 (the rewritable restored EUI64); null for older firmware without them. */
+  readonly nvm3: SimNvm3 | null;
+  /** The EUI64 the NCP took at its last boot: the restored-EUI64 token, else the custom one, else the factory one. */
   #eui = NCP_IEEE;
   autoJoin = false;
   readonly endpoints = new Set<number>();
@@ -128,8 +131,9 @@ export class SimNcp {
   #zdoSeq = 0x80;
   #afListeners: Array<(d: SimDevice, cluster: number) => void> = [];
 
-  constructor(opts: { blank?: boolean; protocol?: number; customEui64?: string } = {}) {
+  constructor(opts: { blank?: boolean; protocol?: number; customEui64?: string; nvm3?: boolean } = {}) {
     this.protocol = opts.protocol ?? 13;
+    this.nvm3 = opts.nvm3 === false ? null : new SimNvm3();
     if (opts.customEui64) {
       this.customEui64 = Buffer.from(opts.customEui64.replace(/^0x/, ''), 'hex').reverse();
       this.#boot();
@@ -150,9 +154,10 @@ export class SimNcp {
   }
 
   #boot(): void {
-    this.#eui = this.customEui64.equals(BLANK_EUI)
+    const custom = this.customEui64.equals(BLANK_EUI)
       ? NCP_IEEE
       : `0x${Buffer.from(this.customEui64).reverse().toString('hex')}`;
+    this.#eui = this.nvm3?.override ?? custom;
   }
 
   get formed(): boolean {
@@ -355,6 +360,11 @@ export class SimNcp {
         this.customEui64 = Buffer.from(data);
         return ok();
       }
+      case 'getTokenData':
+      case 'setTokenData':
+        // Firmware without the token interface does not know the frames (the default branch's answer).
+        if (this.nvm3) return this.#respond(f.seq, name, this.nvm3.answer(name, f.params, v));
+        return this.#invalidCommand(f.seq);
       case 'importLinkKey':
       case 'addOrUpdateKeyTableEntry': {
         // importLinkKey (index, EUI64, key; sl_status) from protocol 13; addOrUpdateKeyTableEntry
@@ -409,9 +419,13 @@ export class SimNcp {
       case 'sendBroadcast':
         return this.#broadcast(f.seq, readSendBroadcast(v, r));
       default:
-        // An unknown command: EZSP answers invalidCommand (frame 0x0058) with EzspStatus ERROR_INVALID_FRAME_ID.
-        void this.#ash?.send(encodeResponse(f.seq, 0x0058, Buffer.of(0x31))).catch(() => {});
+        return this.#invalidCommand(f.seq);
     }
+  }
+
+  /** An unknown command: EZSP answers invalidCommand (frame 0x0058) with EzspStatus ERROR_INVALID_FRAME_ID. */
+  #invalidCommand(seq: number): void {
+    void this.#ash?.send(encodeResponse(seq, FrameId.invalidCommand, Buffer.of(0x31))).catch(() => {});
   }
 
   #byNwk(nwk: number): SimDevice | undefined {
