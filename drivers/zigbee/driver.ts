@@ -105,6 +105,8 @@ export class ZigbeeDriver implements LightingDriver {
   #status: ConnectionStatus = { connected: false, since: new Date().toISOString() };
   #stopped = false;
   #reconnect: ReturnType<typeof setTimeout> | null = null;
+  /** Closes the port (or adapter) of a start attempt still running: `stop()` ends the attempt with it. */
+  #abortAttempt: (() => Promise<void>) | null = null;
   #liveness: ReturnType<typeof setInterval> | null = null;
   readonly #attrs = new Map<string, Attrs>();
   readonly #pending = new Map<string, ReturnType<typeof setTimeout>>();
@@ -152,8 +154,11 @@ export class ZigbeeDriver implements LightingDriver {
     try {
       await this.#attempt(restore);
     } catch (err) {
-      if (restore.record) await this.#restoreUnfinished(restore.record, err);
+      // Stopped part-way: the restore did not fail, it was not allowed to go on.
+      if (restore.record && !this.#stopped) await this.#restoreUnfinished(restore.record, err);
       throw err;
+    } finally {
+      this.#abortAttempt = null;
     }
   }
 
@@ -183,6 +188,8 @@ export class ZigbeeDriver implements LightingDriver {
     const path = this.#o.path || (await findStick());
     if (!path) throw new Error('no Zigbee stick found under /dev/serial/by-id');
     const transport = await (this.#deps.openTransport ?? openSerial)(path);
+    this.#abortAttempt = () => transport.close();
+    if (this.#stopped) await transport.close();
     const probed = await probeStick(transport, path, this.#o.stick, {
       znp: this.#o.timings,
       ezsp: this.#o.timings,
@@ -191,6 +198,8 @@ export class ZigbeeDriver implements LightingDriver {
       throw err;
     });
     const adapter = probed.adapter;
+    // Closing the adapter also fails what it waits for (a reset, a command), not only the port.
+    this.#abortAttempt = () => adapter.close();
     adapter.onEvent((e) => this.#onEvent(adapter, e));
     transport.onClose(() => this.#lost(adapter));
     try {
@@ -281,6 +290,8 @@ export class ZigbeeDriver implements LightingDriver {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    // A start attempt in flight would go on talking to the stick after the stop (until its own timeouts).
+    await this.#abortAttempt?.().catch(() => {});
     if (this.#reconnect) clearTimeout(this.#reconnect);
     this.#reconnect = null;
     if (this.#liveness) clearInterval(this.#liveness);

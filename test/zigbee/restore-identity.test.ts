@@ -18,7 +18,15 @@ import { seedKey } from '../../drivers/zigbee/znp/identity.ts';
 import { FRAME_COUNTER_MARGIN } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import { startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
-import { type AnySimulator, IEEE, makeDriver, PID, STICKS, startConnected } from './sim-helpers.ts';
+import {
+  type AnySimulator,
+  fastOptions,
+  IEEE,
+  makeDriver,
+  PID,
+  STICKS,
+  startConnected,
+} from './sim-helpers.ts';
 
 /** zigbee2mqtt's coordinator (a CC2652 stick) and its trust-centre seed. */
 const OLD_IEEE = '0x00124b0021b7a1b2';
@@ -347,5 +355,31 @@ describe('a restore whose first start fails after the reset that makes the stick
     await expect(d.sink.waitFor((x) => x.kind === 'sensor', reported)).resolves.toMatchObject({
       protocolid: PID.remote,
     });
+  });
+});
+
+describe('stopping the driver while a start attempt waits on the stick', () => {
+  it('ends the attempt at once: its port and pending waits are closed, not left to run out their timeouts after the stop', async () => {
+    const s = await startZnpSimulator({ blank: true });
+    sim = s;
+    const { backup } = z2mNetwork(s);
+    const store = memoryStateStore();
+    await store.setNetwork({ ...backup.network, security: backup.security });
+    // The stick goes silent after the restore's reset; the attempt waits for it as long as a real one may.
+    s.coordinator.faults.silentAfterReset = true;
+    const d = makeDriver(s, store, undefined, {
+      timings: { ...fastOptions(s.path).timings, startupMs: 120_000 },
+    });
+    cleanup.push(() => d.driver.stop());
+    const starting = d.driver.start();
+    while (!s.coordinator.log.some((m) => m.name === 'sysResetReq'))
+      await new Promise((r) => setTimeout(r, 10));
+    await d.driver.stop();
+    // Without the stop closing it, this would wait out the two-minute start-up wait (past the test's timeout).
+    await starting;
+    expect(d.driver.connection().connected).toBe(false);
+    // A stop is not a failed restore: the record still says what was written, with no error of the stop's.
+    expect(store.restoreRecord()).toMatchObject({ state: 'written' });
+    expect(store.restoreRecord()).not.toHaveProperty('lastError');
   });
 });
