@@ -209,7 +209,7 @@ export class ZigbeeDriver implements LightingDriver {
       for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
       const r = await adapter.start(stored, () => randomNetwork(this.#o.channel), path, {
         restoreWritten: async (outcome) => {
-          restore.record = writtenRecord(outcome);
+          restore.record = writtenRecord(outcome, restore.record);
           await store.setRestoreRecord(restore.record);
         },
       });

@@ -31,9 +31,25 @@ export function startedRecord(security: StickSecurity, now = new Date()): Restor
   return { state: 'started', at: now.toISOString(), outcome };
 }
 
+/**
+ * A retry finds the address already on the stick (`via: already`): where an earlier attempt of the same
+ * restore wrote it is what the operator needs to know, so that is kept.
+ */
+function keepWay(outcome: RestoreOutcome, before: RestoreRecord | null): RestoreOutcome {
+  const out = structuredClone(outcome);
+  const was = before?.outcome.ieee;
+  if (out.ieee?.via === 'already' && was?.via && was.via !== 'already' && was.wanted === out.ieee.wanted)
+    out.ieee = { ...out.ieee, via: was.via, ...(was.note ? { note: was.note } : {}) };
+  return out;
+}
+
 /** The record once the stick has taken what the restore wrote (before the reset that follows). */
-export function writtenRecord(outcome: RestoreOutcome, now = new Date()): RestoreRecord {
-  return { state: 'written', at: now.toISOString(), outcome: structuredClone(outcome) };
+export function writtenRecord(
+  outcome: RestoreOutcome,
+  before: RestoreRecord | null = null,
+  now = new Date(),
+): RestoreRecord {
+  return { state: 'written', at: now.toISOString(), outcome: keepWay(outcome, before) };
 }
 
 /**
@@ -42,7 +58,7 @@ export function writtenRecord(outcome: RestoreOutcome, now = new Date()): Restor
  */
 export function finalRecord(record: RestoreRecord, r: StartResult, now = new Date()): RestoreRecord {
   const at = now.toISOString();
-  if (r.restore) return { state: 'done', at, outcome: structuredClone(r.restore) };
+  if (r.restore) return { state: 'done', at, outcome: keepWay(r.restore, record) };
   const outcome = structuredClone(record.outcome);
   const interrupted = record.state === 'started';
   if (outcome.ieee) {

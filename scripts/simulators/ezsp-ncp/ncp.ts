@@ -57,6 +57,11 @@ export interface NcpFaults {
   lostAcks: number;
   /** ASH: the next N good DATA frames are refused with a NAK. */
   naks: number;
+  /**
+   * The first RST after the EUI64 was written (a restore's reset) leaves the NCP silent: no RSTACK, no
+   * answers, until it is plugged again.
+   */
+  silentAfterEui64Reset: boolean;
 }
 
 /** What survives a reset: the network as the stick's tokens keep it. */
@@ -68,7 +73,7 @@ interface Tokens {
   frameCounter: number;
 }
 
-function portTransport(port: SerialPort): Transport {
+function portTransport(port: SerialPort, muted: () => boolean): Transport {
   const closes: Array<(err?: Error) => void> = [];
   port.on('close', () => {
     for (const l of closes) l();
@@ -76,7 +81,7 @@ function portTransport(port: SerialPort): Transport {
   return {
     write: (bytes) =>
       new Promise<void>((resolve) => {
-        if (!port.isOpen) return resolve();
+        if (!port.isOpen || muted()) return resolve();
         port.write(bytes, () => resolve());
       }),
     onData: (l) => port.on('data', l),
@@ -95,6 +100,7 @@ export class SimNcp {
     reportDelayMs: 0,
     lostAcks: 0,
     naks: 0,
+    silentAfterEui64Reset: false,
   };
   /** Every EZSP command received, newest last. */
   readonly log: Array<{ name: string; destination?: number; cluster?: number }> = [];
@@ -124,6 +130,10 @@ export class SimNcp {
   #version = 4;
   #pendingFrameCounter: number | null = null;
   #pendingKey: Buffer | null = null;
+  /** A fault: the NCP answers nothing until it is plugged again. */
+  #silent = false;
+  /** The EUI64 token (either kind) was written since the last boot. */
+  #euiWritten = false;
   #port: SerialPort | null = null;
   #ash: AshSession | null = null;
   #callbackSeq = 0;
@@ -177,11 +187,21 @@ export class SimNcp {
     const port = new SerialPort({ path, baudRate: 115_200, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
     port.on('error', () => {});
-    const ash = new AshSession(portTransport(port), 'ncp');
+    this.#silent = false;
+    const ash = new AshSession(
+      portTransport(port, () => this.#silent),
+      'ncp',
+    );
     ash.resetCode = ResetCode.POWER_ON;
     ash.onData((b) => this.#onFrame(b));
     // RST restarts the NCP: what the host set up is gone, the tokens stay.
-    ash.onReset(() => this.powerCycle());
+    ash.onReset(() => {
+      this.powerCycle();
+      if (this.faults.silentAfterEui64Reset && this.#euiWritten) {
+        this.faults.silentAfterEui64Reset = false;
+        this.#silent = true;
+      }
+    });
     this.#port = port;
     this.#ash = ash;
     this.#syncFaults();
@@ -249,6 +269,7 @@ export class SimNcp {
   }
 
   #onFrame(b: Buffer) {
+    if (this.#silent) return;
     const f = decodeFrame(b);
     if (!f || f.response) return;
     const name = frameName(f.frameId);
@@ -358,11 +379,13 @@ export class SimNcp {
         if (!this.customEui64.equals(BLANK_EUI))
           return this.#respond(f.seq, name, this.#status(ERR_FLASH_WRITE_INHIBITED));
         this.customEui64 = Buffer.from(data);
+        this.#euiWritten = true;
         return ok();
       }
       case 'getTokenData':
       case 'setTokenData':
         // Firmware without the token interface does not know the frames (the default branch's answer).
+        if (name === 'setTokenData') this.#euiWritten = true;
         if (this.nvm3) return this.#respond(f.seq, name, this.nvm3.answer(name, f.params, v));
         return this.#invalidCommand(f.seq);
       case 'importLinkKey':
