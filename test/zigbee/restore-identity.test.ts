@@ -34,10 +34,26 @@ const SEED = Buffer.from('0f1e2d3c4b5a69788796a5b4c3d2e1f0', 'hex');
 
 let sim: AnySimulator | null = null;
 const cleanup: Array<() => Promise<void>> = [];
+
+/** A clean-up step that does not end fails naming itself, instead of running into the hook's timeout. */
+async function step(what: string, run: () => Promise<void>, ms = 20_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`clean-up: ${what} did not end within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([run(), stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
-  await sim?.stop();
+  const s = sim;
   sim = null;
+  for (const [i, c] of cleanup.splice(0).reverse().entries())
+    await step(`driver stop #${i}`, () => c().catch(() => {}));
+  if (s) await step('simulated stick stop', () => s.stop());
 });
 
 type Migrated = 'remote' | 'motion';
@@ -350,6 +366,52 @@ describe('a restore whose first start fails after the reset that makes the stick
     ]);
     // The restore is recorded once: the stick's own start did not restore again, and its devices report.
     expect(s.coordinator.log.filter((m) => m.name === 'sysResetReq')).toHaveLength(1);
+    const reported = d.sink.reports.length;
+    expect(s.press('on')).toBe(true);
+    await expect(d.sink.waitFor((x) => x.kind === 'sensor', reported)).resolves.toMatchObject({
+      protocolid: PID.remote,
+    });
+  });
+});
+
+describe('a restore whose first start fails after the reset that makes a Silicon Labs stick take it', () => {
+  it('keeps the restore outcome on EZSP too: written to the restored-EUI64 token while the NCP is silent, final once it starts again', async () => {
+    const s = await startEzspSimulator({ blank: true });
+    sim = s;
+    const { backup } = z2mNetwork(s);
+    const store = memoryStateStore();
+    await store.setNetwork({ ...backup.network, security: backup.security });
+    for (const dev of devicesFromDatabase(z2mDatabase(s, ['remote', 'motion']))) await store.putDevice(dev);
+    const d = makeDriver(s, store);
+    cleanup.push(() => d.driver.stop());
+    // The NCP takes the token, is reset to boot with it, and answers nothing more: the attempt fails.
+    s.coordinator.faults.silentAfterEui64Reset = true;
+    await d.driver.start();
+    expect(d.driver.connection().connected).toBe(false);
+    expect(d.driver.status()).toMatchObject({
+      connected: false,
+      restore: {
+        state: 'written',
+        ieee: { wanted: OLD_IEEE, via: 'restored-eui64-token' },
+        lastError: expect.any(String),
+      },
+    });
+
+    const from = d.sink.reports.length;
+    await s.unplug();
+    await s.replug();
+    await d.sink.waitFor((x) => x.kind === 'connection' && x.status.connected, from);
+    // The retry found the address taken; the outcome still says where the first attempt put it.
+    expect(d.driver.status()).toMatchObject({
+      connected: true,
+      coordinator: OLD_IEEE,
+      restore: {
+        state: 'done',
+        ieee: { wanted: OLD_IEEE, taken: true, via: 'restored-eui64-token' },
+        linkKeys: { written: 2, of: 2 },
+      },
+    });
+    expect(s.coordinator.nvm3?.writes).toBe(1);
     const reported = d.sink.reports.length;
     expect(s.press('on')).toBe(true);
     await expect(d.sink.waitFor((x) => x.kind === 'sensor', reported)).resolves.toMatchObject({
