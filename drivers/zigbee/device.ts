@@ -3,6 +3,7 @@ import type { DeviceInfo, LightCapabilities } from '../lighting/index.ts';
 import { HUE_GAMUT_C } from '../lighting/index.ts';
 import { findDefinition, type Match } from './devices/index.ts';
 import { type IasRecord, zoneEvents } from './ias.ts';
+import type { RestoreRecord } from './restore-record.ts';
 import { Cluster } from './zcl/clusters.ts';
 import { HUE_BUTTON_CLUSTER, HUE_DIMMER_EVENTS, IKEA_ARROW_EVENTS } from './zcl/vendor-remotes.ts';
 import type { NetworkParams } from './znp/network.ts';
@@ -48,12 +49,16 @@ export interface ZigbeeStateStore {
   devices(): ZigbeeDeviceRecord[];
   putDevice(d: ZigbeeDeviceRecord): Promise<void>;
   removeDevice(ieee: string): Promise<void>;
+  /** The last restore's outcome (restore-record.ts), kept until the next restore; null when none. */
+  restoreRecord(): RestoreRecord | null;
+  setRestoreRecord(r: RestoreRecord | null): Promise<void>;
 }
 
 export function memoryStateStore(): ZigbeeStateStore & { snapshot(): unknown } {
   let network: NetworkParams | null = null;
   const devices = new Map<string, ZigbeeDeviceRecord>();
   const groups = new Map<string, ZigbeeGroupRecord>();
+  let restore: RestoreRecord | null = null;
   return {
     groups: () => [...groups.values()],
     async putGroup(g) {
@@ -69,6 +74,10 @@ export function memoryStateStore(): ZigbeeStateStore & { snapshot(): unknown } {
     },
     async removeDevice(ieee) {
       devices.delete(ieee);
+    },
+    restoreRecord: () => restore,
+    async setRestoreRecord(r) {
+      restore = r ? structuredClone(r) : null;
     },
     snapshot: () => ({ network, devices: [...devices.values()] }),
   };

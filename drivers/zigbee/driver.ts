@@ -41,6 +41,13 @@ import { driverOptions, type ZigbeeDriverOptions } from './options.ts';
 import { probeStick } from './probe.ts';
 import type { Destination, IncomingFrame, RadioAdapter, RadioEvent, RestoreOutcome } from './radio.ts';
 import { type Attrs, applyRecords, toLightState } from './reports.ts';
+import {
+  failedAttempt,
+  finalRecord,
+  type RestoreRecord,
+  startedRecord,
+  writtenRecord,
+} from './restore-record.ts';
 import { Attr, Cluster, Global, IasZoneCmd } from './zcl/clusters.ts';
 import {
   type ClusterCommand,
@@ -67,6 +74,8 @@ export interface ZigbeeObserver {
   left?(protocolid: string): void;
   /** A backup was restored onto the stick: what of the old coordinator's identity it took. */
   restored?(outcome: RestoreOutcome): void;
+  /** A start attempt failed while a restore is not finished: what it wrote so far and why it stopped. */
+  restoreUnfinished?(record: RestoreRecord): void;
 }
 
 export interface ZigbeeDriverDeps {
@@ -96,6 +105,8 @@ export class ZigbeeDriver implements LightingDriver {
   #status: ConnectionStatus = { connected: false, since: new Date().toISOString() };
   #stopped = false;
   #reconnect: ReturnType<typeof setTimeout> | null = null;
+  /** Closes the port (or adapter) of a start attempt still running: `stop()` ends the attempt with it. */
+  #abortAttempt: (() => Promise<void>) | null = null;
   #liveness: ReturnType<typeof setInterval> | null = null;
   readonly #attrs = new Map<string, Attrs>();
   readonly #pending = new Map<string, ReturnType<typeof setTimeout>>();
@@ -133,10 +144,52 @@ export class ZigbeeDriver implements LightingDriver {
     }
   }
 
+  /**
+   * One start attempt. A restore not finished yet (its stick security state still stored, or its record
+   * not done) is recorded before the stick is touched and whenever it moves on, so that an attempt that
+   * fails part-way loses nothing of its outcome (docs/zigbee.md#when-the-stick-does-not-start-after-a-restore).
+   */
   async #connect(): Promise<void> {
+    const restore = { record: await this.#unfinishedRestore() };
+    try {
+      await this.#attempt(restore);
+    } catch (err) {
+      // Stopped part-way: the restore did not fail, it was not allowed to go on.
+      if (restore.record && !this.#stopped) await this.#restoreUnfinished(restore.record, err);
+      throw err;
+    } finally {
+      this.#abortAttempt = null;
+    }
+  }
+
+  async #unfinishedRestore(): Promise<RestoreRecord | null> {
+    const store = this.#deps.store;
+    const record = store.restoreRecord();
+    const security = store.network()?.security;
+    if (security && (!record || record.state === 'done')) {
+      const started = startedRecord(security);
+      await store.setRestoreRecord(started);
+      return started;
+    }
+    return record && record.state !== 'done' ? record : null;
+  }
+
+  async #restoreUnfinished(record: RestoreRecord, err: unknown): Promise<void> {
+    const failed = failedAttempt(record, err);
+    await this.#deps.store.setRestoreRecord(failed).catch(() => {});
+    this.#log.warn(
+      { state: failed.state, restore: failed.outcome, reason: failed.lastError },
+      'the zigbee restore is not finished: the stick did not start after it; it is reported when the stick starts',
+    );
+    this.#deps.observer?.restoreUnfinished?.(failed);
+  }
+
+  async #attempt(restore: { record: RestoreRecord | null }): Promise<void> {
     const path = this.#o.path || (await findStick());
     if (!path) throw new Error('no Zigbee stick found under /dev/serial/by-id');
     const transport = await (this.#deps.openTransport ?? openSerial)(path);
+    this.#abortAttempt = () => transport.close();
+    if (this.#stopped) await transport.close();
     const probed = await probeStick(transport, path, this.#o.stick, {
       znp: this.#o.timings,
       ezsp: this.#o.timings,
@@ -145,6 +198,8 @@ export class ZigbeeDriver implements LightingDriver {
       throw err;
     });
     const adapter = probed.adapter;
+    // Closing the adapter also fails what it waits for (a reset, a command), not only the port.
+    this.#abortAttempt = () => adapter.close();
     adapter.onEvent((e) => this.#onEvent(adapter, e));
     transport.onClose(() => this.#lost(adapter));
     try {
@@ -152,11 +207,20 @@ export class ZigbeeDriver implements LightingDriver {
       const stored = store.network();
       // Known addresses first: a restore writes them with the devices' link keys.
       for (const d of store.devices()) adapter.addresses.set(d.ieee, d.nwk);
-      const r = await adapter.start(stored, () => randomNetwork(this.#o.channel), path);
+      const r = await adapter.start(stored, () => randomNetwork(this.#o.channel), path, {
+        restoreWritten: async (outcome) => {
+          restore.record = writtenRecord(outcome, restore.record);
+          await store.setRestoreRecord(restore.record);
+        },
+      });
       // Kept: a new network, a restored one (its one-time security state is dropped now that the stick
       // has it), or a frame counter that moved on.
       if (r.commissioned || !stored || stored.security || stored.frameCounter !== r.network.frameCounter)
         await store.setNetwork(r.network);
+      // After the network (a crash in between leaves a record that is not done, finished next time).
+      const done = restore.record ? finalRecord(restore.record, r) : null;
+      if (done) await store.setRestoreRecord(done);
+      restore.record = null;
       if (r.commissioned)
         this.#log.info({ panId: r.network.panId, channel: r.network.channel }, 'network formed on the stick');
       this.#coordinatorIeee = r.ieee;
@@ -173,7 +237,7 @@ export class ZigbeeDriver implements LightingDriver {
         { path, stick: probed.kind, detected: probed.how, firmware: r.version },
         'zigbee stick found',
       );
-      if (r.restore) this.#reportRestore(r.restore);
+      if (done) this.#reportRestore(done.outcome);
     } catch (err) {
       await adapter.close().catch(() => {});
       throw err;
@@ -226,6 +290,8 @@ export class ZigbeeDriver implements LightingDriver {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    // A start attempt in flight would go on talking to the stick after the stop (until its own timeouts).
+    await this.#abortAttempt?.().catch(() => {});
     if (this.#reconnect) clearTimeout(this.#reconnect);
     this.#reconnect = null;
     if (this.#liveness) clearInterval(this.#liveness);
@@ -294,14 +360,16 @@ export class ZigbeeDriver implements LightingDriver {
     return sec && this.#coordinatorIeee ? { ...sec, coordinatorIeee: this.#coordinatorIeee } : sec;
   }
 
-  /** A restore's outcome: in the status, and a warning for what the stick could not take. */
+  /** A restore's outcome (the status reads it from the store): a log line, a warning for what the stick could not take. */
   #reportRestore(outcome: RestoreOutcome): void {
-    this.#detail.restore = outcome;
     if (outcome.ieee?.taken)
-      this.#log.info({ ieee: outcome.ieee.wanted }, 'the stick took the old coordinator IEEE address');
+      this.#log.info(
+        { ieee: outcome.ieee.wanted, via: outcome.ieee.via, note: outcome.ieee.note },
+        'the stick took the old coordinator IEEE address',
+      );
     else if (outcome.ieee)
       this.#log.warn(
-        { ieee: outcome.ieee.wanted, reason: outcome.ieee.reason },
+        { ieee: outcome.ieee.wanted, reason: outcome.ieee.reason, note: outcome.ieee.note },
         'the old coordinator IEEE address could not be restored',
       );
     if (outcome.linkKeys?.reason)
@@ -312,10 +380,22 @@ export class ZigbeeDriver implements LightingDriver {
   /** What the admin status shows; never the network key. */
   status(): Record<string, unknown> {
     const n = this.#deps.store.network();
+    const r = this.#deps.store.restoreRecord();
     return {
       connected: this.#status.connected,
       since: this.#status.since,
       ...this.#detail,
+      // The last restore, kept until the next one: `state` says whether the stick has started with it.
+      ...(r
+        ? {
+            restore: {
+              ...r.outcome,
+              state: r.state,
+              at: r.at,
+              ...(r.lastError ? { lastError: r.lastError } : {}),
+            },
+          }
+        : {}),
       ...(n ? { extendedPanId: n.extendedPanId } : {}),
       devices: this.#deps.store.devices().length,
       permitJoinSeconds: this.permitJoinRemaining(),

@@ -31,10 +31,25 @@ export interface StartResult {
  * `reason` says, for the operator, why something could not be carried and what that means.
  */
 export interface RestoreOutcome {
-  /** The backup's coordinator IEEE address: taken by the stick, or not. */
-  ieee?: { wanted: string; taken: boolean; reason?: string };
+  /**
+   * The backup's coordinator IEEE address: taken by the stick, or not; `via` where it was written
+   * (`already`: the stick had it), `note` what that means for a later migration.
+   */
+  ieee?: { wanted: string; taken: boolean; via?: IeeeWay; reason?: string; note?: string };
   /** The backup's unique device link keys written to the stick. */
   linkKeys?: { written: number; of: number; reason?: string };
+}
+
+/** Where a restored coordinator IEEE address is kept (docs/zigbee.md#the-coordinators-ieee-address). */
+export type IeeeWay = 'already' | 'extaddr-nv-item' | 'restored-eui64-token' | 'custom-eui64-token';
+
+/** What the driver hears from inside a start. */
+export interface StartHooks {
+  /**
+   * A restore wrote the old coordinator's identity onto the stick: called before the reset that makes the
+   * stick take it, so the outcome is kept even if the stick does not come back from that reset.
+   */
+  restoreWritten?(outcome: RestoreOutcome): Promise<void>;
 }
 
 /** One endpoint of a device as its simple descriptor describes it. */
@@ -96,7 +111,12 @@ export interface RadioAdapter extends ZdoRequests {
   /** How long to wait for a device's own answer (a delivery confirm, a leave response). */
   readonly answerMs: number;
   /** Brings the stick up on `network` (resume or restore), or commissions `create()` when it is null. */
-  start(network: NetworkParams | null, create: () => NetworkParams, path?: string): Promise<StartResult>;
+  start(
+    network: NetworkParams | null,
+    create: () => NetworkParams,
+    path?: string,
+    hooks?: StartHooks,
+  ): Promise<StartResult>;
   /** After the stick reset itself: its network up again and Hearth's endpoint registered again. */
   resume(): Promise<void>;
   /** A cheap request the stick must answer (the driver's liveness check); rejects when it does not. */

@@ -70,6 +70,13 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
             const text = lost.filter(Boolean).join('; ');
             ctx.notices.set('restore', text ? `the Zigbee restore was partial: ${text}` : null);
           },
+          // Until the stick starts with it, the console says the restore is not finished and why.
+          restoreUnfinished(record) {
+            ctx.notices.set(
+              'restore',
+              `the Zigbee restore is not finished: the stick did not start after it (${record.lastError ?? 'unknown error'}); its outcome is shown when the stick starts`,
+            );
+          },
         },
       }),
     );

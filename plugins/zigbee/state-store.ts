@@ -5,6 +5,7 @@
  */
 import type { PluginStore, SecretsApi } from '../../core/sdk.ts';
 import type { ZigbeeDeviceRecord, ZigbeeGroupRecord, ZigbeeStateStore } from '../../drivers/zigbee/device.ts';
+import type { RestoreRecord } from '../../drivers/zigbee/restore-record.ts';
 import { isValidNetwork, type NetworkParams } from '../../drivers/zigbee/znp/network.ts';
 import { isStickSecurity, type StickSecurity } from '../../drivers/zigbee/znp/nv-backup.ts';
 
@@ -22,6 +23,10 @@ export interface DevicesDoc {
 }
 export interface GroupsDoc {
   groups: ZigbeeGroupRecord[];
+}
+/** The last restore's outcome (addresses, counts, reasons: nothing secret). */
+export interface RestoreDoc {
+  restore: RestoreRecord | null;
 }
 
 export const NETWORK_KEY_SECRET = 'networkKey';
@@ -55,6 +60,7 @@ export async function openStateStore(store: PluginStore, secrets: SecretsApi): P
   const net = await store.open<NetworkDoc>('network', { network: null });
   const devs = await store.open<DevicesDoc>('devices', { devices: [] });
   const grps = await store.open<GroupsDoc>('groups', { groups: [] });
+  const rest = await store.open<RestoreDoc>('restore', { restore: null });
   // Migration: a key stored in plain text by an older version moves into the secrets facility (durable
   // there first, then removed from the store, so a crash in between loses nothing).
   const plain = net.data.network?.networkKey;
@@ -101,7 +107,16 @@ export async function openStateStore(store: PluginStore, secrets: SecretsApi): P
       devs.commit((d) => {
         d.devices = d.devices.filter((x) => x.ieee !== ieee);
       }),
+    restoreRecord: () => rest.data.restore,
+    setRestoreRecord: (r) =>
+      rest.commit((d) => {
+        d.restore = r ? structuredClone(r) : null;
+      }),
     async replace(n, list) {
+      // Another restore: the last one's outcome no longer describes the stick.
+      await rest.commit((d) => {
+        d.restore = null;
+      });
       await setNetwork(n);
       await devs.commit((d) => {
         d.devices = structuredClone(list);

@@ -359,8 +359,8 @@ describe('hearth zigbee import', () => {
     );
   });
 
-  it("onto a stick whose custom EUI64 token is already written: the old coordinator's address cannot move, and the status and the hub's notices say so", async () => {
-    sim = await startEzspSimulator({ blank: true, customEui64: '0x00124b00aaaaaaaa' });
+  it("onto a stick without NVM3 tokens whose custom EUI64 token is already written: the old coordinator's address cannot move, and the status and the hub's notices say so", async () => {
+    sim = await startEzspSimulator({ blank: true, customEui64: '0x00124b00aaaaaaaa', nvm3: false });
     h = await startMqttHub({ plugins: { zigbee: { path: sim.path, site: 'Home' } } }, ['lighting', 'zigbee']);
     const hub = h;
     const dir = mkdtempSync(join(tmpdir(), 'z2m-'));

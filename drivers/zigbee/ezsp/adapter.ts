@@ -16,6 +16,7 @@ import {
   type RadioStats,
   type RestoreOutcome,
   type SimpleDescriptor,
+  type StartHooks,
   type StartResult,
 } from '../radio.ts';
 import { ZDO_ENDPOINT, ZDO_PROFILE, ZdoCluster, ZdoError, zdoRequest, zdoResponse } from '../zdo.ts';
@@ -26,7 +27,7 @@ import { AshError, AshSession, type AshTimings } from './ash.ts';
 import { Reader, Writer } from './codec.ts';
 import { Ezsp, EzspStatusError, stackVersionString } from './ezsp.ts';
 import { FrameId } from './frame.ts';
-import { writeCustomEui64, writeLinkKeys } from './identity.ts';
+import { writeEui64, writeLinkKeys } from './identity.ts';
 import { readHashedTclk, readLinkKeys, readNetworkFrameCounter } from './link-keys.ts';
 import {
   APS_OPTION_ENABLE_ROUTE_DISCOVERY,
@@ -241,6 +242,7 @@ export class EzspAdapter implements RadioAdapter {
     network: NetworkParams | null,
     create: () => NetworkParams,
     path = 'the serial port',
+    hooks: StartHooks = {},
   ): Promise<StartResult> {
     await this.#hello(path);
     await this.#configure();
@@ -259,6 +261,7 @@ export class EzspAdapter implements RadioAdapter {
       const wanted = network ? security?.coordinatorIeee : undefined;
       if (wanted) {
         outcome = { ieee: await this.#takeIeee(wanted) };
+        await hooks.restoreWritten?.(outcome);
         // The NCP reads its EUI64 at boot: a reset, and the start-up again.
         if (outcome.ieee?.taken && (await this.#eui64()) !== wanted) {
           await this.#hello(path);
@@ -284,6 +287,7 @@ export class EzspAdapter implements RadioAdapter {
             reason: `the stick refused ${keys.length - written} of the devices' link keys; those devices have to join again`,
           };
       }
+      if (outcome) await hooks.restoreWritten?.(outcome);
       commissioned = true;
     }
     this.#networkUp = true;
@@ -294,6 +298,7 @@ export class EzspAdapter implements RadioAdapter {
       outcome.ieee = {
         wanted: outcome.ieee.wanted,
         taken: false,
+        ...(outcome.ieee.via ? { via: outcome.ieee.via } : {}),
         reason:
           'the stick kept its own IEEE address after the reset; devices bound to the old coordinator report nothing until they are paired again',
       };
@@ -310,11 +315,14 @@ export class EzspAdapter implements RadioAdapter {
     return (await this.ezsp.command('getEui64')).ieee();
   }
 
-  /** The backup's coordinator IEEE address into the custom EUI64 token, when the stick has another. */
+  /** The backup's coordinator IEEE address for the NCP's next boot, when the stick has another (identity.ts). */
   async #takeIeee(wanted: string): Promise<NonNullable<RestoreOutcome['ieee']>> {
-    if ((await this.#eui64()) === wanted) return { wanted, taken: true };
-    const w = await writeCustomEui64(this.ezsp, wanted);
-    return w.written ? { wanted, taken: true } : { wanted, taken: false, reason: w.reason };
+    if ((await this.#eui64()) === wanted) return { wanted, taken: true, via: 'already' };
+    const w = await writeEui64(this.ezsp, wanted);
+    const note = w.note ? { note: w.note } : {};
+    return w.written
+      ? { wanted, taken: true, via: w.via, ...note }
+      : { wanted, taken: false, reason: w.reason, ...note };
   }
 
   async #afterUp(): Promise<void> {

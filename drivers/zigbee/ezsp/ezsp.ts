@@ -43,9 +43,21 @@ export interface VersionInfo {
   stackVersion: number;
 }
 
+/** The stick does not know the command (it answered `invalidCommand`): older or trimmed firmware. */
+export class EzspInvalidCommandError extends Error {
+  constructor(
+    readonly command: string,
+    readonly reason: number,
+  ) {
+    super(`${command}: the stick does not know this command (EzspStatus 0x${reason.toString(16)})`);
+    this.name = 'EzspInvalidCommandError';
+  }
+}
+
 interface InFlight {
   seq: number;
   frameId: number;
+  what: string;
   resolve: (r: Buffer) => void;
   reject: (e: Error) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -130,7 +142,7 @@ export class Ezsp {
           this.#inFlight = null;
           reject(new EzspTimeoutError(what, timeoutMs));
         }, timeoutMs);
-        this.#inFlight = { seq, frameId, resolve, reject, timer };
+        this.#inFlight = { seq, frameId, what, resolve, reject, timer };
         this.stats.commands++;
         this.#ash.send(bytes).catch((err: Error) => {
           if (this.#inFlight?.seq !== seq) return;
@@ -195,6 +207,14 @@ export class Ezsp {
       clearTimeout(pending.timer);
       this.#inFlight = null;
       pending.resolve(f.params);
+      return;
+    }
+    // UG100: an unknown frame id is answered with invalidCommand under the command's sequence number;
+    // failing at once beats waiting out the timeout.
+    if (!f.callback && pending && pending.seq === f.seq && f.frameId === FrameId.invalidCommand) {
+      clearTimeout(pending.timer);
+      this.#inFlight = null;
+      pending.reject(new EzspInvalidCommandError(pending.what, f.params[0] ?? 0));
       return;
     }
     this.stats.callbacks++;

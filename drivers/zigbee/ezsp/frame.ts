@@ -121,6 +121,11 @@ export const FrameId = {
   importLinkKey: 0x010e,
   exportLinkKeyByIndex: 0x010f,
   exportKey: 0x0114,
+  /** The NCP's answer to a frame id it does not know (EzspStatus reason), with the command's sequence. */
+  invalidCommand: 0x0058,
+  /** Token interface (protocol 9 and later): NVM3 tokens by key and index (docs/zigbee.md#ezsp). */
+  getTokenData: 0x0102,
+  setTokenData: 0x0103,
 } as const;
 export type FrameName = keyof typeof FrameId;
 export const frameName = (id: number): FrameName | undefined =>

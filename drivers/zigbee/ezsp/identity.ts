@@ -1,12 +1,14 @@
 /**
  * What an EmberZNet replacement needs beyond the network to stand in for another coordinator
- * (docs/zigbee.md#the-coordinators-ieee-address): the old coordinator's IEEE address as the custom EUI64
- * manufacturing token (write-once on real silicon), and the devices' unique link keys in the key table.
+ * (docs/zigbee.md#the-coordinators-ieee-address): the old coordinator's IEEE address, in the rewritable
+ * restored-EUI64 token where the firmware has one, else as the custom EUI64 manufacturing token
+ * (write-once on real silicon); and the devices' unique link keys in the key table.
  */
 import type { DeviceLinkKey } from '../znp/nv-backup.ts';
 import { FRAME_COUNTER_MARGIN } from '../znp/nv-backup.ts';
 import { Writer } from './codec.ts';
 import type { Ezsp } from './ezsp.ts';
+import { restoredEui64Support, writeRestoredEui64 } from './restored-eui64.ts';
 import { EmberStatus, readStatus, ValueId } from './types.ts';
 
 /** `EzspMfgTokenId` of the custom EUI64: 8 bytes, least significant first; all 0xFF when never written. */
@@ -21,14 +23,39 @@ export async function readCustomEui64(ezsp: Ezsp): Promise<string | null> {
   return `0x${Buffer.from(data).reverse().toString('hex')}`;
 }
 
-export type EuiWrite = { written: true } | { written: false; reason: string };
+/** Where the address went: the rewritable NVM3 token, or the write-once manufacturing token. */
+export type EuiWay = 'restored-eui64-token' | 'custom-eui64-token';
+export type EuiWrite =
+  | { written: true; via: EuiWay; note?: string }
+  | { written: false; reason: string; note?: string };
+
+/**
+ * The coordinator's address for the NCP's next boot: the restored-EUI64 token when the firmware has it
+ * (rewritable, and read before the manufacturing token at boot), else the custom EUI64 token, which only
+ * a blank token takes. `note` says why the write-once way was taken.
+ */
+export async function writeEui64(ezsp: Ezsp, ieee: string): Promise<EuiWrite> {
+  const support = await restoredEui64Support(ezsp);
+  let why = support.key === null ? support.why : '';
+  if (support.key !== null) {
+    const s = await writeRestoredEui64(ezsp, support.key, ieee);
+    if (s === EmberStatus.SUCCESS) return { written: true, via: 'restored-eui64-token' };
+    why = `the stick refused the restored-EUI64 token (status 0x${s.toString(16)})`;
+  }
+  const note = `no rewritable restored-EUI64 token: ${why}`;
+  const w = await writeCustomEui64(ezsp, ieee);
+  return { ...w, note };
+}
 
 /**
  * Writes `ieee` into the blank custom EUI64 token; the NCP uses it from its next reset on. A token that
  * already holds another address cannot be written again (the flash page would have to be erased), which
  * is said, not hidden.
  */
-export async function writeCustomEui64(ezsp: Ezsp, ieee: string): Promise<EuiWrite> {
+export async function writeCustomEui64(
+  ezsp: Ezsp,
+  ieee: string,
+): Promise<{ written: true; via: 'custom-eui64-token' } | { written: false; reason: string }> {
   let held: string | null;
   try {
     held = await readCustomEui64(ezsp);
@@ -39,7 +66,7 @@ export async function writeCustomEui64(ezsp: Ezsp, ieee: string): Promise<EuiWri
         'the stick has no custom EUI64 token (RCP or unusual firmware); devices bound to the old coordinator report nothing until they are paired again',
     };
   }
-  if (held === ieee) return { written: true };
+  if (held === ieee) return { written: true, via: 'custom-eui64-token' };
   if (held !== null)
     return {
       written: false,
@@ -55,7 +82,7 @@ export async function writeCustomEui64(ezsp: Ezsp, ieee: string): Promise<EuiWri
       written: false,
       reason: `the stick refused the custom EUI64 token (status 0x${s.toString(16)}); devices bound to the old coordinator report nothing until they are paired again`,
     };
-  return { written: true };
+  return { written: true, via: 'custom-eui64-token' };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type RadioEvent,
   type RestoreOutcome,
   type SimpleDescriptor,
+  type StartHooks,
   type StartResult,
 } from '../radio.ts';
 import type { Fields } from './codec.ts';
@@ -126,6 +127,7 @@ export class ZStackAdapter implements RadioAdapter {
     network: NetworkParams | null,
     create: () => NetworkParams,
     path?: string,
+    hooks: StartHooks = {},
   ): Promise<StartResult> {
     await this.ping(path);
     const v = await this.znp.call('sysVersion');
@@ -151,6 +153,7 @@ export class ZStackAdapter implements RadioAdapter {
       if (network && restore && this.product === ZStackProduct.Z3X0) {
         await writeSecurity(this.znp, restore, params.extendedPanId, params.networkKey);
         if (security) outcome = await this.#writeIdentity(security);
+        if (outcome) await hooks.restoreWritten?.(outcome);
         await this.#reset();
         await this.#startup();
       } else if (network && security && (security.coordinatorIeee || security.linkKeys)) {
@@ -188,8 +191,9 @@ export class ZStackAdapter implements RadioAdapter {
     const out: RestoreOutcome = {};
     const wanted = security.coordinatorIeee;
     if (wanted) {
-      if (wanted !== (await this.#deviceInfo()).ieee) await writeExtAddr(this.znp, wanted);
-      out.ieee = { wanted, taken: false };
+      const already = wanted === (await this.#deviceInfo()).ieee;
+      if (!already) await writeExtAddr(this.znp, wanted);
+      out.ieee = { wanted, taken: false, via: already ? 'already' : 'extaddr-nv-item' };
     }
     const keys = security.linkKeys ?? [];
     if (keys.length) {

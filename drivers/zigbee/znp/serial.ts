@@ -7,24 +7,43 @@ export async function openSerial(path: string, baudRate = 115_200): Promise<Tran
   const port = new SerialPort({ path, baudRate, dataBits: 8, stopBits: 1, parity: 'none', autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
   const closeListeners: Array<(err?: Error) => void> = [];
+  /** Writes not settled yet: serialport queues a write or drain on a closed port until it opens again. */
+  const writing = new Set<(err: Error) => void>();
   let closed = false;
+  const settleWrites = () => {
+    for (const reject of writing) reject(new Error('serial port closed'));
+    writing.clear();
+  };
   const gone = (err?: Error) => {
     if (closed) return;
     closed = true;
+    settleWrites();
     for (const l of closeListeners) l(err);
   };
   port.on('close', (err: Error | null) => gone(err ?? undefined));
   port.on('error', (err: Error) => gone(err));
   return {
+    // A write settles even when the port closes under it (its drain would wait for an `open` that never
+    // comes, and whatever awaits the write with it).
     write: (bytes) =>
       new Promise<void>((resolve, reject) => {
         if (closed) return reject(new Error('serial port closed'));
+        const fail = (err: Error) => {
+          writing.delete(fail);
+          reject(err);
+        };
+        writing.add(fail);
         port.write(bytes, (err) => {
           if (err) {
-            gone(err);
-            return reject(err);
+            fail(err);
+            return gone(err);
           }
-          port.drain((e) => (e ? reject(e) : resolve()));
+          if (!writing.has(fail)) return;
+          port.drain((e) => {
+            writing.delete(fail);
+            if (e) reject(e);
+            else resolve();
+          });
         });
       }),
     onData: (listener) => port.on('data', listener),
@@ -39,6 +58,7 @@ export async function openSerial(path: string, baudRate = 115_200): Promise<Tran
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;
+        settleWrites();
         if (!port.isOpen) return resolve();
         port.close(() => resolve());
       }),

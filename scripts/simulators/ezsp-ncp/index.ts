@@ -29,6 +29,8 @@ export async function startEzspSimulator(
     name?: string;
     /** The custom EUI64 token already written (a stick that was given an address before). */
     customEui64?: string;
+    /** false: firmware without NVM3 tokens (no rewritable restored EUI64); EmberZNet 7.x has them. */
+    nvm3?: boolean;
   } = {},
 ): Promise<EzspSimulator> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-ezsp-'));
@@ -36,6 +38,7 @@ export async function startEzspSimulator(
     blank: opts.blank ?? true,
     ...(opts.protocol ? { protocol: opts.protocol } : {}),
     ...(opts.customEui64 ? { customEui64: opts.customEui64 } : {}),
+    ...(opts.nvm3 === false ? { nvm3: false } : {}),
   });
   coordinator.autoJoin = opts.autoJoin ?? false;
   let pty: PtyPair | null = await startPtyPair(dir, opts.name);

@@ -38,6 +38,7 @@ import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
 import type { HeldKey, Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
 import { apsAccepts, simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
 import { answerKeyRead, type KeyState } from './key-reads.ts';
+import { SimNvm3 } from './nvm3.ts';
 
 export const NCP_IEEE = '0x00158d0099aabbcc';
 /** EmberStatus ERR_FLASH_WRITE_INHIBITED: the flash to be programmed is programmed already. */
@@ -57,6 +58,11 @@ export interface NcpFaults {
   lostAcks: number;
   /** ASH: the next N good DATA frames are refused with a NAK. */
   naks: number;
+  /**
+   * The first RST after the EUI64 was written (a restore's reset) leaves the NCP silent: no RSTACK, no
+   * answers, until it is plugged again.
+   */
+  silentAfterEui64Reset: boolean;
 }
 
 /** What survives a reset: the network as the stick's tokens keep it. */
@@ -71,7 +77,7 @@ interface Tokens {
   securityBitmask: number;
 }
 
-function portTransport(port: SerialPort): Transport {
+function portTransport(port: SerialPort, muted: () => boolean): Transport {
   const closes: Array<(err?: Error) => void> = [];
   port.on('close', () => {
     for (const l of closes) l();
@@ -79,7 +85,7 @@ function portTransport(port: SerialPort): Transport {
   return {
     write: (bytes) =>
       new Promise<void>((resolve) => {
-        if (!port.isOpen) return resolve();
+        if (!port.isOpen || muted()) return resolve();
         port.write(bytes, () => resolve());
       }),
     onData: (l) => port.on('data', l),
@@ -98,6 +104,7 @@ export class SimNcp {
     reportDelayMs: 0,
     lostAcks: 0,
     naks: 0,
+    silentAfterEui64Reset: false,
   };
   /** Every EZSP command received, newest last. */
   readonly log: Array<{ name: string; destination?: number; cluster?: number }> = [];
@@ -118,7 +125,9 @@ export class SimNcp {
    * real silicon written once (flash bits only go from 1 to 0 until the page is erased).
    */
   customEui64: Buffer = Buffer.from(BLANK_EUI);
-  /** The EUI64 the NCP took at its last boot: the custom token when written, else the factory one. */
+  /** EmberZNet 7.x tokens in NVM3 (the rewritable restored EUI64); null for older firmware without them. */
+  readonly nvm3: SimNvm3 | null;
+  /** The EUI64 the NCP took at its last boot: the restored-EUI64 token, else the custom one, else the factory one. */
   #eui = NCP_IEEE;
   autoJoin = false;
   readonly endpoints = new Set<number>();
@@ -128,6 +137,10 @@ export class SimNcp {
   #pendingFrameCounter: number | null = null;
   #pendingKey: Buffer | null = null;
   #pendingSecurity: { tcLinkKey: string; securityBitmask: number } | null = null;
+  /** A fault: the NCP answers nothing until it is plugged again. */
+  #silent = false;
+  /** The EUI64 token (either kind) was written since the last boot. */
+  #euiWritten = false;
   #port: SerialPort | null = null;
   #ash: AshSession | null = null;
   #callbackSeq = 0;
@@ -135,8 +148,9 @@ export class SimNcp {
   #zdoSeq = 0x80;
   #afListeners: Array<(d: SimDevice, cluster: number) => void> = [];
 
-  constructor(opts: { blank?: boolean; protocol?: number; customEui64?: string } = {}) {
+  constructor(opts: { blank?: boolean; protocol?: number; customEui64?: string; nvm3?: boolean } = {}) {
     this.protocol = opts.protocol ?? 13;
+    this.nvm3 = opts.nvm3 === false ? null : new SimNvm3();
     if (opts.customEui64) {
       this.customEui64 = Buffer.from(opts.customEui64.replace(/^0x/, ''), 'hex').reverse();
       this.#boot();
@@ -159,9 +173,10 @@ export class SimNcp {
   }
 
   #boot(): void {
-    this.#eui = this.customEui64.equals(BLANK_EUI)
+    const custom = this.customEui64.equals(BLANK_EUI)
       ? NCP_IEEE
       : `0x${Buffer.from(this.customEui64).reverse().toString('hex')}`;
+    this.#eui = this.nvm3?.override ?? custom;
   }
 
   get formed(): boolean {
@@ -181,11 +196,21 @@ export class SimNcp {
     const port = new SerialPort({ path, baudRate: 115_200, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
     port.on('error', () => {});
-    const ash = new AshSession(portTransport(port), 'ncp');
+    this.#silent = false;
+    const ash = new AshSession(
+      portTransport(port, () => this.#silent),
+      'ncp',
+    );
     ash.resetCode = ResetCode.POWER_ON;
     ash.onData((b) => this.#onFrame(b));
     // RST restarts the NCP: what the host set up is gone, the tokens stay.
-    ash.onReset(() => this.powerCycle());
+    ash.onReset(() => {
+      this.powerCycle();
+      if (this.faults.silentAfterEui64Reset && this.#euiWritten) {
+        this.faults.silentAfterEui64Reset = false;
+        this.#silent = true;
+      }
+    });
     this.#port = port;
     this.#ash = ash;
     this.#syncFaults();
@@ -254,6 +279,7 @@ export class SimNcp {
   }
 
   #onFrame(b: Buffer) {
+    if (this.#silent) return;
     const f = decodeFrame(b);
     if (!f || f.response) return;
     const name = frameName(f.frameId);
@@ -375,8 +401,15 @@ export class SimNcp {
         if (!this.customEui64.equals(BLANK_EUI))
           return this.#respond(f.seq, name, this.#status(ERR_FLASH_WRITE_INHIBITED));
         this.customEui64 = Buffer.from(data);
+        this.#euiWritten = true;
         return ok();
       }
+      case 'getTokenData':
+      case 'setTokenData':
+        // Firmware without the token interface does not know the frames (the default branch's answer).
+        if (name === 'setTokenData') this.#euiWritten = true;
+        if (this.nvm3) return this.#respond(f.seq, name, this.nvm3.answer(name, f.params, v));
+        return this.#invalidCommand(f.seq);
       case 'importLinkKey':
       case 'addOrUpdateKeyTableEntry': {
         // importLinkKey (index, EUI64, key; sl_status) from protocol 13; addOrUpdateKeyTableEntry
@@ -431,8 +464,7 @@ export class SimNcp {
       case 'sendBroadcast':
         return this.#broadcast(f.seq, readSendBroadcast(v, r));
       default:
-        // An unknown command: EZSP answers invalidCommand (frame 0x0058) with EzspStatus ERROR_INVALID_FRAME_ID.
-        void this.#ash?.send(encodeResponse(f.seq, 0x0058, Buffer.of(0x31))).catch(() => {});
+        return this.#invalidCommand(f.seq);
     }
   }
 
@@ -445,6 +477,11 @@ export class SimNcp {
       network: this.tokens,
       eui64: this.#eui,
     };
+  }
+
+  /** An unknown command: EZSP answers invalidCommand (frame 0x0058) with EzspStatus ERROR_INVALID_FRAME_ID. */
+  #invalidCommand(seq: number): void {
+    void this.#ash?.send(encodeResponse(seq, FrameId.invalidCommand, Buffer.of(0x31))).catch(() => {});
   }
 
   #byNwk(nwk: number): SimDevice | undefined {

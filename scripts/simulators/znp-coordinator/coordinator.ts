@@ -31,6 +31,8 @@ export interface Faults {
   dropReports: boolean;
   /** Send reports this late. */
   reportDelayMs: number;
+  /** At the next SYS_RESET_REQ the stick goes silent (no SYS_RESET_IND, no answers) until it is plugged again. */
+  silentAfterReset: boolean;
 }
 
 export const COORDINATOR_IEEE = '0x00124b0099887766';
@@ -51,6 +53,7 @@ export class SimCoordinator {
     noRouteSticky: false,
     dropReports: false,
     reportDelayMs: 0,
+    silentAfterReset: false,
   };
   /** Every groupcast sent (group id and cluster), newest last. */
   readonly groupcasts: Array<{ group: number; cluster: number }> = [];
@@ -177,6 +180,11 @@ export class SimCoordinator {
       case 'sysVersion':
         return this.send('sysVersion', { transportRev: 2, product: 1, major: 2, minor: 7, maint: 1 }, true);
       case 'sysResetReq':
+        if (this.faults.silentAfterReset) {
+          this.faults.silentAfterReset = false;
+          this.#awake = false;
+          return;
+        }
         setTimeout(() => this.reset(0), 5);
         return;
       case 'sysOsalNvRead': {
