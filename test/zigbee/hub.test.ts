@@ -330,8 +330,15 @@ describe('zigbee plugin in the hub', () => {
 
     const counterBefore = stick.coordinator.frameCounter;
     const backup = (await h.t.admin('GET', '/admin/zigbee/backup')).body as Json;
-    // The frame counter and the coordinator's IEEE address (a replacement takes it); the keys are Hearth's own.
-    expect(Object.keys(backup.stick).sort()).toEqual(['coordinatorIeee', 'frameCounter', 'zstack']);
+    // The frame counter, the coordinator's IEEE address (a replacement takes it) and the hashed trust-centre
+    // link key the stick derives each device's key from; the network keys are Hearth's own.
+    expect(Object.keys(backup.stick).sort()).toEqual([
+      'coordinatorIeee',
+      'frameCounter',
+      'hashedTclk',
+      'zstack',
+    ]);
+    expect(backup.stick.hashedTclk).toMatch(/^[0-9a-f]{32}$/);
     expect(backup.stick.coordinatorIeee).toBe(stick.coordinator.ieee);
     expect(backup.stick.zstack).toBe('ezsp');
     expect(backup.stick.frameCounter).toBeGreaterThanOrEqual(counterBefore);
