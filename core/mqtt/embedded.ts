@@ -12,6 +12,7 @@ import {
   guardReads,
   PacketSizeScanner,
   shapeWrites,
+  type WriteShaper,
 } from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
 import { PacketStringScanner } from './string-check.ts';
@@ -30,7 +31,12 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       chain,
       states,
       log,
-      (client, packet) => mayQueue(client, packet),
+      (client, packet) => {
+        if (!mayQueue(client, packet)) return false;
+        // aedes writes what it forwards from a setImmediate: the connection holds its socket until then.
+        links.get(client)?.writes.expect();
+        return true;
+      },
       (clientId) => {
         const holder = connectedClients(aedes)[clientId];
         return holder ? states.get(holder) : undefined;
@@ -112,9 +118,9 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       connections.delete(stream);
       pending.delete(stream);
     });
-    shapeWrites(stream, limits.clientQueueBytes + limits.maxPacketSize);
     const link: Link = {
       stream,
+      writes: shapeWrites(stream, limits.clientQueueBytes + limits.maxPacketSize),
       accepted: false,
       keepsQos: false,
       dropping: false,
@@ -251,6 +257,7 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
 /** One connection as the broker's limits see it. */
 interface Link {
   stream: Duplex;
+  writes: WriteShaper;
   /** CONNACK 0 sent: the full packet size applies, and the connection no longer counts as pending. */
   accepted: boolean;
   /**
