@@ -6,7 +6,9 @@
  *     twice: with the hub in this process (the switch, the bulb and the clock share its event loop, so
  *     their work and their garbage count as the hub's latency), and with the built hub in its own process
  *     as systemd runs it (`BENCH_MQTT_HUB=process` or `built` for one of them). Each run also prints the
- *     event-loop delay and GC pauses of this process and, for the built hub, its CPU per press.
+ *     event-loop delay and GC pauses of this process and, for the built hub, its CPU per press
+ *     (`BENCH_MQTT_PROF=<dir>` makes the built hub write a CPU profile there; `BENCH_MQTT_BASELINE=<dir>`
+ *     adds the built hub of another checkout, e.g. an older commit unpacked with this node_modules linked).
  *  2. capacity: N lights (one zigbee2mqtt bridge client, N bulbs that report back) driven through
  *     PUT /light/state at 10 changes per light per minute; p50/p99 from request to the bulb's receipt,
  *     for N = 100, 500, 1000, and the largest N whose p99 stays within 50 ms.
@@ -18,7 +20,7 @@ import path from 'node:path';
 import { type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
 import { startMqttHub } from '../../test/mqtt/hub.ts';
-import { spawnBuiltHub } from '../lib/spawn-hub.ts';
+import { PRODUCTION_FLAGS, spawnBuiltHub } from '../lib/spawn-hub.ts';
 import { cpuMicros } from './proc-cpu.ts';
 
 const PRESS_RATE = 200;
@@ -56,7 +58,7 @@ interface PressHub {
   mqttUrl: string;
   siteid: string;
   /** The hub's process when it is not this one: its CPU per press is read from /proc. */
-  pid?: number;
+  pid?: number | undefined;
   site(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }>;
   admin(method: string, path: string, body?: unknown): Promise<unknown>;
   credential(username: string, topics: string[]): Promise<string>;
@@ -81,13 +83,21 @@ const root = path.resolve(import.meta.dirname, '../..');
 const ADMIN_KEY = 'bench-mqtt-admin-key-0123456789abcdef';
 
 /** The built hub as systemd runs it (every plugin, production flags and store window), on a fresh data dir. */
-async function builtHub(): Promise<PressHub> {
+async function builtHub(dir = root, name = 'built hub in its own process'): Promise<PressHub> {
   execFileSync(process.execPath, ['scripts/build.mjs'], {
-    cwd: root,
+    cwd: dir,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-mqtt-'));
-  const hub = await spawnBuiltHub({ dataDir, adminKey: ADMIN_KEY, logLevel: 'info', until: /\/site\/\S+/ });
+  const prof = process.env.BENCH_MQTT_PROF;
+  const hub = await spawnBuiltHub({
+    dataDir,
+    adminKey: ADMIN_KEY,
+    logLevel: 'info',
+    until: /\/site\/\S+/,
+    dist: path.join(dir, 'dist'),
+    ...(prof ? { flags: [...PRODUCTION_FLAGS, '--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] } : {}),
+  });
   const adminUrl = hub.find(/admin\s+(http:\S+)/);
   const siteUrl = hub.find(/(http:\S+\/site\/\S+)/);
   const mainUrl = new URL(siteUrl).origin;
@@ -111,7 +121,7 @@ async function builtHub(): Promise<PressHub> {
     | { sites: Array<{ siteid: string }> };
   const siteid = (Array.isArray(sites) ? sites : sites.sites)[0]?.siteid ?? '';
   return {
-    name: 'built hub in its own process',
+    name,
     mqttUrl: `mqtt://127.0.0.1:${hub.find(/mqtt\s+mqtt:\/\/.*?:(\d+)/)}`,
     siteid,
     pid: hub.child.pid,
@@ -304,9 +314,15 @@ async function capacity(n: number): Promise<number> {
 /** The production store default (the test helper's 20 ms window would make every run a write storm). */
 const HUB = { log: { level: 'warn' }, store: { coalesceMs: Number(process.env.BENCH_COALESCE_MS ?? 1000) } };
 
-const pressHubs = (process.env.BENCH_MQTT_HUB ?? 'process,built').split(',');
+const baselineDir = process.env.BENCH_MQTT_BASELINE;
+const pressHubs = (process.env.BENCH_MQTT_HUB ?? `process,built${baselineDir ? ',baseline' : ''}`).split(',');
 for (const kind of pressHubs) {
-  const hub = kind === 'built' ? await builtHub() : await inProcessHub();
+  const hub =
+    kind === 'built'
+      ? await builtHub()
+      : kind === 'baseline' && baselineDir
+        ? await builtHub(path.resolve(baselineDir), `built hub of ${baselineDir}`)
+        : await inProcessHub();
   try {
     await switchToBulb(hub);
   } finally {
