@@ -106,6 +106,15 @@ export function guardReads(
   };
 }
 
+/** What the broker tells a connection's write shaper (see `shapeWrites`). */
+export interface WriteShaper {
+  /**
+   * aedes has accepted a delivery to this connection (its `authorizeForward` said yes) and will write the
+   * PUBLISH from a `setImmediate`: hold the socket until that write.
+   */
+  expect(): void;
+}
+
 /**
  * Two things about how the broker writes to one connection, in one wrapper of `stream.write` (it runs for
  * every piece of every packet: mqtt-packet writes a PUBLISH in four or five calls):
@@ -114,22 +123,43 @@ export function guardReads(
  *   16 KiB default). aedes holds a delivery slot shared by every client while it waits for a socket to
  *   drain, so a subscriber that stops reading would stall everyone; the broker drops or disconnects such a
  *   client by its queued bytes first (`clientQueueBytes`), and the mark only has to stay above that.
- * - **Deliveries leave together.** aedes hands each delivery to its own `setImmediate`, and mqtt-packet
- *   corks the socket only until the next tick, so every message became its own `writev` (a sixth of the
- *   broker's CPU per message went to it). A PUBLISH written to an uncorked socket corks it until the next
- *   `setImmediate`, so every delivery aedes makes in that turn of the event loop leaves in one `writev`;
- *   a delivery waits at most for the expired timers and I/O callbacks of the next turn, and a packet
- *   written behind it in the same turn waits with it (the order stays). Other packets written to an
- *   uncorked socket (CONNACK, SUBACK, PUBACK, PINGRESP: answers a client waits for) go out at once, as
- *   before. mqtt-packet writes a packet's header byte first; its high nibble is the packet type (3 =
- *   PUBLISH, MQTT 3.1.1 §2.2.1).
+ * - **Deliveries leave together, and at once.** aedes decides a delivery synchronously (`expect()`), then
+ *   writes it from its own `setImmediate`, and mqtt-packet corks the socket only until the next tick, so
+ *   every message would be its own `writev` (a sixth of the broker's CPU per message went to it). The
+ *   socket is corked from the first `expect()` and released as soon as every expected PUBLISH has been
+ *   written: all deliveries decided in one turn of the event loop leave in one `writev`, in the same
+ *   check phase as aedes' writes (mqtt-packet's own cork sends them on its next tick). If an expected write
+ *   never comes (the client went away, a QoS 1/2 session waits for its store) the socket is released one
+ *   turn later anyway. A PUBLISH written without an `expect()` (nothing the broker decided, e.g. a
+ *   retransmission) corks the socket until the next `setImmediate`, as before. Other packets written to an
+ *   uncorked socket (CONNACK, SUBACK, PUBACK, PINGRESP: answers a client waits for) go out at once; behind
+ *   a held batch they wait with it, so the order stays. mqtt-packet writes a packet's header byte first;
+ *   its high nibble is the packet type (3 = PUBLISH, MQTT 3.1.1 §2.2.1).
  */
-export function shapeWrites(stream: Duplex, mark: number): void {
+export function shapeWrites(stream: Duplex, mark: number): WriteShaper {
   const write = stream.write;
+  /** Our cork is on the socket (at most one at a time). */
   let corked = false;
+  /** PUBLISH packets expected and not written yet. */
+  let expected = 0;
+  /** Counts releases: a scheduled release only applies to the batch it was scheduled for. */
+  let batch = 0;
+  /** The batch whose fallback release is scheduled. */
+  let armedFor = -1;
   const release = () => {
+    batch += 1;
+    expected = 0;
+    if (!corked) return;
     corked = false;
     stream.uncork();
+  };
+  const releaseIf = (id: number) => {
+    if (id === batch) release();
+  };
+  const hold = () => {
+    if (corked) return;
+    corked = true;
+    stream.cork();
   };
   // Named parameters, not `...args`: a rest array per call is garbage the 2 MB young generation feels.
   // Writable.write treats an absent encoding or callback as not given.
@@ -139,14 +169,28 @@ export function shapeWrites(stream: Duplex, mark: number): void {
     encoding?: BufferEncoding | ((err?: Error | null) => void),
     cb?: (err?: Error | null) => void,
   ) {
-    if (!corked && isPublishHeader(chunk)) {
-      corked = true;
-      this.cork();
-      setImmediate(release);
+    const publish = isPublishHeader(chunk);
+    if (publish && expected === 0 && !corked) {
+      hold();
+      setImmediate(releaseIf, batch);
     }
     const ok = write.call(this, chunk, encoding as BufferEncoding, cb);
+    // The header went in behind mqtt-packet's own cork, which holds the rest of this packet until its tick.
+    if (publish && expected > 0 && --expected === 0) release();
     return ok || this.writableLength < mark;
   } as Duplex['write'];
+  return {
+    expect() {
+      expected += 1;
+      hold();
+      if (armedFor === batch) return;
+      armedFor = batch;
+      // aedes queues its delivery immediates after this call, so a release queued now would run before
+      // them: the fallback waits one turn more (where every batch used to be released).
+      const id = batch;
+      setImmediate(() => setImmediate(releaseIf, id));
+    },
+  };
 }
 
 const isPublishHeader = (chunk: unknown): boolean =>

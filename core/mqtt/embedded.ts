@@ -12,6 +12,7 @@ import {
   guardReads,
   PacketSizeScanner,
   shapeWrites,
+  type WriteShaper,
 } from './connection-guard.ts';
 import { createOwnerApi, type Transport } from './owner-api.ts';
 import { PacketStringScanner } from './string-check.ts';
@@ -30,7 +31,12 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       chain,
       states,
       log,
-      (client, packet) => mayQueue(client, packet),
+      (client, packet) => {
+        if (!mayQueue(client, packet)) return false;
+        // aedes writes what it forwards from a setImmediate: the connection holds its socket until then.
+        links.get(client)?.writes.expect();
+        return true;
+      },
       (clientId) => {
         const holder = connectedClients(aedes)[clientId];
         return holder ? states.get(holder) : undefined;
@@ -112,9 +118,9 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
       connections.delete(stream);
       pending.delete(stream);
     });
-    shapeWrites(stream, limits.clientQueueBytes + limits.maxPacketSize);
     const link: Link = {
       stream,
+      writes: shapeWrites(stream, limits.clientQueueBytes + limits.maxPacketSize),
       accepted: false,
       keepsQos: false,
       dropping: false,
@@ -147,7 +153,14 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
   let server: net.Server | null = null;
   let port = 0;
   if (opts.enabled !== false) {
-    server = net.createServer((socket) => accept(socket, 'tcp'));
+    server = net.createServer((socket) => {
+      // Nagle off. Deliveries of one loop turn already leave in one `writev` (`shapeWrites`), so Nagle
+      // saves no packets; it only held each batch until the subscriber ACKed the previous one, and a
+      // QoS 0 subscriber sends nothing to carry that ACK, so it waited for the delayed-ACK timer (40 ms
+      // on Linux): the broker sat idle between batches.
+      socket.setNoDelay(true);
+      accept(socket, 'tcp');
+    });
     server.listen(opts.port, opts.host);
     try {
       await once(server, 'listening');
@@ -244,6 +257,7 @@ export async function createEmbeddedBroker(opts: BrokerOptions): Promise<BrokerS
 /** One connection as the broker's limits see it. */
 interface Link {
   stream: Duplex;
+  writes: WriteShaper;
   /** CONNACK 0 sent: the full packet size applies, and the connection no longer counts as pending. */
   accepted: boolean;
   /**

@@ -208,11 +208,27 @@ const benches: Record<string, () => Promise<Figure[]>> = {
     const out = await runScript('mqtt.ts', { BENCH_LIGHTS: '100' });
     return [
       {
-        name: 'switch press → bulb command p99 at 200 presses/s',
-        value: num(out, /switch → bulb at 200 presses\/s[^\n]*p99 ([\d.]+) ms/, 'press p99'),
+        // The production hub: built, in its own process, the switch and bulb in the bench's.
+        name: 'switch press → bulb command p99 at 200 presses/s, hub in its own process',
+        value: num(
+          out,
+          /switch → bulb, built hub in its own process, at 200 presses\/s[^\n]*p99 ([\d.]+) ms/,
+          'press p99',
+        ),
         unit: 'ms',
         better: 'lower',
         target: 1.5,
+      },
+      {
+        // What earlier runs recorded: the hub shares the bench's event loop with the switch and the bulb.
+        name: 'switch press → bulb command p99 at 200 presses/s',
+        value: num(
+          out,
+          /switch → bulb, hub in this process, at 200 presses\/s[^\n]*p99 ([\d.]+) ms/,
+          'press p99',
+        ),
+        unit: 'ms',
+        better: 'lower',
       },
     ];
   },

@@ -10,7 +10,9 @@
  * per broker, the brokers measured alternately so load from elsewhere on the machine hits both alike.
  *
  * Also prints each broker process' CPU time per message (from /proc, every thread), which varies far
- * less with the machine's load than msgs/s does.
+ * less with the machine's load than msgs/s does; how busy that kept the broker and the clients (CPU per
+ * message × msgs/s: a broker well under 100 % was waiting for something); and how many ACKs the kernel
+ * delayed in the round (a Nagle sender waits for those).
  *
  *   npm run bench:broker                       the hub against mosquitto
  *   BENCH_BROKER=bare npm run bench:broker     createBroker() alone (aedes and the core, no plugin hooks)
@@ -23,7 +25,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -56,6 +58,13 @@ interface Target {
 interface Figures {
   msgsPerSec: number;
   cpuMicrosPerMsg: number;
+  /** This process' CPU per message (the two mqtt.js clients): the load generator's own cost. */
+  clientCpuMicrosPerMsg: number;
+  /**
+   * ACKs the kernel delayed during the round (the machine's TcpExt DelayedACKs: other loopback traffic
+   * counts too). A sender with Nagle on waits for each of them when it has a small segment to send.
+   */
+  delayedAcks: number;
 }
 interface Server {
   target: Target;
@@ -88,6 +97,8 @@ async function measure(target: Target, count: number): Promise<Figures> {
       });
     });
     const cpuBefore = cpuMicros(target.pid);
+    const clientBefore = process.cpuUsage();
+    const acks0 = delayedAcks();
     const started = process.hrtime.bigint();
     while (sent < count) {
       if (sent - received >= WINDOW) {
@@ -101,14 +112,30 @@ async function measure(target: Target, count: number): Promise<Figures> {
     const complete = await finished;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpu = cpuMicros(target.pid) - cpuBefore;
+    const client = process.cpuUsage(clientBefore);
     return {
       msgsPerSec: complete ? Math.round(count / seconds) : 0,
       cpuMicrosPerMsg: Math.round((cpu / count) * 10) / 10,
+      clientCpuMicrosPerMsg: Math.round(((client.user + client.system) / count) * 10) / 10,
+      delayedAcks: delayedAcks() - acks0,
     };
   } finally {
     await Promise.all([sub.endAsync(true), pub.endAsync(true)]);
   }
 }
+
+/** The kernel's count of delayed ACKs so far (/proc/net/netstat, TcpExt); NaN where it is absent. */
+function delayedAcks(): number {
+  try {
+    const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+    return Number(values?.split(' ')[names?.split(' ').indexOf('DelayedACKs') ?? -1]);
+  } catch {
+    return Number.NaN;
+  }
+}
+/** How busy a round kept the broker (or the clients' process): CPU per message × messages per second. */
+const busy = (f: Figures, clients = false): number =>
+  Math.round(((clients ? f.clientCpuMicrosPerMsg : f.cpuMicrosPerMsg) * f.msgsPerSec) / 1e4);
 
 /** JSON over HTTP to the hub's admin listener. */
 async function admin(base: string, method: string, route: string, body?: unknown): Promise<unknown> {
@@ -267,16 +294,24 @@ export async function benchBroker(): Promise<Record<string, number>> {
     if (theirs) targets.push(theirs.target);
     if (baseline) targets.push(baseline.target);
     for (const target of targets) await measure(target, WARMUP);
-    const best: Figures[] = targets.map(() => ({ msgsPerSec: 0, cpuMicrosPerMsg: Number.POSITIVE_INFINITY }));
+    const best: Figures[] = targets.map(() => ({
+      msgsPerSec: 0,
+      cpuMicrosPerMsg: Number.POSITIVE_INFINITY,
+      clientCpuMicrosPerMsg: Number.POSITIVE_INFINITY,
+      delayedAcks: 0,
+    }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, target] of targets.entries()) {
         const run = await measure(target, MESSAGES);
         console.error(
-          `  ${target.name} round ${round + 1}: ${run.msgsPerSec} msgs/s, ${run.cpuMicrosPerMsg} µs CPU per message`,
+          `  ${target.name} round ${round + 1}: ${run.msgsPerSec} msgs/s, ${run.cpuMicrosPerMsg} µs CPU per message` +
+            ` (broker ${busy(run)} % of a core; clients ${run.clientCpuMicrosPerMsg} µs per message, ${busy(run, true)} %;` +
+            ` ${run.delayedAcks} delayed ACKs)`,
         );
         const top = best[i]!;
         top.msgsPerSec = Math.max(top.msgsPerSec, run.msgsPerSec);
         top.cpuMicrosPerMsg = Math.min(top.cpuMicrosPerMsg, run.cpuMicrosPerMsg);
+        top.clientCpuMicrosPerMsg = Math.min(top.clientCpuMicrosPerMsg, run.clientCpuMicrosPerMsg);
       }
     }
     const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');

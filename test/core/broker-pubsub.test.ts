@@ -1,5 +1,6 @@
+import net from 'node:net';
 import type { MqttClient } from 'mqtt';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MqttMessage } from '../../core/mqtt/types.ts';
 import { connect, deferred, nextMessage, startEmbedded, type TestBroker } from './broker-fixtures.ts';
 
@@ -192,5 +193,22 @@ describe('embedded broker: in-process QoS 0 publishes', () => {
     const api = broker.forOwner('p');
     await api.publish('hearth/s/status', 'online', { retain: true });
     expect((await api.retained('hearth/s/status')).map((m) => m.payload.toString())).toEqual(['online']);
+  });
+});
+
+describe('embedded broker: TCP connections', () => {
+  it('turn Nagle off, so a batch of deliveries does not wait for the subscriber’s delayed ACK', async () => {
+    const noDelay = vi.spyOn(net.Socket.prototype, 'setNoDelay');
+    try {
+      const { url } = await start();
+      const subscriber = await client(url);
+      const local = (subscriber.stream as net.Socket).localPort;
+      // The broker's end of this connection is the socket whose remote port is the client's local port.
+      const brokerEnd = noDelay.mock.contexts.findIndex((s) => (s as net.Socket).remotePort === local);
+      expect(brokerEnd).toBeGreaterThanOrEqual(0);
+      expect(noDelay.mock.calls[brokerEnd]?.[0] ?? true).toBe(true);
+    } finally {
+      noDelay.mockRestore();
+    }
   });
 });
