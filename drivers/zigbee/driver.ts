@@ -372,6 +372,8 @@ export class ZigbeeDriver implements LightingDriver {
         { ieee: outcome.ieee.wanted, reason: outcome.ieee.reason, note: outcome.ieee.note },
         'the old coordinator IEEE address could not be restored',
       );
+    if (outcome.hashedTclk?.reason)
+      this.#log.warn({ reason: outcome.hashedTclk.reason }, 'hashed trust-centre link key not used');
     if (outcome.linkKeys?.reason)
       this.#log.warn({ reason: outcome.linkKeys.reason }, 'device link keys could not be restored');
     this.#deps.observer?.restored?.(outcome);

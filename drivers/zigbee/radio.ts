@@ -38,6 +38,11 @@ export interface RestoreOutcome {
   ieee?: { wanted: string; taken: boolean; via?: IeeeWay; reason?: string; note?: string };
   /** The backup's unique device link keys written to the stick. */
   linkKeys?: { written: number; of: number; reason?: string };
+  /**
+   * The backup's EmberZNet hashed trust-centre link key (the root devices' keys derive from): formed with,
+   * or not (docs/zigbee.md#the-hashed-trust-centre-link-key).
+   */
+  hashedTclk?: { applied: boolean; reason?: string };
 }
 
 /** Where a restored coordinator IEEE address is kept (docs/zigbee.md#the-coordinators-ieee-address). */

@@ -66,6 +66,7 @@ export default definePlugin<ZigbeeConfig, Record<string, never>>({
             const lost = [
               outcome.ieee?.taken === false ? outcome.ieee.reason : undefined,
               outcome.linkKeys?.reason,
+              outcome.hashedTclk?.reason,
             ];
             const text = lost.filter(Boolean).join('; ');
             ctx.notices.set('restore', text ? `the Zigbee restore was partial: ${text}` : null);

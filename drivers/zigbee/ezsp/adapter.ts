@@ -273,11 +273,14 @@ export class EzspAdapter implements RadioAdapter {
       // A replacement for a known network starts above the old stick's counter (docs/zigbee.md).
       const old = security?.frameCounter ?? (network ? params.frameCounter : undefined);
       const keys = network ? (security?.linkKeys ?? []) : [];
+      const root = network ? security?.hashedTclk : undefined;
       const written = await this.#form(
         params,
         old === undefined ? undefined : old + FRAME_COUNTER_MARGIN,
         keys,
+        root,
       );
+      if (root) outcome = { ...outcome, hashedTclk: { applied: true } };
       if (keys.length) {
         outcome = { ...outcome, linkKeys: { written, of: keys.length } };
         if (written < keys.length)
@@ -345,8 +348,17 @@ export class EzspAdapter implements RadioAdapter {
     await down.promise;
   }
 
-  /** Initial security state (network key, hashed trust-centre link key), then formNetwork. */
-  async #form(n: NetworkParams, frameCounter?: number, keys: DeviceLinkKey[] = []): Promise<number> {
+  /**
+   * Initial security state (network key, hashed trust-centre link key), then formNetwork. `root`: the old
+   * stick's hashed trust-centre link key, so devices' derived keys stay the same; without one the
+   * well-known key is the root, as Hearth has always formed.
+   */
+  async #form(
+    n: NetworkParams,
+    frameCounter?: number,
+    keys: DeviceLinkKey[] = [],
+    root?: string,
+  ): Promise<number> {
     if (frameCounter !== undefined)
       await this.#ok(
         'setValue',
@@ -366,7 +378,7 @@ export class EzspAdapter implements RadioAdapter {
       'setInitialSecurityState',
       writeInitialSecurity(new Writer(), {
         bitmask,
-        preconfiguredKey: ZIGBEE_ALLIANCE_09,
+        preconfiguredKey: root ? Buffer.from(root, 'hex') : ZIGBEE_ALLIANCE_09,
         networkKey: Buffer.from(n.networkKey, 'hex'),
         networkKeySequenceNumber: 0,
         preconfiguredTrustCenterEui64: '0x0000000000000000',

@@ -112,6 +112,13 @@ export function parseOpenBackup(raw: unknown): OpenBackup {
   const seed =
     zstack && typeof zstack === 'object' ? (zstack as Record<string, unknown>).tclk_seed : undefined;
   if (typeof seed === 'string' && /^[0-9a-fA-F]{32}$/.test(seed)) security.tclkSeed = seed.toLowerCase();
+  // EmberZNet with hashed link keys derives every device's key from this root; without it a Silicon Labs
+  // replacement derives other keys (docs/zigbee.md#the-hashed-trust-centre-link-key).
+  const ezsp =
+    specific && typeof specific === 'object' ? (specific as Record<string, unknown>).ezsp : undefined;
+  const root = ezsp && typeof ezsp === 'object' ? (ezsp as Record<string, unknown>).hashed_tclk : undefined;
+  if (root !== undefined && root !== null)
+    security.hashedTclk = hexOf(root, 16, 'stack_specific.ezsp.hashed_tclk');
   return {
     network,
     security,

@@ -82,6 +82,16 @@ export class StickNotFoundError extends Error {
 }
 
 /** On the global timer (not timers/promises) so fake timers drive it in tests. */
+/**
+ * A backup's EmberZNet hashed trust-centre link key on a Z-Stack stick: Z-Stack derives keys from a seed
+ * of its own, so the root has no place here (docs/zigbee.md#the-hashed-trust-centre-link-key).
+ */
+const ROOT_NOT_USED: NonNullable<RestoreOutcome['hashedTclk']> = {
+  applied: false,
+  reason:
+    "Z-Stack cannot use EmberZNet's hashed trust-centre link key; devices whose key the old stick derived from it (no key of their own in the backup) have to join again",
+};
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const hex = (n: number, len: number) => Buffer.from(n.toString(16).padStart(len * 2, '0'), 'hex').reverse();
@@ -153,12 +163,14 @@ export class ZStackAdapter implements RadioAdapter {
       if (network && restore && this.product === ZStackProduct.Z3X0) {
         await writeSecurity(this.znp, restore, params.extendedPanId, params.networkKey);
         if (security) outcome = await this.#writeIdentity(security);
+        if (security?.hashedTclk) outcome = { ...outcome, hashedTclk: ROOT_NOT_USED };
         if (outcome) await hooks.restoreWritten?.(outcome);
         await this.#reset();
         await this.#startup();
       } else if (network && security && (security.coordinatorIeee || security.linkKeys)) {
         outcome = this.#cannotRestoreIdentity(security);
       }
+      if (network && security?.hashedTclk) outcome = { ...outcome, hashedTclk: ROOT_NOT_USED };
     } else if ((await this.#deviceInfo()).deviceState !== DEVICE_STATE_COORDINATOR) {
       await this.#startup();
     }

@@ -20,6 +20,7 @@ import {
   DeviceUpdate,
   EmberStatus,
   IncomingType,
+  InitialSecurity,
   OutgoingType,
   readInitialSecurity,
   readNetworkParameters,
@@ -37,6 +38,7 @@ import { ZDO_PROFILE, ZdoCluster, zdoAnswer, zdoRequest, zdoResponse } from '../
 import type { Transport } from '../../../drivers/zigbee/znp/transport.ts';
 import type { HeldKey, Outgoing, SimDevice, SimDeviceName } from '../znp-coordinator/devices.ts';
 import { apsAccepts, simulatedNetwork, trustCentreAdmits } from '../znp-coordinator/devices.ts';
+import { hashedLinkKey } from './hashed-keys.ts';
 import { answerKeyRead, type KeyState } from './key-reads.ts';
 import { SimNvm3 } from './nvm3.ts';
 
@@ -116,6 +118,8 @@ export class SimNcp {
   readonly transientKeys = new Map<string, Buffer>();
   /** The key table (unique link keys, `importLinkKey` / `addOrUpdateKeyTableEntry`), by IEEE address. */
   readonly keyTable = new Map<string, HeldKey>();
+  /** Keys derived from the hashed trust-centre link key, by root and IEEE, with their incoming counters. */
+  #derived = new Map<string, HeldKey>();
   /** The outgoing APS frame counter (`setValue` APS_FRAME_COUNTER). */
   apsFrameCounter = 0;
   /** Configuration values the host set (`setConfigurationValue`); RAM, gone at a reset. */
@@ -540,13 +544,27 @@ export class SimNcp {
     if (d.reportsTo(o.cluster, this.#eui)) this.deliver(d, o);
   }
 
-  /** The key the trust centre holds for a device: its key table entry, or an install-code (transient) key. */
+  /**
+   * The key the trust centre holds for a device: its key table entry, an install-code (transient) key, or,
+   * with hashed link keys, the key derived from the root the network was formed with (hashed-keys.ts).
+   */
   heldKey(ieee: string): HeldKey | undefined {
     const k = ieee.toLowerCase();
     const entry = this.keyTable.get(k);
     if (entry) return entry;
     const transient = this.transientKeys.get(k);
-    return transient ? { key: transient, rxCounter: 0 } : undefined;
+    if (transient) return { key: transient, rxCounter: 0 };
+    const t = this.tokens;
+    const hashed = InitialSecurity.TRUST_CENTER_USES_HASHED_LINK_KEY;
+    if (!t || (t.securityBitmask & hashed) !== hashed) return undefined;
+    // Derived on demand; the incoming counter is kept per root and device, as the NCP keeps it in RAM.
+    const at = `${t.tcLinkKey}:${k}`;
+    let derived = this.#derived.get(at);
+    if (!derived) {
+      derived = { key: hashedLinkKey(Buffer.from(t.tcLinkKey, 'hex'), k), rxCounter: 0 };
+      this.#derived.set(at, derived);
+    }
+    return derived;
   }
 
   /** A device answers a ZDO request (profile 0) addressed to it. */
