@@ -212,6 +212,26 @@ describe('zigbee on a Silicon Labs (EZSP) stick: devices and recovery', () => {
     expect(level(sim, 'dimmableBulb')).toBe(briToLevel254(20));
   });
 
+  it('a stick unplugged while a new device is being asked for its node descriptor leaves no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const seen = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', seen);
+    cleanup.push(async () => {
+      process.off('unhandledRejection', seen);
+    });
+    const sim = await ezsp();
+    const { driver } = await started(sim);
+    sim.coordinator.faults.silentOnZdo = 0x0002; // Node_Desc_req: the interview's first question
+    await driver.permitJoin(60);
+    sim.coordinator.join('dimmableBulb');
+    await until(() => sim.coordinator.log.some((m) => m.name === 'sendUnicast' && m.cluster === 0x0002));
+    await sim.unplug();
+    await until(() => !driver.connection().connected);
+    // Rejections are reported after the turn they happen in; give them a few turns to surface.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(unhandled).toEqual([]);
+  });
+
   it('removes a device with Mgmt_Leave_req, and forgets one that leaves by itself', async () => {
     const sim = await ezsp();
     const { driver, store } = await started(sim);

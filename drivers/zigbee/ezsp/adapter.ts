@@ -696,10 +696,13 @@ export class EzspAdapter implements RadioAdapter {
       },
       timeoutMs,
     );
-    return {
-      promise: wait.promise.then((p) => readIncomingMessage(this.#v, new Reader(p)).contents.subarray(1)),
-      cancel: wait.cancel,
-    };
+    const promise = wait.promise.then((p) =>
+      readIncomingMessage(this.#v, new Reader(p)).contents.subarray(1),
+    );
+    // Like the wait itself: the link may fail it (stick closed) while the request is still being sent, before
+    // anyone awaits the answer; that failure reaches the caller through the send, not as an unhandled rejection.
+    promise.catch(() => {});
+    return { promise, cancel: wait.cancel };
   }
 
   /** A ZDO request to `nwk` and the device's answer (status checked). */

@@ -65,6 +65,11 @@ export interface NcpFaults {
    * answers, until it is plugged again.
    */
   silentAfterEui64Reset: boolean;
+  /**
+   * A ZDO request of this cluster (e.g. 0x0002, Node_Desc_req) makes the NCP go silent as it arrives: the
+   * sendUnicast is taken and never answered, nor anything after it, until the stick is plugged again.
+   */
+  silentOnZdo: number | null;
 }
 
 /** What survives a reset: the network as the stick's tokens keep it. */
@@ -107,6 +112,7 @@ export class SimNcp {
     lostAcks: 0,
     naks: 0,
     silentAfterEui64Reset: false,
+    silentOnZdo: null,
   };
   /** Every EZSP command received, newest last. */
   readonly log: Array<{ name: string; destination?: number; cluster?: number }> = [];
@@ -511,6 +517,11 @@ export class SimNcp {
     if (entry) Object.assign(entry, { destination: m.destination, cluster: m.aps.clusterId });
     if (!this.networkUp)
       return this.#respond(seq, 'sendUnicast', writeSendAnswer(this.#version, EmberStatus.NETWORK_DOWN, 0));
+    if (m.aps.profileId === ZDO_PROFILE && m.aps.clusterId === this.faults.silentOnZdo) {
+      this.faults.silentOnZdo = null;
+      this.#silent = true;
+      return;
+    }
     if (this.faults.channelAccessFailures > 0) {
       this.faults.channelAccessFailures--;
       return this.#respond(
