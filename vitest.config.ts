@@ -32,10 +32,11 @@ function filesImporting(dir: string, pattern: RegExp): string[] {
 
 /**
  * Most suites wait on sockets, child processes and the disk, not the CPU: one worker more than the two
- * cores keeps both busy (vitest's default would leave one idle on a 2-core machine). More than three was
- * not measured on a quiet machine (docs/benchmarks.md, "Runner and non-browser files, third round"); each
- * worker more also runs one more hub and one more chromium at once, which is what times out under load.
- * HEARTH_TEST_WORKERS overrides it for such a measurement.
+ * cores keeps both busy (vitest's default would leave one idle on a 2-core machine). Four and five were
+ * measured on the zigbee files (docs/benchmarks.md, "Runner and non-browser files, third round"): each
+ * worker more cost CPU (it loads vitest and the sources again) and the run took no less time; it would
+ * also run one more hub or chromium at once, which is what times out under load. HEARTH_TEST_WORKERS
+ * overrides the count for such a measurement.
  */
 const WORKERS = Number(process.env.HEARTH_TEST_WORKERS ?? 3);
 
