@@ -1,7 +1,9 @@
 /** The scheduler's rule on a hand-driven clock: slots, weekdays, DST, sunrise/sunset, catch-up and clock jumps. */
+// Files share a worker process (isolate: false): the zone goes back to what it was once this file is done.
+const zoneBefore = process.env.TZ;
 process.env.TZ = 'Europe/Berlin';
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Scheduler } from '../../plugins/lighting/schedules/scheduler.ts';
 import { nextSlot, type Place } from '../../plugins/lighting/schedules/slots.ts';
 import type { ScheduleRecord } from '../../plugins/lighting/schedules/types.ts';
@@ -12,6 +14,11 @@ const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const BERLIN: Place = { latitude: 52.52, longitude: 13.405 };
 const local = (s: string) => new Date(s).getTime(); // no zone suffix: local (Europe/Berlin) time
+
+afterAll(() => {
+  if (zoneBefore === undefined) delete process.env.TZ;
+  else process.env.TZ = zoneBefore;
+});
 
 function schedule(over: Partial<ScheduleRecord>): ScheduleRecord {
   return {
