@@ -62,7 +62,11 @@ describe('zigbee2mqtt colour bulbs', () => {
     expect(warm.status).toBe(200);
     await eventually(() => z2m.bulb('lounge').color_temp === 370, 'the bulb at 370 mireds');
     expect(z2m.bulb('lounge').color_mode).toBe('color_temp');
-    await eventually(async () => (await find('zigbee2mqtt:lounge'))?.colormode === 'ct', 'ct confirmed');
+    // The bulb's reports can come in more than one message (state, then colour): wait for all of it.
+    await eventually(async () => {
+      const l = await find('zigbee2mqtt:lounge');
+      return l?.colormode === 'ct' && l.on === true;
+    }, 'ct confirmed, on');
     expect(await find('zigbee2mqtt:lounge')).toMatchObject({ on: true, ct: 370, colormode: 'ct' });
     const red = await h.site('PUT', '/light/state', {
       _id: light._id,
