@@ -291,12 +291,15 @@ export class LightControl {
     this.#handedAt.delete(lightId);
     const light = this.#d.catalog.data.lights.find((l) => l._id === lightId);
     if (!light) return;
+    const reportsBefore = this.#reports.get(lightId) ?? 0;
     let level: LightState | null = null;
     try {
       level = await this.#read(inst, light.protocolid);
     } catch (err) {
       this.#d.log.warn({ err, light: lightId }, 'reading a silent light failed');
     }
+    // The read waited for the device: a report or a new command since then is newer than its answer.
+    if ((this.#reports.get(lightId) ?? 0) !== reportsBefore || this.#handedAt.has(lightId)) return;
     this.#d.log.debug({ light: lightId, read: level !== null }, 'reconciling a light that did not report');
     this.#confirm(light, level ?? this.entry(lightId).desired);
   }

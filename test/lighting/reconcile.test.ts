@@ -116,4 +116,21 @@ describe('reconciliation of a silent light', () => {
     expect(r.pushed).toHaveLength(1);
     r.control.stop();
   });
+
+  it('a reconciliation read that answers after a newer report does not overwrite it with its older level', async () => {
+    const r = rig({ readable: true });
+    let answer: (level: LightLevel | null) => void = () => {};
+    (r.inst.driver as unknown as { readState: () => Promise<LightLevel | null> }).readState = () =>
+      new Promise((resolve) => {
+        answer = resolve;
+      });
+    await r.control.set(lamp, { on: true, bri: 30 }).handed;
+    await vi.advanceTimersByTimeAsync(RECONCILE_MS); // the read goes out and waits for the device
+    r.control.report(r.inst, 'L', { on: false, bri: 0 }); // meanwhile the light was switched off and said so
+    expect(r.reported()).toEqual({ on: false, bri: 0 });
+    answer({ on: true, bri: 30 }); // the read's answer was taken before that
+    await vi.advanceTimersByTimeAsync(0);
+    expect(r.reported()).toEqual({ on: false, bri: 0 });
+    r.control.stop();
+  });
 });
