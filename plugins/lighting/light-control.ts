@@ -347,9 +347,14 @@ export class LightControl {
     if (!inst.driver.readState) return;
     for (const light of this.#d.catalog.data.lights) {
       if (!this.#d.drivers.serves(inst, light)) continue;
+      const reportsBefore = this.#reports.get(light._id) ?? 0;
+      const desiredBefore = this.entry(light._id).desired;
       try {
         const level = await this.#read(inst, light.protocolid);
-        if (level) this.#confirm(light, level);
+        // As for a bind read: a report or a command while the read waited is newer than its answer.
+        if (!level || (this.#reports.get(light._id) ?? 0) !== reportsBefore) continue;
+        if (!sameLevel(this.entry(light._id).desired, desiredBefore)) continue;
+        this.#confirm(light, level);
       } catch (err) {
         this.#d.log.warn({ err, light: light._id, driver: inst.id }, 'resync read failed');
       }

@@ -133,4 +133,18 @@ describe('reconciliation of a silent light', () => {
     expect(r.reported()).toEqual({ on: false, bri: 0 });
     r.control.stop();
   });
+  it('a resync read that answers after a newer report does not overwrite it with its older level', async () => {
+    const r = rig({ readable: true });
+    let answer: (level: LightLevel | null) => void = () => {};
+    (r.inst.driver as unknown as { readState: () => Promise<LightLevel | null> }).readState = () =>
+      new Promise((resolve) => {
+        answer = resolve;
+      });
+    const resynced = r.control.resync(r.inst); // the driver's link came back: every light is read
+    r.control.report(r.inst, 'L', { on: true, bri: 51 }); // a report overtakes the read's answer
+    answer({ on: false, bri: 0 });
+    await resynced;
+    expect(r.reported()).toEqual({ on: true, bri: 51 });
+    r.control.stop();
+  });
 });
