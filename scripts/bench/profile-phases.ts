@@ -4,17 +4,7 @@
  * servers (`BENCH_CPU_PROF=<dir> npm run bench:lighting`). Each sample goes to a phase by the file it ran
  * in; with `--cpu-per-req` (the bench's /proc figure) each share is also shown in µs per request.
  */
-import { readFileSync } from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { readProfile, selfTimes } from '../lib/cpu-profile.ts';
 
 const args = process.argv.slice(2);
 const file = args[0];
@@ -75,8 +65,8 @@ const PHASES: Array<[string, (url: string, fn: string) => boolean]> = [
   ['other (V8 itself, natives, program)', () => true],
 ];
 
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const profile = readProfile(file);
+const { byId } = profile;
 // Without --skip-s the window starts at the load: the first second with 10 samples in Node's HTTP code
 // (the set-up before it, module loading and a few requests, is not the load).
 if (opt('skip-s') === undefined) {
@@ -92,21 +82,12 @@ if (opt('skip-s') === undefined) {
   const first = [...buckets].filter(([, n]) => n >= 10).sort((a, b) => a[0] - b[0])[0];
   skipUs = first ? first[0] * 1e6 : 0;
 }
-const phaseOf = new Map<number, number>();
 const us = new Array<number>(PHASES.length).fill(0);
-let t = 0;
-for (let i = 0; i < profile.samples.length; i++) {
-  t += profile.timeDeltas[i] ?? 0;
-  if (t < skipUs || t > untilUs) continue;
-  const id = profile.samples[i] as number;
-  const node = byId.get(id);
-  if (!node || node.callFrame.functionName === '(idle)') continue;
-  let phase = phaseOf.get(id);
-  if (phase === undefined) {
-    phase = PHASES.findIndex(([, test]) => test(node.callFrame.url, node.callFrame.functionName));
-    phaseOf.set(id, phase);
-  }
-  us[phase] = (us[phase] ?? 0) + (profile.timeDeltas[i] ?? 0);
+for (const [id, t] of selfTimes(profile, skipUs, untilUs).self) {
+  const f = byId.get(id)?.callFrame;
+  if (!f) continue;
+  const phase = PHASES.findIndex(([, test]) => test(f.url, f.functionName));
+  us[phase] = (us[phase] ?? 0) + t;
 }
 const busy = us.reduce((a, b) => a + b, 0);
 console.log(

@@ -8,18 +8,7 @@
  * `--skip-s` and `--until-s` keep a window of the run (leaving out start-up and set-up), so the figures
  * describe the load.
  */
-import { readFileSync } from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { readProfile, selfTimes } from '../lib/cpu-profile.ts';
 
 const args = process.argv.slice(2);
 const file = args[0];
@@ -33,10 +22,8 @@ const untilUs = Number(opt('until-s') ?? Number.POSITIVE_INFINITY) * 1e6;
 const top = Number(opt('top') ?? 40);
 const incl = (opt('incl') ?? '').split(',').filter(Boolean);
 
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const parent = new Map<number, number>();
-for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const profile = readProfile(file);
+const { byId, parent } = profile;
 
 /** Where a frame's code lives: a package, a Node internal area, a repository folder, or V8's own. */
 function moduleOf(url: string, name: string): string {
@@ -51,20 +38,8 @@ function moduleOf(url: string, name: string): string {
   return url;
 }
 
-const self = new Map<number, number>();
-let elapsed = 0;
-let counted = 0;
-for (let i = 0; i < profile.samples.length; i++) {
-  const dt = profile.timeDeltas[i] ?? 0;
-  elapsed += dt;
-  if (elapsed < skipUs || elapsed > untilUs) continue;
-  const id = profile.samples[i]!;
-  self.set(id, (self.get(id) ?? 0) + dt);
-  counted += dt;
-}
-const idle = [...self].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)');
-const idleUs = idle.reduce((s, [, t]) => s + t, 0);
-const busy = counted - idleUs;
+const { self, busyUs: busy, idleUs } = selfTimes(profile, skipUs, untilUs);
+const counted = busy + idleUs;
 const pctOf = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)} %`;
 const msOf = (us: number) => `${(us / 1000).toFixed(0).padStart(6)} ms`;
 

@@ -4,28 +4,14 @@
  * profile's clock, as `BENCH_CPU_PROF=dir npm run bench:auth` prints them). Percentages are of the busy
  * time (idle left out), so they read as "share of the server's CPU".
  */
-import { readFileSync } from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import { type ProfileNode, readProfile, selfTimes } from '../lib/cpu-profile.ts';
 
 const [file, from, to, top] = process.argv.slice(2);
 if (!file) throw new Error('usage: profile-window.ts PROFILE [FROM TO] [N]');
-const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const p = readProfile(file);
 const [lo, hi] = [Number(from ?? 0), Number(to ?? Number.POSITIVE_INFINITY)];
 const n = Number(top ?? 30);
-const byId = new Map(p.nodes.map((x) => [x.id, x]));
-const parent = new Map<number, number>();
-for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+const { byId, parent } = p;
 
 const where = (x: ProfileNode): string => {
   const url = x.callFrame.url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '~');
@@ -33,21 +19,7 @@ const where = (x: ProfileNode): string => {
 };
 const label = (x: ProfileNode) => `${x.callFrame.functionName || '(anonymous)'} ${where(x)}`;
 
-const self = new Map<number, number>();
-let at = p.startTime;
-let busy = 0;
-let idle = 0;
-for (let i = 0; i < p.samples.length; i++) {
-  at += p.timeDeltas[i] ?? 0;
-  if (at < lo || at > hi) continue;
-  const id = p.samples[i]!;
-  const dt = p.timeDeltas[i] ?? 0;
-  if (byId.get(id)?.callFrame.functionName === '(idle)') idle += dt;
-  else {
-    busy += dt;
-    self.set(id, (self.get(id) ?? 0) + dt);
-  }
-}
+const { self, busyUs: busy, idleUs: idle } = selfTimes(p, lo, hi, 'profile');
 const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
 const bySelf = new Map<string, number>();
 const byFile = new Map<string, number>();
