@@ -12,7 +12,8 @@ import { Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import { ieeeBytes, seedKey } from '../../drivers/zigbee/znp/identity.ts';
 import { FRAME_COUNTER_MARGIN } from '../../drivers/zigbee/znp/nv-backup.ts';
 import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
-import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
+import type { Json, MqttHub } from '../mqtt/hub.ts';
+import { importThroughHub } from './import-hub.ts';
 import { type AnySimulator, IEEE, STICKS } from './sim-helpers.ts';
 
 /** zigbee2mqtt's coordinator (a CC2652 stick) and its trust-centre seed. */
@@ -39,16 +40,6 @@ const SUBJECTS: Array<{ kind: string; start: Start }> = [
 ];
 const ZNP = SUBJECTS[0] as { kind: string; start: Start };
 const EZSP = SUBJECTS[1] as { kind: string; start: Start };
-
-async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The remote and motion sensor of zigbee2mqtt's network, bound to its coordinator, each with its key. */
 function z2mDevices(s: AnySimulator): Record<Keyed, Buffer> {
@@ -94,19 +85,9 @@ function z2mBackup(s: AnySimulator, keys: Record<Keyed, Buffer>) {
   };
 }
 
-/** A hub on `s`; `backup` imported through the real endpoint; resolves once the stick carries it. */
-async function importThroughHub(s: AnySimulator, backup: unknown): Promise<MqttHub> {
-  const h = await startMqttHub({ plugins: { zigbee: { path: s.path, site: 'Home' } } }, [
-    'lighting',
-    'zigbee',
-  ]);
-  hubs.push(h);
-  const r = await h.t.admin('POST', '/admin/zigbee/import', { backup });
-  expect(r.status).toBe(200);
-  const status = await until(async () => {
-    const b = (await h.t.admin('GET', '/admin/zigbee/status')).body as Json;
-    return b.connected && b.restore ? b : undefined;
-  });
+/** A hub on `s` with `backup` imported through the real endpoint, both devices' keys written. */
+async function imported(s: AnySimulator, backup: unknown): Promise<MqttHub> {
+  const { h, status } = await importThroughHub(s, backup, hubs);
   expect(status.restore.linkKeys).toMatchObject({ written: 2, of: 2 });
   return h;
 }
@@ -223,7 +204,7 @@ describe.each(SUBJECTS)('the open backup export from a simulated $kind stick', (
     const s = await stick.start({ blank: true });
     sims.push(s);
     const keys = z2mDevices(s);
-    const h = await importThroughHub(s, z2mBackup(s, keys));
+    const h = await imported(s, z2mBackup(s, keys));
     // The devices talk to the new stick (their frames decrypt with the keys it holds).
     expect(s.motion(true)).toBe(true);
     expect(s.press('on')).toBe(true);
@@ -265,7 +246,7 @@ async function migrate(from: Start, to: Start) {
   const a = await from({ blank: true });
   sims.push(a);
   const keys = z2mDevices(a);
-  const ha = await importThroughHub(a, z2mBackup(a, keys));
+  const ha = await imported(a, z2mBackup(a, keys));
   expect(a.motion(true)).toBe(true);
   const exported = await exportOpen(ha);
   await ha.stop();
@@ -283,7 +264,7 @@ async function migrate(from: Start, to: Start) {
     d.apsCounter = was.apsCounter;
     for (const [cluster, target] of was.bindTargets) d.bind(cluster, target);
   }
-  const hb = await importThroughHub(b, exported);
+  const hb = await imported(b, exported);
   return { a, b, hb, keys, exported };
 }
 

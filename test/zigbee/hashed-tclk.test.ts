@@ -12,7 +12,8 @@ import { Cluster } from '../../drivers/zigbee/zcl/clusters.ts';
 import { hashedLinkKey } from '../../scripts/simulators/ezsp-ncp/hashed-keys.ts';
 import { type EzspSimulator, startEzspSimulator } from '../../scripts/simulators/ezsp-ncp/index.ts';
 import { startZnpSimulator } from '../../scripts/simulators/znp-coordinator/index.ts';
-import { type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
+import { eventually, type Json, type MqttHub, startMqttHub } from '../mqtt/hub.ts';
+import { importThroughHub } from './import-hub.ts';
 import { type AnySimulator, IEEE } from './sim-helpers.ts';
 
 /** ZHA's coordinator (a Silicon Labs stick) and the root its devices' keys were hashed from. */
@@ -26,16 +27,6 @@ afterEach(async () => {
   for (const h of hubs.splice(0)) await h.stop().catch(() => {});
   for (const s of sims.splice(0)) await s.stop().catch(() => {});
 });
-
-async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * ZHA's network: a remote bound to its coordinator, encrypting with the key the old stick derived from
@@ -89,28 +80,16 @@ function zhaBackup(s: AnySimulator, motionKey: Buffer, specific: Record<string, 
   };
 }
 
-/** A hub on `s`; `backup` imported through the real endpoint; the status once the stick carries it. */
-async function importThroughHub(s: AnySimulator, backup: unknown): Promise<{ h: MqttHub; status: Json }> {
-  const h = await startMqttHub({ plugins: { zigbee: { path: s.path, site: 'Home' } } }, [
-    'lighting',
-    'zigbee',
-  ]);
-  hubs.push(h);
-  const r = await h.t.admin('POST', '/admin/zigbee/import', { backup });
-  expect(r.status).toBe(200);
-  const status = await until(async () => {
-    const b = (await h.t.admin('GET', '/admin/zigbee/status')).body as Json;
-    return b.connected && b.restore ? b : undefined;
-  });
-  return { h, status };
-}
-
 /** Hearth heard the device and read its descriptors (ZHA's devices become known when they next talk). */
 const interviewed = (h: MqttHub, ieee: string) =>
-  until(async () => {
-    const list = (await h.t.admin('GET', '/admin/zigbee/devices')).body as Json[];
-    return list.find((d) => d.ieee === ieee && d.interviewed) ? true : undefined;
-  });
+  eventually(
+    async () => {
+      const list = (await h.t.admin('GET', '/admin/zigbee/devices')).body as Json[];
+      return list.find((d) => d.ieee === ieee && d.interviewed) ? true : undefined;
+    },
+    `${ieee} interviewed`,
+    20_000,
+  );
 
 describe("ZHA's hashed trust-centre link key (stack_specific.ezsp.hashed_tclk)", () => {
   it('hashed_tclk ignored on import: a blank Silicon Labs stick forms with it as its hashed trust-centre link key, a device whose key it derives is heard, and a second export carries it', async () => {
@@ -120,6 +99,7 @@ describe("ZHA's hashed trust-centre link key (stack_specific.ezsp.hashed_tclk)",
     const { h, status } = await importThroughHub(
       s,
       zhaBackup(s, motionKey, { ezsp: { hashed_tclk: ROOT.toString('hex') } }),
+      hubs,
     );
     expect(status.restore.hashedTclk).toEqual({ applied: true });
     const ncp = (s as EzspSimulator).coordinator;
@@ -141,7 +121,7 @@ describe("ZHA's hashed trust-centre link key (stack_specific.ezsp.hashed_tclk)",
     const s = await startEzspSimulator({ blank: true });
     sims.push(s);
     const motionKey = zhaDevices(s);
-    const { h, status } = await importThroughHub(s, zhaBackup(s, motionKey, {}));
+    const { h, status } = await importThroughHub(s, zhaBackup(s, motionKey, {}), hubs);
     expect(status.restore.hashedTclk).toBeUndefined();
     expect((s as EzspSimulator).coordinator.tokens?.tcLinkKey).not.toBe(ROOT.toString('hex'));
     expect(s.press('on')).toBe(false);
@@ -157,6 +137,7 @@ describe("ZHA's hashed trust-centre link key (stack_specific.ezsp.hashed_tclk)",
     const { status } = await importThroughHub(
       s,
       zhaBackup(s, motionKey, { ezsp: { hashed_tclk: ROOT.toString('hex') } }),
+      hubs,
     );
     expect(status.restore.hashedTclk).toMatchObject({
       applied: false,
